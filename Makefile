@@ -1,0 +1,38 @@
+# The two commands of the README. Both install what they need on Debian 12 when it is missing.
+SHELL := /bin/bash
+APT_RUN  := libtorrent-rasterbar-dev libsqlite3-dev libssl-dev libmpg123-dev pkg-config
+APT_TEST := $(APT_RUN) python3-libtorrent python3-venv
+VENV := .venv
+SWIFT_BUILD_FLAGS ?=
+
+.PHONY: run test build deps-run deps-test swift-test e2e-test clean
+
+run: deps-run build
+	.build/debug/qbtd $(ARGS)
+
+build:
+	swift build $(SWIFT_BUILD_FLAGS)
+
+test: deps-test build swift-test e2e-test
+
+swift-test:
+	swift test $(SWIFT_BUILD_FLAGS)
+
+# End-to-end: the built qbtd against real libtorrent peers and real clients, all on 127.0.0.1.
+e2e-test: $(VENV)/.ready
+	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/e2e
+
+deps-run:
+	@contrib/apt-ensure $(APT_RUN)
+
+deps-test:
+	@contrib/apt-ensure $(APT_TEST)
+
+# python3-libtorrent lives in Debian's python, so the venv sees system site-packages.
+$(VENV)/.ready: contrib/requirements-test.txt
+	/usr/bin/python3 -m venv --system-site-packages $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r contrib/requirements-test.txt
+	touch $@
+
+clean:
+	rm -rf .build $(VENV)

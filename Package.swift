@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// libtorrent's public headers need the defines `pkg-config --cflags libtorrent-rasterbar` prints;
+// a .systemLibrary target would drop them, so the shim is a plain C++ target that sets them itself.
+let libtorrentDefines: [CXXSetting] = [
+    "TORRENT_LINKING_SHARED", "TORRENT_USE_OPENSSL", "TORRENT_USE_LIBCRYPTO", "TORRENT_SSL_PEERS",
+    "OPENSSL_NO_SSL2", "BOOST_ASIO_ENABLE_CANCELIO", "BOOST_ASIO_NO_DEPRECATED", "BOOST_ALL_NO_LIB",
+].map { .define($0) }
+
+let package = Package(
+    name: "qbtd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "qbtd", targets: ["qbtd"]),
+        .library(name: "QBTServer", targets: ["QBTServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // The only C++ in the tree: a thin extern "C" shim over libtorrent-rasterbar (and OpenSSL's PBKDF2).
+        .target(
+            name: "CLibtorrent",
+            cxxSettings: libtorrentDefines,
+            linkerSettings: [.linkedLibrary("torrent-rasterbar"), .linkedLibrary("ssl"), .linkedLibrary("crypto")]
+        ),
+        .target(name: "TorrentEngine", dependencies: ["CLibtorrent", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
+        // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
+        .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "WebAPI",
+            dependencies: ["QBTCore", .product(name: "Hummingbird", package: "hummingbird")]
+        ),
+        .target(
+            name: "QBTServer",
+            dependencies: [
+                "WebAPI", "QBTCore", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "qbtd",
+            dependencies: ["QBTServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine"]),
+        .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore"]),
+        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer"]),
+    ],
+    cxxLanguageStandard: .cxx17
+)

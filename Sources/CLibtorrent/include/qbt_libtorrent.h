@@ -1,0 +1,245 @@
+// A plain C face for libtorrent-rasterbar. No libtorrent type crosses this header: Swift sees opaque
+// handles, torrent ids (hex strings), plain structs and callbacks whose pointers live for the call only.
+#ifndef QBT_LIBTORRENT_H
+#define QBT_LIBTORRENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// A torrent id: the v1 info-hash, or the truncated v2 one for v2/hybrid torrents, as 40 lowercase hex digits.
+#define QBT_ID_LEN 41
+
+typedef struct qbt_session qbt_session;
+typedef struct qbt_settings qbt_settings;
+
+// MARK: settings (names are libtorrent's settings_pack names; values are parsed by the setting's type)
+
+qbt_settings *qbt_settings_new(void);
+/// Returns false (and sets *error, free with qbt_free) for an unknown name or a value of the wrong type.
+bool qbt_settings_set(qbt_settings *settings, const char *name, const char *value, char **error);
+void qbt_settings_free(qbt_settings *settings);
+
+// MARK: session
+
+/// Creates a session with these settings. Alerts are enabled for what the engine consumes.
+/// PeX is a plugin chosen here, once: libtorrent cannot drop it from a running session.
+qbt_session *qbt_session_new(const qbt_settings *settings, bool enable_pex, char **error);
+bool qbt_session_apply(qbt_session *session, const qbt_settings *settings, char **error);
+/// Fast shutdown: aborts the session without waiting for trackers.
+void qbt_session_free(qbt_session *session);
+/// The TCP port the session listens on for peers (0 if not listening yet).
+int qbt_session_listen_port(qbt_session *session);
+
+/// Called from libtorrent's network thread when alerts become available; it must only schedule a drain.
+typedef void (*qbt_notify_fn)(void *context);
+void qbt_session_set_notify(qbt_session *session, qbt_notify_fn fn, void *context);
+
+// MARK: events (drained from the alert queue)
+
+typedef enum {
+    QBT_EVENT_ADDED = 1,
+    QBT_EVENT_METADATA_RECEIVED,
+    QBT_EVENT_FINISHED,
+    QBT_EVENT_REMOVED,
+    QBT_EVENT_FILES_DELETED,
+    QBT_EVENT_DELETE_FAILED,
+    QBT_EVENT_RESUME_DATA,
+    QBT_EVENT_RESUME_DATA_FAILED,
+    QBT_EVENT_PIECE_FINISHED,
+    QBT_EVENT_STATE_CHANGED,
+    QBT_EVENT_PAUSED,
+    QBT_EVENT_RESUMED,
+    QBT_EVENT_TORRENT_ERROR,
+    QBT_EVENT_FILE_ERROR,
+    QBT_EVENT_HASH_FAILED,
+    QBT_EVENT_CHECKED,
+    QBT_EVENT_READ_PIECE,
+    QBT_EVENT_LISTEN_SUCCEEDED,
+    QBT_EVENT_LISTEN_FAILED,
+    QBT_EVENT_STORAGE_MOVED,
+    QBT_EVENT_STORAGE_MOVE_FAILED,
+} qbt_event_kind;
+
+typedef struct {
+    qbt_event_kind kind;
+    char id[QBT_ID_LEN];      // empty for session-level events
+    int32_t piece;            // PIECE_FINISHED, HASH_FAILED, READ_PIECE; -1 otherwise
+    int32_t state;            // STATE_CHANGED: torrent_status::state_t; LISTEN_*: the port;
+                              // RESUME_DATA_FAILED: 1 when nothing had changed (not an error)
+    const char *message;      // human-readable detail, never NULL
+    const uint8_t *data;      // RESUME_DATA: bencoded fast-resume; READ_PIECE: the piece; else NULL
+    size_t size;
+} qbt_event;
+
+typedef void (*qbt_event_fn)(void *context, const qbt_event *event);
+/// Pops every pending alert and reports the ones the engine cares about. Returns how many alerts were popped.
+int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, void *context);
+
+// MARK: adding
+
+typedef enum {
+    QBT_OK = 0,
+    QBT_ERR_INVALID = 1,    // not a torrent / not a magnet / unreadable resume data
+    QBT_ERR_DUPLICATE = 2,  // already in the session
+    QBT_ERR_NOT_FOUND = 3,  // no such torrent
+    QBT_ERR_FAILED = 4,     // anything else; see the error text
+} qbt_result;
+
+typedef struct {
+    const uint8_t *torrent;   // .torrent bytes, or NULL
+    size_t torrent_size;
+    const char *magnet;       // magnet URI, or NULL
+    const uint8_t *resume;    // fast-resume bytes written by this shim, or NULL; wins over torrent/magnet
+    size_t resume_size;
+    const char *save_path;    // required
+    const char *name;         // display name override, or NULL
+    bool stopped;
+    bool sequential;
+    bool seed_mode;           // skip hash checking: trust the files on disk
+    int32_t upload_limit;     // bytes/s, <= 0 unlimited
+    int32_t download_limit;
+} qbt_add_params;
+
+/// Parses .torrent bytes (or a magnet if torrent is NULL) without touching any session.
+/// On success writes the id and the name (malloc'd, free with qbt_free; may be empty for a bare magnet).
+qbt_result qbt_parse(const uint8_t *torrent, size_t size, const char *magnet, char id[QBT_ID_LEN], char **name,
+                     char **error);
+
+qbt_result qbt_add(qbt_session *session, const qbt_add_params *params, char id[QBT_ID_LEN], char **error);
+
+// MARK: per-torrent control
+
+qbt_result qbt_remove(qbt_session *session, const char *id, bool delete_files);
+qbt_result qbt_pause(qbt_session *session, const char *id);
+qbt_result qbt_resume(qbt_session *session, const char *id);
+qbt_result qbt_recheck(qbt_session *session, const char *id);
+qbt_result qbt_connect_peer(qbt_session *session, const char *id, const char *ip, uint16_t port);
+qbt_result qbt_set_sequential(qbt_session *session, const char *id, bool sequential);
+qbt_result qbt_set_limits(qbt_session *session, const char *id, int32_t upload, int32_t download);
+/// Asks for fast-resume data; the answer arrives as a RESUME_DATA (or RESUME_DATA_FAILED) event.
+qbt_result qbt_save_resume(qbt_session *session, const char *id, bool only_if_modified);
+/// Asks every torrent that has unsaved changes; returns how many were asked.
+int qbt_save_resume_all(qbt_session *session, bool only_if_modified);
+
+// Piece-level control, for streaming and selective download.
+qbt_result qbt_set_piece_deadline(qbt_session *session, const char *id, int32_t piece, int32_t ms, bool alert);
+qbt_result qbt_reset_piece_deadline(qbt_session *session, const char *id, int32_t piece);
+qbt_result qbt_clear_piece_deadlines(qbt_session *session, const char *id);
+qbt_result qbt_set_piece_priority(qbt_session *session, const char *id, int32_t piece, uint8_t priority);
+qbt_result qbt_set_file_priority(qbt_session *session, const char *id, int32_t file, uint8_t priority);
+/// The piece arrives as a READ_PIECE event.
+qbt_result qbt_read_piece(qbt_session *session, const char *id, int32_t piece);
+qbt_result qbt_have_piece(qbt_session *session, const char *id, int32_t piece, bool *have);
+
+// MARK: status
+
+typedef struct {
+    char id[QBT_ID_LEN];
+    const char *name;
+    const char *save_path;
+    const char *info_hash_v1;   // "" when absent
+    const char *info_hash_v2;   // "" when absent
+    const char *error;          // "" when none
+    const char *current_tracker;
+    const char *comment;
+    const char *creator;
+    const char *content_path;   // the file of a one-file torrent, else its root folder; the save path without metadata
+    const char *root_path;      // the root folder, "" for a one-file torrent or without metadata
+    int32_t state;              // torrent_status::state_t
+    bool has_metadata;
+    bool paused;
+    bool auto_managed;
+    bool sequential;
+    bool upload_mode;
+    bool super_seeding;
+    bool is_finished;
+    bool is_seeding;
+    bool is_private;
+    float progress;
+    float distributed_copies;
+    int32_t download_rate;
+    int32_t upload_rate;
+    int32_t num_seeds;
+    int32_t num_peers;
+    int32_t num_complete;       // -1 unknown
+    int32_t num_incomplete;
+    int32_t num_connections;
+    int32_t connections_limit;
+    int32_t queue_position;     // -1 not queued
+    int32_t upload_limit;
+    int32_t download_limit;
+    int32_t num_pieces;
+    int32_t pieces_have;
+    int32_t piece_length;
+    int32_t trackers_count;
+    int32_t next_announce;      // seconds
+    int64_t total_size;         // all files
+    int64_t total_wanted;
+    int64_t total_wanted_done;
+    int64_t total_done;
+    int64_t all_time_download;
+    int64_t all_time_upload;
+    int64_t session_download;   // payload this session
+    int64_t session_upload;
+    int64_t total_failed;
+    int64_t total_redundant;
+    int64_t added_time;         // epoch seconds
+    int64_t completed_time;     // 0 if never
+    int64_t last_seen_complete;
+    int64_t last_download;      // epoch seconds, 0 never
+    int64_t last_upload;
+    int64_t creation_date;
+    int64_t active_duration;    // seconds
+    int64_t seeding_duration;
+    int64_t finished_duration;
+} qbt_status;
+
+typedef void (*qbt_status_fn)(void *context, const qbt_status *status);
+qbt_result qbt_get_status(qbt_session *session, const char *id, qbt_status_fn fn, void *context);
+void qbt_get_all_status(qbt_session *session, qbt_status_fn fn, void *context);
+
+typedef struct {
+    int32_t index;
+    const char *path;           // relative to the save path
+    int64_t size;
+    int64_t offset;             // in the torrent's byte stream
+    int64_t downloaded;
+    uint8_t priority;
+    int32_t first_piece;
+    int32_t last_piece;
+} qbt_file;
+
+typedef void (*qbt_file_fn)(void *context, const qbt_file *file);
+/// Reports nothing (and QBT_OK) for a torrent without metadata.
+qbt_result qbt_get_files(qbt_session *session, const char *id, qbt_file_fn fn, void *context);
+
+/// The magnet URI of a torrent in the session (malloc'd, free with qbt_free).
+qbt_result qbt_make_magnet(qbt_session *session, const char *id, char **uri);
+/// The .torrent file of a torrent that has metadata.
+typedef void (*qbt_bytes_fn)(void *context, const uint8_t *data, size_t size);
+qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn fn, void *context);
+
+// MARK: creating torrents (also used by tests to make seeds)
+
+/// Hashes a file or directory and reports the .torrent bytes. piece_size 0 lets libtorrent choose.
+qbt_result qbt_create_torrent(const char *path, int32_t piece_size, const char *tracker, qbt_bytes_fn fn,
+                              void *context, char **error);
+
+// MARK: crypto helpers (OpenSSL), here because this target already links libcrypto
+
+bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t *salt, size_t salt_len,
+                       int32_t iterations, uint8_t *out, size_t out_len);
+bool qbt_random_bytes(uint8_t *out, size_t len);
+
+void qbt_free(void *pointer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,769 @@
+// The libtorrent shim: every libtorrent call the Swift engine makes goes through here.
+// Each entry point catches every exception, since none may unwind into Swift.
+#include "qbt_libtorrent.h"
+
+#include <libtorrent/add_torrent_params.hpp>
+#include <libtorrent/alert_types.hpp>
+#include <libtorrent/bencode.hpp>
+#include <libtorrent/create_torrent.hpp>
+#include <libtorrent/extensions/smart_ban.hpp>
+#include <libtorrent/extensions/ut_metadata.hpp>
+#include <libtorrent/extensions/ut_pex.hpp>
+#include <libtorrent/magnet_uri.hpp>
+#include <libtorrent/read_resume_data.hpp>
+#include <libtorrent/session.hpp>
+#include <libtorrent/settings_pack.hpp>
+#include <libtorrent/torrent_handle.hpp>
+#include <libtorrent/torrent_info.hpp>
+#include <libtorrent/torrent_status.hpp>
+#include <libtorrent/write_resume_data.hpp>
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+char *dup_string(const std::string &s) {
+    char *out = static_cast<char *>(std::malloc(s.size() + 1));
+    if (out) std::memcpy(out, s.c_str(), s.size() + 1);
+    return out;
+}
+
+void set_error(char **error, const std::string &message) {
+    if (error) *error = dup_string(message);
+}
+
+std::string hex(const lt::sha1_hash &h) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(40);
+    for (auto byte : h) {
+        auto b = static_cast<unsigned char>(byte);
+        out.push_back(digits[b >> 4]);
+        out.push_back(digits[b & 15]);
+    }
+    return out;
+}
+
+std::string hex256(const lt::sha256_hash &h) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out;
+    for (auto byte : h) {
+        auto b = static_cast<unsigned char>(byte);
+        out.push_back(digits[b >> 4]);
+        out.push_back(digits[b & 15]);
+    }
+    return out;
+}
+
+// qBittorrent's torrent id: v1 hash, or the truncated v2 hash for v2 and hybrid torrents.
+std::string torrent_id(const lt::info_hash_t &hashes) {
+    if (!hashes.has_v1() && !hashes.has_v2()) return {};
+    return hex(hashes.get_best());
+}
+
+void copy_id(char out[QBT_ID_LEN], const std::string &id) {
+    std::memset(out, 0, QBT_ID_LEN);
+    std::memcpy(out, id.data(), std::min<size_t>(id.size(), QBT_ID_LEN - 1));
+}
+
+int64_t epoch(lt::time_point t) {
+    if (t == lt::time_point{}) return 0;
+    auto now = lt::clock_type::now();
+    auto age = std::chrono::duration_cast<std::chrono::seconds>(now - t).count();
+    return static_cast<int64_t>(std::time(nullptr)) - age;
+}
+
+// Turns one of libtorrent's torrent-plugin factories into a session plugin.
+struct torrent_plugin_factory final : lt::plugin {
+    using factory = std::shared_ptr<lt::torrent_plugin> (*)(const lt::torrent_handle &, lt::client_data_t);
+    explicit torrent_plugin_factory(factory f) : make(f) {}
+    std::shared_ptr<lt::torrent_plugin> new_torrent(const lt::torrent_handle &h, lt::client_data_t data) override {
+        return make(h, data);
+    }
+    factory make;
+};
+
+}  // namespace
+
+struct qbt_settings {
+    lt::settings_pack pack;
+};
+
+struct qbt_session {
+    lt::session session;
+    std::mutex mutex;  // guards handles; the Swift actor already serializes calls, this keeps the shim honest
+    std::unordered_map<std::string, lt::torrent_handle> handles;
+
+    explicit qbt_session(lt::session_params params) : session(std::move(params)) {}
+
+    lt::torrent_handle find(const char *id) {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto it = handles.find(id ? id : "");
+        if (it == handles.end() || !it->second.is_valid()) return {};
+        return it->second;
+    }
+};
+
+#define QBT_GUARD(body)                 \
+    try {                               \
+        body                            \
+    } catch (const std::exception &) {  \
+        return QBT_ERR_FAILED;          \
+    } catch (...) {                     \
+        return QBT_ERR_FAILED;          \
+    }
+
+#define QBT_WITH_HANDLE(call)                           \
+    QBT_GUARD({                                         \
+        auto h = session->find(id);                     \
+        if (!h.is_valid()) return QBT_ERR_NOT_FOUND;    \
+        call;                                           \
+        return QBT_OK;                                  \
+    })
+
+extern "C" {
+
+// MARK: settings
+
+qbt_settings *qbt_settings_new(void) { return new (std::nothrow) qbt_settings(); }
+
+bool qbt_settings_set(qbt_settings *settings, const char *name, const char *value, char **error) {
+    try {
+        int key = lt::setting_by_name(name);
+        if (key < 0) {
+            set_error(error, std::string("unknown libtorrent setting: ") + name);
+            return false;
+        }
+        switch (key & lt::settings_pack::type_mask) {
+        case lt::settings_pack::string_type_base:
+            settings->pack.set_str(key, value);
+            return true;
+        case lt::settings_pack::int_type_base: {
+            char *end = nullptr;
+            long long v = std::strtoll(value, &end, 10);
+            if (!end || *end != '\0' || *value == '\0') {
+                set_error(error, std::string(name) + " needs an integer, not '" + value + "'");
+                return false;
+            }
+            settings->pack.set_int(key, static_cast<int>(v));
+            return true;
+        }
+        case lt::settings_pack::bool_type_base: {
+            std::string v(value);
+            if (v != "true" && v != "false") {
+                set_error(error, std::string(name) + " needs true or false, not '" + value + "'");
+                return false;
+            }
+            settings->pack.set_bool(key, v == "true");
+            return true;
+        }
+        }
+        set_error(error, std::string("unsupported setting type: ") + name);
+        return false;
+    } catch (const std::exception &e) {
+        set_error(error, e.what());
+        return false;
+    }
+}
+
+void qbt_settings_free(qbt_settings *settings) { delete settings; }
+
+// MARK: session
+
+qbt_session *qbt_session_new(const qbt_settings *settings, bool enable_pex, char **error) {
+    try {
+        lt::settings_pack pack = settings ? settings->pack : lt::settings_pack();
+        // The engine reacts to these alerts; a big queue means none is dropped between two drains.
+        pack.set_int(lt::settings_pack::alert_mask, lt::alert_category::status | lt::alert_category::error |
+                                                        lt::alert_category::storage |
+                                                        lt::alert_category::piece_progress |
+                                                        lt::alert_category::file_progress);
+        if (pack.get_int(lt::settings_pack::alert_queue_size) < 100000)
+            pack.set_int(lt::settings_pack::alert_queue_size, 100000);
+        // Extensions are listed explicitly so that PeX can be left out (it cannot be turned off later).
+        std::vector<std::shared_ptr<lt::plugin>> extensions{
+            std::make_shared<torrent_plugin_factory>(lt::create_ut_metadata_plugin),
+            std::make_shared<torrent_plugin_factory>(lt::create_smart_ban_plugin)};
+        if (enable_pex) extensions.push_back(std::make_shared<torrent_plugin_factory>(lt::create_ut_pex_plugin));
+        lt::session_params params(std::move(pack), std::move(extensions));
+        return new qbt_session(std::move(params));
+    } catch (const std::exception &e) {
+        set_error(error, e.what());
+        return nullptr;
+    }
+}
+
+bool qbt_session_apply(qbt_session *session, const qbt_settings *settings, char **error) {
+    try {
+        session->session.apply_settings(settings->pack);
+        return true;
+    } catch (const std::exception &e) {
+        set_error(error, e.what());
+        return false;
+    }
+}
+
+void qbt_session_free(qbt_session *session) {
+    if (!session) return;
+    try {
+        session->session.set_alert_notify([] {});
+        // abort() hands back a proxy whose destructor waits only for the network thread, not trackers.
+        auto proxy = session->session.abort();
+        delete session;
+    } catch (...) {
+    }
+}
+
+int qbt_session_listen_port(qbt_session *session) {
+    try {
+        return session->session.listen_port();
+    } catch (...) {
+        return 0;
+    }
+}
+
+void qbt_session_set_notify(qbt_session *session, qbt_notify_fn fn, void *context) {
+    session->session.set_alert_notify([fn, context] { fn(context); });
+}
+
+// MARK: events
+
+static std::string alert_torrent_id(const lt::torrent_alert *a) {
+    try {
+        return torrent_id(a->handle.info_hashes());
+    } catch (...) {
+        return {};
+    }
+}
+
+int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, void *context) {
+    std::vector<lt::alert *> alerts;
+    try {
+        session->session.pop_alerts(&alerts);
+    } catch (...) {
+        return 0;
+    }
+    for (lt::alert *alert : alerts) {
+        try {
+            qbt_event ev;
+            std::memset(&ev, 0, sizeof ev);
+            ev.piece = -1;
+            std::string message = alert->message();
+            std::vector<char> buffer;
+            std::string id;
+            if (auto *ta = dynamic_cast<lt::torrent_alert *>(alert)) id = alert_torrent_id(ta);
+
+            switch (alert->type()) {
+            case lt::add_torrent_alert::alert_type: {
+                auto *a = static_cast<lt::add_torrent_alert *>(alert);
+                if (a->error) continue;  // adds are synchronous; failures were returned to the caller
+                ev.kind = QBT_EVENT_ADDED;
+                break;
+            }
+            case lt::metadata_received_alert::alert_type: ev.kind = QBT_EVENT_METADATA_RECEIVED; break;
+            case lt::torrent_finished_alert::alert_type: ev.kind = QBT_EVENT_FINISHED; break;
+            case lt::torrent_removed_alert::alert_type:
+                ev.kind = QBT_EVENT_REMOVED;
+                id = torrent_id(static_cast<lt::torrent_removed_alert *>(alert)->info_hashes);
+                break;
+            case lt::torrent_deleted_alert::alert_type:
+                ev.kind = QBT_EVENT_FILES_DELETED;
+                id = torrent_id(static_cast<lt::torrent_deleted_alert *>(alert)->info_hashes);
+                break;
+            case lt::torrent_delete_failed_alert::alert_type:
+                ev.kind = QBT_EVENT_DELETE_FAILED;
+                id = torrent_id(static_cast<lt::torrent_delete_failed_alert *>(alert)->info_hashes);
+                break;
+            case lt::save_resume_data_alert::alert_type: {
+                auto *a = static_cast<lt::save_resume_data_alert *>(alert);
+                ev.kind = QBT_EVENT_RESUME_DATA;
+                buffer = lt::write_resume_data_buf(a->params);
+                break;
+            }
+            case lt::save_resume_data_failed_alert::alert_type: {
+                auto *a = static_cast<lt::save_resume_data_failed_alert *>(alert);
+                ev.kind = QBT_EVENT_RESUME_DATA_FAILED;
+                ev.state = a->error == lt::errors::resume_data_not_modified ? 1 : 0;
+                break;
+            }
+            case lt::piece_finished_alert::alert_type:
+                ev.kind = QBT_EVENT_PIECE_FINISHED;
+                ev.piece = static_cast<int32_t>(static_cast<lt::piece_finished_alert *>(alert)->piece_index);
+                break;
+            case lt::state_changed_alert::alert_type:
+                ev.kind = QBT_EVENT_STATE_CHANGED;
+                ev.state = static_cast<int32_t>(static_cast<lt::state_changed_alert *>(alert)->state);
+                break;
+            case lt::torrent_paused_alert::alert_type: ev.kind = QBT_EVENT_PAUSED; break;
+            case lt::torrent_resumed_alert::alert_type: ev.kind = QBT_EVENT_RESUMED; break;
+            case lt::torrent_error_alert::alert_type: ev.kind = QBT_EVENT_TORRENT_ERROR; break;
+            case lt::file_error_alert::alert_type: ev.kind = QBT_EVENT_FILE_ERROR; break;
+            case lt::hash_failed_alert::alert_type:
+                ev.kind = QBT_EVENT_HASH_FAILED;
+                ev.piece = static_cast<int32_t>(static_cast<lt::hash_failed_alert *>(alert)->piece_index);
+                break;
+            case lt::torrent_checked_alert::alert_type: ev.kind = QBT_EVENT_CHECKED; break;
+            case lt::read_piece_alert::alert_type: {
+                auto *a = static_cast<lt::read_piece_alert *>(alert);
+                ev.kind = QBT_EVENT_READ_PIECE;
+                ev.piece = static_cast<int32_t>(a->piece);
+                if (!a->error && a->buffer) {
+                    ev.data = reinterpret_cast<const uint8_t *>(a->buffer.get());
+                    ev.size = static_cast<size_t>(a->size);
+                }
+                break;
+            }
+            case lt::listen_succeeded_alert::alert_type: {
+                auto *a = static_cast<lt::listen_succeeded_alert *>(alert);
+                if (a->socket_type != lt::socket_type_t::tcp) continue;
+                ev.kind = QBT_EVENT_LISTEN_SUCCEEDED;
+                ev.state = a->port;
+                break;
+            }
+            case lt::listen_failed_alert::alert_type: {
+                auto *a = static_cast<lt::listen_failed_alert *>(alert);
+                ev.kind = QBT_EVENT_LISTEN_FAILED;
+                ev.state = a->port;
+                break;
+            }
+            case lt::storage_moved_alert::alert_type: ev.kind = QBT_EVENT_STORAGE_MOVED; break;
+            case lt::storage_moved_failed_alert::alert_type: ev.kind = QBT_EVENT_STORAGE_MOVE_FAILED; break;
+            default: continue;
+            }
+            if (!buffer.empty()) {
+                ev.data = reinterpret_cast<const uint8_t *>(buffer.data());
+                ev.size = buffer.size();
+            }
+            copy_id(ev.id, id);
+            ev.message = message.c_str();
+            fn(context, &ev);
+        } catch (...) {
+            // one bad alert must not stop the drain
+        }
+    }
+    return static_cast<int>(alerts.size());
+}
+
+// MARK: adding
+
+static qbt_result load_params(const uint8_t *torrent, size_t size, const char *magnet, lt::add_torrent_params &atp,
+                              std::string &error) {
+    lt::error_code ec;
+    if (torrent) {
+        if (size == 0) {
+            error = "empty torrent file";
+            return QBT_ERR_INVALID;
+        }
+        auto ti = std::make_shared<lt::torrent_info>(
+            lt::span<char const>(reinterpret_cast<const char *>(torrent), static_cast<std::ptrdiff_t>(size)), ec,
+            lt::from_span);
+        if (ec) {
+            error = ec.message();
+            return QBT_ERR_INVALID;
+        }
+        atp.ti = std::move(ti);
+        return QBT_OK;
+    }
+    if (magnet) {
+        lt::parse_magnet_uri(magnet, atp, ec);
+        if (ec || (!atp.info_hashes.has_v1() && !atp.info_hashes.has_v2())) {
+            error = ec ? ec.message() : "magnet has no info-hash";
+            return QBT_ERR_INVALID;
+        }
+        return QBT_OK;
+    }
+    error = "neither a torrent nor a magnet";
+    return QBT_ERR_INVALID;
+}
+
+static std::string params_id(const lt::add_torrent_params &atp) {
+    if (atp.ti) return torrent_id(atp.ti->info_hashes());
+    return torrent_id(atp.info_hashes);
+}
+
+qbt_result qbt_parse(const uint8_t *torrent, size_t size, const char *magnet, char id[QBT_ID_LEN], char **name,
+                     char **error) {
+    try {
+        lt::add_torrent_params atp;
+        std::string message;
+        qbt_result r = load_params(torrent, size, magnet, atp, message);
+        if (r != QBT_OK) {
+            set_error(error, message);
+            return r;
+        }
+        copy_id(id, params_id(atp));
+        if (name) *name = dup_string(atp.ti ? atp.ti->name() : atp.name);
+        return QBT_OK;
+    } catch (const std::exception &e) {
+        set_error(error, e.what());
+        return QBT_ERR_INVALID;
+    }
+}
+
+qbt_result qbt_add(qbt_session *session, const qbt_add_params *p, char id[QBT_ID_LEN], char **error) {
+    try {
+        lt::add_torrent_params atp;
+        std::string message;
+        if (p->resume && p->resume_size > 0) {
+            lt::error_code ec;
+            atp = lt::read_resume_data(
+                lt::span<char const>(reinterpret_cast<const char *>(p->resume),
+                                     static_cast<std::ptrdiff_t>(p->resume_size)),
+                ec);
+            // Resume data saved before metadata arrived has no info dict: fall back to the original source.
+            if (ec || (!atp.ti && !atp.info_hashes.has_v1() && !atp.info_hashes.has_v2())) {
+                atp = lt::add_torrent_params();
+                if (load_params(p->torrent, p->torrent_size, p->magnet, atp, message) != QBT_OK) {
+                    set_error(error, "unreadable fast-resume data and no usable source: " + message);
+                    return QBT_ERR_INVALID;
+                }
+            } else if (!atp.ti && p->torrent && p->torrent_size > 0) {
+                lt::add_torrent_params source;
+                if (load_params(p->torrent, p->torrent_size, nullptr, source, message) == QBT_OK) atp.ti = source.ti;
+            }
+        } else {
+            qbt_result r = load_params(p->torrent, p->torrent_size, p->magnet, atp, message);
+            if (r != QBT_OK) {
+                set_error(error, message);
+                return r;
+            }
+        }
+        atp.save_path = p->save_path ? p->save_path : ".";
+        if (p->name && *p->name && !atp.ti) atp.name = p->name;
+        atp.flags |= lt::torrent_flags::duplicate_is_error | lt::torrent_flags::update_subscribe;
+        atp.flags &= ~lt::torrent_flags::auto_managed;
+        atp.flags &= ~lt::torrent_flags::paused;
+        if (p->stopped) atp.flags |= lt::torrent_flags::paused;
+        if (p->sequential) atp.flags |= lt::torrent_flags::sequential_download;
+        else atp.flags &= ~lt::torrent_flags::sequential_download;
+        if (p->seed_mode) atp.flags |= lt::torrent_flags::seed_mode;
+        atp.upload_limit = p->upload_limit > 0 ? p->upload_limit : -1;
+        atp.download_limit = p->download_limit > 0 ? p->download_limit : -1;
+
+        std::string tid = params_id(atp);
+        lt::error_code ec;
+        lt::torrent_handle h = session->session.add_torrent(std::move(atp), ec);
+        if (ec) {
+            set_error(error, ec.message());
+            return ec == lt::errors::duplicate_torrent ? QBT_ERR_DUPLICATE : QBT_ERR_FAILED;
+        }
+        {
+            std::lock_guard<std::mutex> lock(session->mutex);
+            session->handles[tid] = h;
+        }
+        copy_id(id, tid);
+        return QBT_OK;
+    } catch (const std::exception &e) {
+        set_error(error, e.what());
+        return QBT_ERR_FAILED;
+    }
+}
+
+// MARK: per-torrent control
+
+qbt_result qbt_remove(qbt_session *session, const char *id, bool delete_files) {
+    QBT_GUARD({
+        auto h = session->find(id);
+        if (!h.is_valid()) return QBT_ERR_NOT_FOUND;
+        session->session.remove_torrent(h, delete_files ? lt::session::delete_files : lt::remove_flags_t{});
+        std::lock_guard<std::mutex> lock(session->mutex);
+        session->handles.erase(id);
+        return QBT_OK;
+    })
+}
+
+qbt_result qbt_pause(qbt_session *session, const char *id) {
+    QBT_WITH_HANDLE({
+        h.unset_flags(lt::torrent_flags::auto_managed);
+        h.pause(lt::torrent_handle::graceful_pause);
+    })
+}
+
+qbt_result qbt_resume(qbt_session *session, const char *id) { QBT_WITH_HANDLE(h.resume()) }
+
+qbt_result qbt_recheck(qbt_session *session, const char *id) { QBT_WITH_HANDLE(h.force_recheck()) }
+
+qbt_result qbt_connect_peer(qbt_session *session, const char *id, const char *ip, uint16_t port) {
+    QBT_GUARD({
+        auto h = session->find(id);
+        if (!h.is_valid()) return QBT_ERR_NOT_FOUND;
+        lt::error_code ec;
+        auto address = lt::make_address(ip, ec);
+        if (ec || port == 0) return QBT_ERR_INVALID;
+        h.connect_peer(lt::tcp::endpoint(address, port));
+        return QBT_OK;
+    })
+}
+
+qbt_result qbt_set_sequential(qbt_session *session, const char *id, bool sequential) {
+    QBT_WITH_HANDLE({
+        if (sequential) h.set_flags(lt::torrent_flags::sequential_download);
+        else h.unset_flags(lt::torrent_flags::sequential_download);
+    })
+}
+
+qbt_result qbt_set_limits(qbt_session *session, const char *id, int32_t upload, int32_t download) {
+    QBT_WITH_HANDLE({
+        h.set_upload_limit(upload > 0 ? upload : -1);
+        h.set_download_limit(download > 0 ? download : -1);
+    })
+}
+
+qbt_result qbt_save_resume(qbt_session *session, const char *id, bool only_if_modified) {
+    QBT_WITH_HANDLE({
+        lt::resume_data_flags_t flags = lt::torrent_handle::save_info_dict;
+        if (only_if_modified) flags |= lt::torrent_handle::only_if_modified;
+        h.save_resume_data(flags);
+    })
+}
+
+int qbt_save_resume_all(qbt_session *session, bool only_if_modified) {
+    try {
+        std::vector<lt::torrent_handle> handles;
+        {
+            std::lock_guard<std::mutex> lock(session->mutex);
+            for (auto &entry : session->handles) handles.push_back(entry.second);
+        }
+        int asked = 0;
+        for (auto &h : handles) {
+            if (!h.is_valid()) continue;
+            if (only_if_modified && !h.need_save_resume_data()) continue;
+            lt::resume_data_flags_t flags = lt::torrent_handle::save_info_dict;
+            if (only_if_modified) flags |= lt::torrent_handle::only_if_modified;
+            h.save_resume_data(flags);
+            ++asked;
+        }
+        return asked;
+    } catch (...) {
+        return 0;
+    }
+}
+
+qbt_result qbt_set_piece_deadline(qbt_session *session, const char *id, int32_t piece, int32_t ms, bool alert) {
+    QBT_WITH_HANDLE(h.set_piece_deadline(lt::piece_index_t(piece), ms,
+                                         alert ? lt::torrent_handle::alert_when_available : lt::deadline_flags_t{}))
+}
+
+qbt_result qbt_reset_piece_deadline(qbt_session *session, const char *id, int32_t piece) {
+    QBT_WITH_HANDLE(h.reset_piece_deadline(lt::piece_index_t(piece)))
+}
+
+qbt_result qbt_clear_piece_deadlines(qbt_session *session, const char *id) {
+    QBT_WITH_HANDLE(h.clear_piece_deadlines())
+}
+
+qbt_result qbt_set_piece_priority(qbt_session *session, const char *id, int32_t piece, uint8_t priority) {
+    QBT_WITH_HANDLE(h.piece_priority(lt::piece_index_t(piece), lt::download_priority_t(priority)))
+}
+
+qbt_result qbt_set_file_priority(qbt_session *session, const char *id, int32_t file, uint8_t priority) {
+    QBT_WITH_HANDLE(h.file_priority(lt::file_index_t(file), lt::download_priority_t(priority)))
+}
+
+qbt_result qbt_read_piece(qbt_session *session, const char *id, int32_t piece) {
+    QBT_WITH_HANDLE(h.read_piece(lt::piece_index_t(piece)))
+}
+
+qbt_result qbt_have_piece(qbt_session *session, const char *id, int32_t piece, bool *have) {
+    QBT_WITH_HANDLE(*have = h.have_piece(lt::piece_index_t(piece)))
+}
+
+// MARK: status
+
+static void report_status(const lt::torrent_status &st, qbt_status_fn fn, void *context) {
+    qbt_status out;
+    std::memset(&out, 0, sizeof out);
+    copy_id(out.id, torrent_id(st.info_hashes));
+    auto ti = st.torrent_file.lock();
+    std::string v1 = st.info_hashes.has_v1() ? hex(st.info_hashes.v1) : std::string();
+    std::string v2 = st.info_hashes.has_v2() ? hex256(st.info_hashes.v2) : std::string();
+    std::string error = st.errc ? st.errc.message() : std::string();
+    std::string comment = ti ? ti->comment() : std::string();
+    std::string creator = ti ? ti->creator() : std::string();
+    std::string content = st.save_path, root;
+    if (ti && ti->num_files() > 0) {
+        const auto &fs = ti->files();
+        if (fs.num_files() == 1) {
+            content = st.save_path + "/" + fs.file_path(lt::file_index_t(0));
+        } else {
+            root = st.save_path + "/" + fs.name();
+            content = root;
+        }
+    }
+    out.content_path = content.c_str();
+    out.root_path = root.c_str();
+    out.name = st.name.c_str();
+    out.save_path = st.save_path.c_str();
+    out.info_hash_v1 = v1.c_str();
+    out.info_hash_v2 = v2.c_str();
+    out.error = error.c_str();
+    out.current_tracker = st.current_tracker.c_str();
+    out.comment = comment.c_str();
+    out.creator = creator.c_str();
+    out.state = static_cast<int32_t>(st.state);
+    out.has_metadata = st.has_metadata;
+    out.paused = bool(st.flags & lt::torrent_flags::paused);
+    out.auto_managed = bool(st.flags & lt::torrent_flags::auto_managed);
+    out.sequential = bool(st.flags & lt::torrent_flags::sequential_download);
+    out.upload_mode = bool(st.flags & lt::torrent_flags::upload_mode);
+    out.super_seeding = bool(st.flags & lt::torrent_flags::super_seeding);
+    out.is_finished = st.is_finished;
+    out.is_seeding = st.is_seeding;
+    out.is_private = ti ? ti->priv() : false;
+    out.progress = st.progress;
+    out.distributed_copies = st.distributed_copies;
+    out.download_rate = st.download_payload_rate;
+    out.upload_rate = st.upload_payload_rate;
+    out.num_seeds = st.num_seeds;
+    out.num_peers = st.num_peers;
+    out.num_complete = st.num_complete;
+    out.num_incomplete = st.num_incomplete;
+    out.num_connections = st.num_connections;
+    out.connections_limit = st.connections_limit;
+    out.queue_position = static_cast<int32_t>(st.queue_position);
+    out.num_pieces = ti ? ti->num_pieces() : 0;
+    out.pieces_have = st.num_pieces;
+    out.piece_length = ti ? ti->piece_length() : 0;
+    out.trackers_count = ti ? static_cast<int32_t>(ti->trackers().size()) : 0;
+    out.next_announce = static_cast<int32_t>(std::chrono::duration_cast<std::chrono::seconds>(st.next_announce).count());
+    out.total_size = ti ? ti->total_size() : 0;
+    out.total_wanted = st.total_wanted;
+    out.total_wanted_done = st.total_wanted_done;
+    out.total_done = st.total_done;
+    out.all_time_download = st.all_time_download;
+    out.all_time_upload = st.all_time_upload;
+    out.session_download = st.total_payload_download;
+    out.session_upload = st.total_payload_upload;
+    out.total_failed = st.total_failed_bytes;
+    out.total_redundant = st.total_redundant_bytes;
+    out.added_time = static_cast<int64_t>(st.added_time);
+    out.completed_time = static_cast<int64_t>(st.completed_time);
+    out.last_seen_complete = static_cast<int64_t>(st.last_seen_complete);
+    out.last_download = epoch(st.last_download);
+    out.last_upload = epoch(st.last_upload);
+    out.creation_date = ti ? static_cast<int64_t>(ti->creation_date()) : 0;
+    out.active_duration = std::chrono::duration_cast<std::chrono::seconds>(st.active_duration).count();
+    out.seeding_duration = std::chrono::duration_cast<std::chrono::seconds>(st.seeding_duration).count();
+    out.finished_duration = std::chrono::duration_cast<std::chrono::seconds>(st.finished_duration).count();
+    fn(context, &out);
+}
+
+static const lt::status_flags_t status_query =
+    lt::torrent_handle::query_name | lt::torrent_handle::query_save_path |
+    lt::torrent_handle::query_torrent_file | lt::torrent_handle::query_distributed_copies;
+
+qbt_result qbt_get_status(qbt_session *session, const char *id, qbt_status_fn fn, void *context) {
+    QBT_WITH_HANDLE(report_status(h.status(status_query), fn, context))
+}
+
+void qbt_get_all_status(qbt_session *session, qbt_status_fn fn, void *context) {
+    try {
+        auto all = session->session.get_torrent_status([](const lt::torrent_status &) { return true; },
+                                                       status_query);
+        for (auto &st : all) report_status(st, fn, context);
+    } catch (...) {
+    }
+}
+
+qbt_result qbt_get_files(qbt_session *session, const char *id, qbt_file_fn fn, void *context) {
+    QBT_GUARD({
+        auto h = session->find(id);
+        if (!h.is_valid()) return QBT_ERR_NOT_FOUND;
+        auto ti = h.torrent_file();
+        if (!ti) return QBT_OK;
+        const auto &fs = ti->files();
+        std::vector<int64_t> progress;
+        h.file_progress(progress, lt::torrent_handle::piece_granularity);
+        auto priorities = h.get_file_priorities();
+        const int64_t piece = ti->piece_length();
+        for (auto index : fs.file_range()) {
+            if (fs.pad_file_at(index)) continue;
+            int i = static_cast<int>(index);
+            std::string path = fs.file_path(index);
+            qbt_file f;
+            f.index = i;
+            f.path = path.c_str();
+            f.size = fs.file_size(index);
+            f.offset = fs.file_offset(index);
+            f.downloaded = i < static_cast<int>(progress.size()) ? progress[i] : 0;
+            f.priority = i < static_cast<int>(priorities.size()) ? static_cast<uint8_t>(priorities[i]) : 4;
+            f.first_piece = piece > 0 ? static_cast<int32_t>(f.offset / piece) : 0;
+            f.last_piece = piece > 0 ? static_cast<int32_t>((f.offset + std::max<int64_t>(f.size, 1) - 1) / piece) : 0;
+            fn(context, &f);
+        }
+        return QBT_OK;
+    })
+}
+
+qbt_result qbt_make_magnet(qbt_session *session, const char *id, char **uri) {
+    QBT_WITH_HANDLE(*uri = dup_string(lt::make_magnet_uri(h)))
+}
+
+qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn fn, void *context) {
+    QBT_GUARD({
+        auto h = session->find(id);
+        if (!h.is_valid()) return QBT_ERR_NOT_FOUND;
+        auto ti = h.torrent_file();
+        if (!ti) return QBT_ERR_INVALID;
+        lt::add_torrent_params atp;
+        atp.ti = std::const_pointer_cast<lt::torrent_info>(ti);
+        atp.trackers = {};
+        for (auto &t : h.trackers()) atp.trackers.push_back(t.url);
+        auto buffer = lt::write_torrent_file_buf(atp, lt::write_torrent_flags_t{});
+        fn(context, reinterpret_cast<const uint8_t *>(buffer.data()), buffer.size());
+        return QBT_OK;
+    })
+}
+
+// MARK: creating torrents
+
+qbt_result qbt_create_torrent(const char *path, int32_t piece_size, const char *tracker, qbt_bytes_fn fn,
+                              void *context, char **error) {
+    try {
+        std::string full(path);
+        while (full.size() > 1 && full.back() == '/') full.pop_back();
+        auto slash = full.find_last_of('/');
+        std::string parent = slash == std::string::npos ? "." : (slash == 0 ? "/" : full.substr(0, slash));
+        lt::file_storage fs;
+        lt::add_files(fs, full);
+        if (fs.num_files() == 0) {
+            set_error(error, "nothing to share at " + full);
+            return QBT_ERR_INVALID;
+        }
+        lt::create_torrent ct(fs, piece_size);
+        if (tracker && *tracker) ct.add_tracker(tracker);
+        ct.set_creator("qbtd");
+        lt::set_piece_hashes(ct, parent);
+        std::vector<char> out;
+        lt::bencode(std::back_inserter(out), ct.generate());
+        fn(context, reinterpret_cast<const uint8_t *>(out.data()), out.size());
+        return QBT_OK;
+    } catch (const std::exception &e) {
+        set_error(error, e.what());
+        return QBT_ERR_FAILED;
+    }
+}
+
+// MARK: crypto
+
+bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t *salt, size_t salt_len,
+                       int32_t iterations, uint8_t *out, size_t out_len) {
+    return PKCS5_PBKDF2_HMAC(password, static_cast<int>(password_len), salt, static_cast<int>(salt_len), iterations,
+                             EVP_sha512(), static_cast<int>(out_len), out) == 1;
+}
+
+bool qbt_random_bytes(uint8_t *out, size_t len) { return RAND_bytes(out, static_cast<int>(len)) == 1; }
+
+void qbt_free(void *pointer) { std::free(pointer); }
+
+}  // extern "C"

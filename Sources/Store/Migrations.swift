@@ -1,0 +1,48 @@
+import GRDB
+
+extension Store {
+    /// Versioned schema. Never edit a shipped migration: add the next one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: torrents, categories, tags, preferences") { db in
+            try db.create(table: "categories") { t in
+                t.primaryKey("name", .text)
+                t.column("save_path", .text).notNull().defaults(to: "")
+            }
+            try db.create(table: "tags") { t in
+                t.primaryKey("name", .text)
+            }
+            try db.create(table: "torrents") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                t.column("metainfo", .blob)
+                t.column("magnet", .text)
+                t.column("save_path", .text).notNull()
+                t.column("category", .text).references("categories", onDelete: .setNull, onUpdate: .cascade)
+                t.column("added_on", .integer).notNull()
+                t.column("completed_on", .integer)
+                t.column("stopped", .boolean).notNull().defaults(to: false)
+                t.column("sequential", .boolean).notNull().defaults(to: false)
+                t.column("first_last_piece_prio", .boolean).notNull().defaults(to: false)
+                t.column("upload_limit", .integer).notNull().defaults(to: 0)
+                t.column("download_limit", .integer).notNull().defaults(to: 0)
+                t.column("ratio_limit", .double).notNull().defaults(to: -2)
+                t.column("seeding_time_limit", .integer).notNull().defaults(to: -2)
+                t.column("inactive_seeding_time_limit", .integer).notNull().defaults(to: -2)
+                t.column("auto_tmm", .boolean).notNull().defaults(to: false)
+                t.column("resume_data", .blob)
+                t.check(sql: "metainfo IS NOT NULL OR magnet IS NOT NULL")
+            }
+            try db.create(table: "torrent_tags") { t in
+                t.column("torrent_id", .text).notNull().references("torrents", onDelete: .cascade)
+                t.column("tag", .text).notNull().references("tags", onDelete: .cascade, onUpdate: .cascade)
+                t.primaryKey(["torrent_id", "tag"])
+            }
+            try db.create(table: "preferences") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()  // JSON
+            }
+        }
+        return migrator
+    }
+}

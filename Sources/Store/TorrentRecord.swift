@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+
+/// Everything needed to bring a torrent back after a restart or a crash.
+public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "torrents"
+
+    public var id: String
+    public var name: String
+    /// The .torrent bytes, once known (a magnet gets them when its metadata arrives).
+    public var metainfo: Data?
+    public var magnet: String?
+    public var savePath: String
+    public var category: String?
+    public var addedOn: Int64
+    public var completedOn: Int64?
+    public var stopped: Bool
+    public var sequential: Bool
+    public var firstLastPiecePrio: Bool
+    /// Bytes per second, 0 = unlimited.
+    public var uploadLimit: Int
+    public var downloadLimit: Int
+    /// -2 = use the global limit, -1 = no limit.
+    public var ratioLimit: Double
+    /// Minutes; -2 = global, -1 = none.
+    public var seedingTimeLimit: Int
+    public var inactiveSeedingTimeLimit: Int
+    public var autoTMM: Bool
+    public var resumeData: Data?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, metainfo, magnet, category, stopped, sequential
+        case savePath = "save_path", addedOn = "added_on", completedOn = "completed_on"
+        case firstLastPiecePrio = "first_last_piece_prio", uploadLimit = "upload_limit"
+        case downloadLimit = "download_limit", ratioLimit = "ratio_limit", seedingTimeLimit = "seeding_time_limit"
+        case inactiveSeedingTimeLimit = "inactive_seeding_time_limit", autoTMM = "auto_tmm"
+        case resumeData = "resume_data"
+    }
+
+    public init(
+        id: String, name: String, metainfo: Data?, magnet: String?, savePath: String, category: String? = nil,
+        addedOn: Int64 = Int64(Date().timeIntervalSince1970), stopped: Bool = false, sequential: Bool = false,
+        firstLastPiecePrio: Bool = false, uploadLimit: Int = 0, downloadLimit: Int = 0, ratioLimit: Double = -2,
+        seedingTimeLimit: Int = -2, inactiveSeedingTimeLimit: Int = -2, autoTMM: Bool = false
+    ) {
+        self.id = id
+        self.name = name
+        self.metainfo = metainfo
+        self.magnet = magnet
+        self.savePath = savePath
+        self.category = category
+        self.addedOn = addedOn
+        self.completedOn = nil
+        self.stopped = stopped
+        self.sequential = sequential
+        self.firstLastPiecePrio = firstLastPiecePrio
+        self.uploadLimit = uploadLimit
+        self.downloadLimit = downloadLimit
+        self.ratioLimit = ratioLimit
+        self.seedingTimeLimit = seedingTimeLimit
+        self.inactiveSeedingTimeLimit = inactiveSeedingTimeLimit
+        self.autoTMM = autoTMM
+        self.resumeData = nil
+    }
+}
+
+/// A stored torrent with its tags.
+public struct StoredTorrent: Sendable, Equatable {
+    public var record: TorrentRecord
+    public var tags: [String]
+
+    public init(record: TorrentRecord, tags: [String]) {
+        self.record = record
+        self.tags = tags
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+
+extension Store {
+    /// Inserts a torrent with its tags; a missing category or tag is created in the same transaction.
+    public func insert(_ record: TorrentRecord, tags: [String]) async throws {
+        try await db.write { db in
+            if let category = record.category {
+                try db.execute(sql: "INSERT OR IGNORE INTO categories (name) VALUES (?)", arguments: [category])
+            }
+            try record.insert(db)
+            try Self.attach(tags: tags, to: [record.id], in: db)
+        }
+    }
+
+    public func torrents() async throws -> [StoredTorrent] {
+        try await db.read { db in
+            let records = try TorrentRecord.order(Column("added_on"), Column("id")).fetchAll(db)
+            var tags: [String: [String]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT torrent_id, tag FROM torrent_tags ORDER BY tag") {
+                tags[row["torrent_id"], default: []].append(row["tag"])
+            }
+            return records.map { StoredTorrent(record: $0, tags: tags[$0.id] ?? []) }
+        }
+    }
+
+    public func torrent(_ id: String) async throws -> StoredTorrent? {
+        try await db.read { db in
+            guard let record = try TorrentRecord.fetchOne(db, key: id) else { return nil }
+            let tags = try String.fetchAll(db, sql: "SELECT tag FROM torrent_tags WHERE torrent_id = ? ORDER BY tag", arguments: [id])
+            return StoredTorrent(record: record, tags: tags)
+        }
+    }
+
+    /// Changes one stored torrent; a no-op if it is gone.
+    public func updateTorrent(_ id: String, _ change: @escaping @Sendable (inout TorrentRecord) -> Void) async throws {
+        try await db.write { db in
+            guard var record = try TorrentRecord.fetchOne(db, key: id) else { return }
+            change(&record)
+            if let category = record.category {
+                try db.execute(sql: "INSERT OR IGNORE INTO categories (name) VALUES (?)", arguments: [category])
+            }
+            try record.update(db)
+        }
+    }
+
+    public func deleteTorrent(_ id: String) async throws {
+        _ = try await db.write { db in try TorrentRecord.deleteOne(db, key: id) }
+    }
+
+    /// Stores fast-resume data; ignored if the torrent was removed meanwhile.
+    public func saveResumeData(_ id: String, _ data: Data) async throws {
+        try await db.write { db in
+            try db.execute(sql: "UPDATE torrents SET resume_data = ? WHERE id = ?", arguments: [data, id])
+        }
+    }
+
+    /// Stores the .torrent bytes of a magnet once its metadata arrives.
+    public func saveMetainfo(_ id: String, _ data: Data, name: String) async throws {
+        try await db.write { db in
+            try db.execute(
+                sql: "UPDATE torrents SET metainfo = ?, name = CASE WHEN name = '' OR name = id THEN ? ELSE name END WHERE id = ?",
+                arguments: [data, name, id])
+        }
+    }
+
+    // MARK: tags on torrents
+
+    public func addTags(_ tags: [String], to ids: [String]) async throws {
+        try await db.write { db in try Self.attach(tags: tags, to: ids, in: db) }
+    }
+
+    public func removeTags(_ tags: [String]?, from ids: [String]) async throws {
+        try await db.write { db in
+            for id in ids {
+                if let tags {
+                    for tag in tags {
+                        try db.execute(sql: "DELETE FROM torrent_tags WHERE torrent_id = ? AND tag = ?", arguments: [id, tag])
+                    }
+                } else {
+                    try db.execute(sql: "DELETE FROM torrent_tags WHERE torrent_id = ?", arguments: [id])
+                }
+            }
+        }
+    }
+
+    static func attach(tags: [String], to ids: [String], in db: Database) throws {
+        for tag in tags {
+            try db.execute(sql: "INSERT OR IGNORE INTO tags (name) VALUES (?)", arguments: [tag])
+            for id in ids {
+                try db.execute(sql: "INSERT OR IGNORE INTO torrent_tags (torrent_id, tag) SELECT id, ? FROM torrents WHERE id = ?", arguments: [tag, id])
+            }
+        }
+    }
+}

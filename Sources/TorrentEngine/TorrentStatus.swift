@@ -1,0 +1,79 @@
+/// A snapshot of one torrent, as libtorrent reports it (no qBittorrent semantics here).
+public struct TorrentStatus: Sendable, Equatable {
+    /// libtorrent's `torrent_status::state_t`.
+    public enum State: Int32, Sendable {
+        case checkingFiles = 1, downloadingMetadata = 2, downloading = 3, finished = 4, seeding = 5
+        case checkingResumeData = 7
+        case unknown = 0
+    }
+
+    public var id: TorrentID
+    public var name: String
+    public var savePath: String
+    public var infoHashV1: String
+    public var infoHashV2: String
+    public var error: String
+    public var currentTracker: String
+    public var comment: String
+    public var creator: String
+    public var contentPath: String
+    public var rootPath: String
+    public var state: State
+    public var hasMetadata: Bool
+    public var paused: Bool
+    public var autoManaged: Bool
+    public var sequential: Bool
+    public var uploadMode: Bool
+    public var superSeeding: Bool
+    public var isFinished: Bool
+    public var isSeeding: Bool
+    public var isPrivate: Bool
+    public var progress: Double
+    public var distributedCopies: Double
+    public var downloadRate: Int
+    public var uploadRate: Int
+    public var numSeeds: Int
+    public var numPeers: Int
+    public var numComplete: Int
+    public var numIncomplete: Int
+    public var numConnections: Int
+    public var connectionsLimit: Int
+    public var queuePosition: Int
+    public var numPieces: Int
+    public var piecesHave: Int
+    public var pieceLength: Int
+    public var trackersCount: Int
+    public var nextAnnounce: Int
+    public var totalSize: Int64
+    public var totalWanted: Int64
+    public var totalWantedDone: Int64
+    public var totalDone: Int64
+    public var allTimeDownload: Int64
+    public var allTimeUpload: Int64
+    public var sessionDownload: Int64
+    public var sessionUpload: Int64
+    public var totalFailed: Int64
+    public var totalRedundant: Int64
+    public var addedTime: Int64
+    public var completedTime: Int64
+    public var lastSeenComplete: Int64
+    public var lastDownload: Int64
+    public var lastUpload: Int64
+    public var creationDate: Int64
+    public var activeDuration: Int64
+    public var seedingDuration: Int64
+    public var finishedDuration: Int64
+}
+
+/// One file of a torrent with metadata (pad files are left out; `index` is libtorrent's own).
+public struct TorrentFile: Sendable, Equatable {
+    public var index: Int
+    public var path: String
+    public var size: Int64
+    public var offset: Int64
+    public var downloaded: Int64
+    public var priority: Int
+    public var pieceRange: ClosedRange<Int>
+
+    public var progress: Double { size == 0 ? 1 : Double(downloaded) / Double(size) }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import QBTCore
+import Store
+import TorrentEngine
+
+/// `/api/v2/app/*`: identity, build facts, the default save path and the preferences.
+public struct AppController: APIController {
+    public let scope = "app"
+    let identity: Identity
+    let service: TorrentService
+    let credentials: Credentials
+    let engineSettings: EngineSettings
+
+    public init(identity: Identity, service: TorrentService, credentials: Credentials, engineSettings: EngineSettings) {
+        self.identity = identity
+        self.service = service
+        self.credentials = credentials
+        self.engineSettings = engineSettings
+    }
+
+    public var actions: [String: APIAction] {
+        [
+            "version": .get { _, _ in .text(identity.appVersion) },
+            "webapiVersion": .get { _, _ in .text(identity.webAPIVersion) },
+            "buildInfo": .get { _, _ in
+                try .encode(BuildInfo(qt: "none", libtorrent: "2.0.8.0", boost: "1.74.0", openssl: "3.0", zlib: "1.2.13",
+                                      bitness: MemoryLayout<Int>.size * 8, platform: Self.platform))
+            },
+            "defaultSavePath": .get { _, _ in .text(service.paths.downloadRoot) },
+            "preferences": .get { _, _ in try await preferences() },
+        ]
+    }
+
+    static var platform: String {
+        #if os(Linux)
+        "linux"
+        #elseif os(macOS)
+        "macos"
+        #else
+        "unknown"
+        #endif
+    }
+
+    func preferences() async throws -> APIReply {
+        var values = PreferenceDefaults.values(
+            paths: service.paths, engine: engineSettings, listenPort: await service.engine.listenPort,
+            username: await credentials.username)
+        // Stored preferences overlay the defaults; secrets stay out of the answer.
+        for (key, json) in try await service.store.preferences() where key != Credentials.passwordKey {
+            if let value = try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)) { values[key] = value }
+        }
+        return try .encode(values)
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import QBTCore
+import TorrentEngine
+
+/// `/api/v2/torrents/*`. It translates parameters into `TorrentService` calls and back; no torrent logic here.
+public struct TorrentsController: APIController {
+    public let scope = "torrents"
+    let service: TorrentService
+    let identity: Identity
+    let fetcher: TorrentFetcher
+
+    public init(service: TorrentService, identity: Identity, fetcher: TorrentFetcher = TorrentFetcher()) {
+        self.service = service
+        self.identity = identity
+        self.fetcher = fetcher
+    }
+
+    public var actions: [String: APIAction] {
+        [
+            "info": .get { p, _ in try await info(p) },
+            "count": .get { _, _ in .text(String(await service.ids.count)) },
+            "properties": .get { p, _ in try await properties(p) },
+            "files": .get { p, _ in try await files(p) },
+            "add": .post { p, _ in try await add(p) },
+            "delete": .post { p, _ in
+                let ids = try await hashes(p)
+                guard let deleteFiles = p["deleteFiles"] else { throw QBitError.badParams() }
+                await service.remove(ids, deleteFiles: deleteFiles.lowercased() == "true")
+                return .empty
+            },
+            // 4.x and 5.x names of the same two verbs.
+            "stop": .post { p, _ in await service.setStopped(try await hashes(p), true); return .empty },
+            "pause": .post { p, _ in await service.setStopped(try await hashes(p), true); return .empty },
+            "start": .post { p, _ in await service.setStopped(try await hashes(p), false); return .empty },
+            "resume": .post { p, _ in await service.setStopped(try await hashes(p), false); return .empty },
+            "addPeers": .post { p, _ in try await addPeers(p) },
+        ]
+    }
+
+    /// `hashes`: `|`-separated, case-insensitive, or `all`. Missing is a 400.
+    func hashes(_ p: Parameters) async throws -> [TorrentID] {
+        let raw = try p.required("hashes")
+        if raw.lowercased() == "all" { return await service.ids }
+        return raw.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+
+    // MARK: info
+
+    func info(_ p: Parameters) async throws -> APIReply {
+        let filter = QBTFilter(p["filter"])
+        let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
+        var views = await service.views().filter { view in
+            if let wanted, !wanted.contains(view.id) { return false }
+            if let category = p["category"] {
+                let mine = view.record.category ?? ""
+                if category.isEmpty ? !mine.isEmpty : !(mine == category || mine.hasPrefix(category + "/")) { return false }
+            }
+            if let tag = p["tag"] {
+                if tag.isEmpty ? !view.tags.isEmpty : !view.tags.contains(tag) { return false }
+            }
+            return filter.matches(view.state, stopped: view.record.stopped, uploadRate: view.status.uploadRate)
+        }
+        var infos = views.map { TorrentInfo($0, identity: identity) }
+        views = []
+        if let sort = p["sort"], !sort.isEmpty {
+            infos = try Self.sorted(infos, by: sort, reverse: p.bool("reverse") ?? false)
+        }
+        // limit ≤ 0 means all; a negative offset counts from the end (QString::toInt: garbage reads as 0).
+        let limit = p.int("limit") ?? 0
+        var offset = p.int("offset") ?? 0
+        if offset < 0 { offset = max(0, infos.count + offset) }
+        if offset > 0 { infos = Array(infos.dropFirst(offset)) }
+        if limit > 0 { infos = Array(infos.prefix(limit)) }
+        return try .encode(infos)
+    }
+
+    /// Sorts by any key of the torrent object, as qBittorrent does; an unknown key is a 400.
+    static func sorted(_ infos: [TorrentInfo], by key: String, reverse: Bool) throws -> [TorrentInfo] {
+        let keyed: [(TorrentInfo, JSONValue)] = try infos.map { info in
+            let object = try JSONDecoder().decode([String: JSONValue].self, from: WireJSON.encoder.encode(info))
+            guard let value = object[key] else { throw QBitError.badParams("'sort' parameter is invalid") }
+            return (info, value)
+        }
+        if keyed.isEmpty, !TorrentInfo.keys.contains(key) { throw QBitError.badParams("'sort' parameter is invalid") }
+        let ordered = keyed.sorted { a, b in
+            let less = Self.less(a.1, b.1)
+            return reverse ? Self.less(b.1, a.1) : less
+        }
+        return ordered.map(\.0)
+    }
+
+    static func less(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): x.localizedStandardCompare(y) == .orderedAscending
+        case (.bool(let x), .bool(let y)): !x && y
+        default: (Self.number(a) ?? 0) < (Self.number(b) ?? 0)
+        }
+    }
+
+    static func number(_ v: JSONValue) -> Double? {
+        switch v {
+        case .int(let i): Double(i)
+        case .double(let d): d
+        default: nil
+        }
+    }
+
+    // MARK: one torrent
+
+    func view(_ p: Parameters) async throws -> TorrentView {
+        let id = try p.required("hash").lowercased()
+        guard let view = await service.view(id) else { throw QBitError.notFound() }
+        return view
+    }
+
+    func properties(_ p: Parameters) async throws -> APIReply {
+        let view = try await view(p)
+        return try .encode(TorrentProperties(view, info: TorrentInfo(view, identity: identity)))
+    }
+
+    func files(_ p: Parameters) async throws -> APIReply {
+        let view = try await view(p)
+        let files = try await service.files(view.id)
+        var wanted: Set<Int>?
+        if let indexes = p["indexes"] {
+            var set = Set<Int>()
+            for item in indexes.split(separator: "|") {
+                guard let i = Int(item), i >= 0, i < files.count else { throw QBitError.conflict("Index is out of range") }
+                set.insert(i)
+            }
+            wanted = set
+        }
+        let availability = view.status.distributedCopies
+        let out = files.enumerated().compactMap { index, file -> FileInfo? in
+            if let wanted, !wanted.contains(index) { return nil }
+            return FileInfo(index: index, name: file.path, size: file.size, progress: file.progress,
+                            priority: Self.qbtPriority(file.priority), is_seed: index == 0 ? view.status.isSeeding : nil,
+                            piece_range: [file.pieceRange.lowerBound, file.pieceRange.upperBound],
+                            availability: file.progress >= 1 ? 1 : max(0, availability))
+        }
+        return try .encode(out)
+    }
+
+    /// libtorrent 0…7 to qBittorrent's 0 (skip), 1 (normal), 6 (high), 7 (maximum).
+    static func qbtPriority(_ lt: Int) -> Int {
+        switch lt {
+        case 0: 0
+        case 7: 7
+        case 5, 6: 6
+        default: 1
+        }
+    }
+
+    // MARK: add
+
+    func add(_ p: Parameters) async throws -> APIReply {
+        var options = AddOptions()
+        do { options.savePath = try p["savepath"].map { try service.paths.savePath($0) } } catch {
+            throw QBitError.badParams("\(error)")
+        }
+        options.category = p["category"]?.trimmingCharacters(in: .whitespaces)
+        if let category = options.category, !category.isEmpty, !Self.validCategory(category) {
+            throw QBitError.badParams("Incorrect category name")
+        }
+        options.tags = (p.list("tags", separator: ",") ?? []).map { $0.trimmingCharacters(in: .whitespaces) }
+        // 5.x says `stopped`, 4.x says `paused`: either one stops the torrent.
+        options.stopped = p.bool("stopped") ?? p.bool("paused") ?? false
+        options.skipChecking = p.bool("skip_checking") ?? p.bool("seedMode") ?? false
+        options.sequential = p.bool("sequentialDownload") ?? false
+        options.firstLastPiecePrio = p.bool("firstLastPiecePrio") ?? false
+        options.rename = p["rename"]
+        options.uploadLimit = p.int("upLimit") ?? 0
+        options.downloadLimit = p.int("dlLimit") ?? 0
+        options.ratioLimit = p.double("ratioLimit") ?? -2
+        options.seedingTimeLimit = p.int("seedingTimeLimit") ?? -2
+        options.inactiveSeedingTimeLimit = p.int("inactiveSeedingTimeLimit") ?? -2
+
+        // Every uploaded file must parse before anything is added: a bad upload changes nothing.
+        var sources: [AddTorrentRequest.Source] = []
+        for file in p.files {
+            let source = AddTorrentRequest.Source.metainfo(file.data)
+            guard (try? TorrentEngine.inspect(source)) != nil else {
+                throw QBitError.unsupportedMediaType("Error: '\(file.filename)' is not a valid torrent file.")
+            }
+            sources.append(source)
+        }
+        let urls = (p["urls"] ?? "").split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if sources.isEmpty && urls.isEmpty { throw QBitError.badParams() }
+
+        var added = 0
+        for url in urls {
+            let source: AddTorrentRequest.Source
+            if url.lowercased().hasPrefix("magnet:") {
+                source = .magnet(url)
+            } else if let bytes = try? await fetcher.fetch(url) {
+                source = .metainfo(bytes)
+            } else {
+                continue
+            }
+            if case .added = await service.add(source, options: options) { added += 1 }
+        }
+        for source in sources {
+            if case .added = await service.add(source, options: options) { added += 1 }
+        }
+        return .text(added > 0 ? "Ok." : "Fails.")
+    }
+
+    /// qBittorrent's `Category::isValidName`: no leading/trailing `/`, no empty or `.`/`..` components.
+    static func validCategory(_ name: String) -> Bool {
+        guard !name.hasPrefix("/"), !name.hasSuffix("/"), !name.contains("\\") else { return false }
+        return name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
+
+    // MARK: peers
+
+    func addPeers(_ p: Parameters) async throws -> APIReply {
+        let ids = try await hashes(p)
+        let peers = try p.required("peers").split(separator: "|").compactMap { Self.parsePeer(String($0)) }
+        if peers.isEmpty { throw QBitError.badParams("No valid peers were specified") }
+        let results = await service.addPeers(ids, peers: peers)
+        var out: [String: [String: Int]] = [:]
+        for (id, r) in results { out[id] = ["added": r.added, "failed": r.failed] }
+        return try .encode(out)
+    }
+
+    /// `1.2.3.4:5` or `[::1]:5`.
+    static func parsePeer(_ text: String) -> (host: String, port: Int)? {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        let host: Substring, portText: Substring
+        if t.hasPrefix("[") {
+            guard let close = t.firstIndex(of: "]"), t[t.index(after: close)...].hasPrefix(":") else { return nil }
+            host = t[t.index(after: t.startIndex)..<close]
+            portText = t[t.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = t.lastIndex(of: ":") else { return nil }
+            host = t[..<colon]
+            portText = t[t.index(after: colon)...]
+        }
+        guard let port = Int(portText), (1...65535).contains(port), Self.isIPAddress(String(host)) else { return nil }
+        return (String(host), port)
+    }
+
+    static func isIPAddress(_ s: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, s, &v4) == 1 || inet_pton(AF_INET6, s, &v6) == 1
+    }
+}
+
+extension TorrentInfo {
+    /// The keys `sort` may name.
+    static let keys: Set<String> = ["hash", "infohash_v1", "infohash_v2", "name", "magnet_uri", "size", "progress", "dlspeed", "upspeed",
+                "priority", "num_seeds", "num_complete", "num_leechs", "num_incomplete", "state", "eta", "seq_dl",
+                "f_l_piece_prio", "category", "tags", "super_seeding", "force_start", "save_path", "download_path",
+                "content_path", "root_path", "added_on", "completion_on", "tracker", "trackers_count", "dl_limit",
+                "up_limit", "downloaded", "uploaded", "downloaded_session", "uploaded_session", "amount_left",
+                "completed", "max_ratio", "max_seeding_time", "max_inactive_seeding_time", "ratio", "ratio_limit",
+                "seeding_time_limit", "inactive_seeding_time_limit", "popularity", "seen_complete", "last_activity",
+                "auto_tmm", "time_active", "seeding_time", "availability", "reannounce", "comment", "private",
+                "total_size", "has_metadata"]
+}

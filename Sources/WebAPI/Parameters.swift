@@ -1,0 +1,70 @@
+import Foundation
+
+/// A file part of a multipart body.
+public struct UploadedFile: Sendable, Equatable {
+    public var field: String
+    public var filename: String
+    public var data: [UInt8]
+}
+
+/// The parameters of one API call: the query for GET/HEAD, the body (urlencoded or multipart) for POST.
+/// Readers follow qBittorrent's parsing rules, so clients see the same leniency and the same refusals.
+public struct Parameters: Sendable {
+    public var fields: [String: String]
+    public var files: [UploadedFile]
+
+    public init(fields: [String: String] = [:], files: [UploadedFile] = []) {
+        self.fields = fields
+        self.files = files
+    }
+
+    public subscript(_ name: String) -> String? { fields[name] }
+
+    /// A required parameter; its absence is qBittorrent's 400 "Bad Request".
+    public func required(_ name: String) throws -> String {
+        guard let value = fields[name] else { throw QBitError.badParams() }
+        return value
+    }
+
+    /// `Utils::String::parseBool`: only "true"/"false", any case; anything else is "not given".
+    public func bool(_ name: String) -> Bool? {
+        switch fields[name]?.lowercased() {
+        case "true": true
+        case "false": false
+        default: nil
+        }
+    }
+
+    /// An integer, or nil when absent or not a number (callers pick qBittorrent's default).
+    public func int(_ name: String) -> Int? {
+        fields[name].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    public func double(_ name: String) -> Double? {
+        fields[name].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0.isFinite ? $0 : nil }
+    }
+
+    /// A list split on `separator`, empty items dropped.
+    public func list(_ name: String, separator: Character) -> [String]? {
+        fields[name].map { $0.split(separator: separator).map(String.init).filter { !$0.isEmpty } }
+    }
+}
+
+enum FormURLEncoded {
+    /// Parses `a=1&b=2`; `+` is a space; malformed escapes are kept as written (qBittorrent is as lenient).
+    static func parse(_ text: Substring) -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = decode(parts[0])
+            guard !key.isEmpty else { continue }
+            out[key] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return out
+    }
+
+    static func decode(_ s: Substring) -> String {
+        let spaced = s.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}

@@ -1,0 +1,36 @@
+import HTTPTypes
+
+/// qBittorrent's API errors (`APIErrorType`), turned into a status and a plain-text body in one place.
+public enum QBitError: Error, Equatable, Sendable {
+    case badParams(String? = nil)
+    case accessDenied(String? = nil)
+    case notFound(String? = nil)
+    case conflict(String)
+    case unsupportedMediaType(String)
+    case methodNotAllowed
+    case payloadTooLarge
+
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .badParams: .badRequest
+        case .accessDenied: .forbidden
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .unsupportedMediaType: .unsupportedMediaType
+        case .methodNotAllowed: .methodNotAllowed
+        case .payloadTooLarge: .contentTooLarge
+        }
+    }
+
+    /// The message, or else the status text, as qBittorrent's `HTTPError` does.
+    public var body: String {
+        switch self {
+        case .badParams(let m): m ?? "Bad Request"
+        case .accessDenied(let m): m ?? "Forbidden"
+        case .notFound(let m): m ?? "Not Found"
+        case .conflict(let m), .unsupportedMediaType(let m): m
+        case .methodNotAllowed: "Method Not Allowed"
+        case .payloadTooLarge: "Payload Too Large"
+        }
+    }
+}

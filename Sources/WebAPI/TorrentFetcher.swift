@@ -1,0 +1,34 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Downloads a .torrent named by an http(s) URL in `torrents/add`, with a size cap and a timeout.
+public struct TorrentFetcher: Sendable {
+    public var maxBytes = 100 * 1024 * 1024  // qBittorrent's default torrent_file_size_limit
+    public var timeout: TimeInterval = 30
+
+    public init() {}
+
+    public enum Failure: Error { case notHTTP, status(Int), tooLarge, transport(String) }
+
+    public func fetch(_ text: String) async throws -> [UInt8] {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil else { throw Failure.notHTTP }
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.setValue("qBittorrent/5.1.4", forHTTPHeaderField: "User-Agent")
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForResource = timeout
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, status): (Data, Int) = try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: request) { data, response, error in
+                if let error { continuation.resume(throwing: Failure.transport("\(error)")) }
+                else { continuation.resume(returning: (data ?? Data(), (response as? HTTPURLResponse)?.statusCode ?? 0)) }
+            }.resume()
+        }
+        guard (200..<300).contains(status) else { throw Failure.status(status) }
+        guard data.count <= maxBytes else { throw Failure.tooLarge }
+        return Array(data)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import QBTCore
+import TorrentEngine
+
+/// The torrent object of `torrents/info` (and, without `hash`, of `sync/maindata`), keys and types as
+/// qBittorrent 5.1.4's `serialize_torrent.cpp` emits them.
+public struct TorrentInfo: Codable, Sendable, Equatable {
+    public var hash: String
+    public var infohash_v1: String
+    public var infohash_v2: String
+    public var name: String
+    public var magnet_uri: String
+    public var size: Int64
+    public var progress: Double
+    public var dlspeed: Int
+    public var upspeed: Int
+    public var priority: Int
+    public var num_seeds: Int
+    public var num_complete: Int
+    public var num_leechs: Int
+    public var num_incomplete: Int
+    public var state: String
+    public var eta: Int64
+    public var seq_dl: Bool
+    public var f_l_piece_prio: Bool
+    public var category: String
+    public var tags: String
+    public var super_seeding: Bool
+    public var force_start: Bool
+    public var save_path: String
+    public var download_path: String
+    public var content_path: String
+    public var root_path: String
+    public var added_on: Int64
+    public var completion_on: Int64
+    public var tracker: String
+    public var trackers_count: Int
+    public var dl_limit: Int
+    public var up_limit: Int
+    public var downloaded: Int64
+    public var uploaded: Int64
+    public var downloaded_session: Int64
+    public var uploaded_session: Int64
+    public var amount_left: Int64
+    public var completed: Int64
+    public var max_ratio: Double
+    public var max_seeding_time: Int
+    public var max_inactive_seeding_time: Int
+    public var ratio: Double
+    public var ratio_limit: Double
+    public var seeding_time_limit: Int
+    public var inactive_seeding_time_limit: Int
+    public var popularity: Double
+    public var seen_complete: Int64
+    public var last_activity: Int64
+    public var auto_tmm: Bool
+    public var time_active: Int64
+    public var seeding_time: Int64
+    public var availability: Double
+    public var reannounce: Int
+    public var comment: String
+    public var `private`: Nullable<Bool>
+    public var total_size: Int64
+    public var has_metadata: Bool
+
+    /// qBittorrent's "infinite" ETA (`MAX_ETA`).
+    public static let maxETA: Int64 = 8_640_000
+
+    public init(_ view: TorrentView, identity: Identity) {
+        let s = view.status
+        let r = view.record
+        let amountLeft = max(0, s.totalWanted - s.totalWantedDone)
+        hash = view.id
+        infohash_v1 = s.infoHashV1
+        infohash_v2 = s.infoHashV2
+        name = view.name
+        magnet_uri = r.magnet ?? Self.magnet(s, name: view.name)
+        size = s.totalWanted
+        progress = s.progress
+        dlspeed = s.downloadRate
+        upspeed = s.uploadRate
+        priority = 0  // queueing is off: "not queued"
+        num_seeds = s.numSeeds
+        num_complete = max(s.numComplete, 0)
+        num_leechs = max(0, s.numPeers - s.numSeeds)
+        num_incomplete = max(s.numIncomplete, 0)
+        state = identity.stateName(view.state)
+        eta = view.state.isDownloading && s.downloadRate > 0 ? min(Self.maxETA, amountLeft / Int64(s.downloadRate)) : Self.maxETA
+        seq_dl = s.sequential
+        f_l_piece_prio = r.firstLastPiecePrio
+        category = r.category ?? ""
+        tags = view.tags.joined(separator: ", ")
+        super_seeding = s.superSeeding
+        force_start = false
+        save_path = r.savePath
+        download_path = ""
+        content_path = s.hasMetadata ? s.contentPath : r.savePath
+        root_path = s.rootPath
+        added_on = r.addedOn
+        completion_on = r.completedOn ?? (s.completedTime > 0 ? s.completedTime : -1)
+        tracker = s.currentTracker
+        trackers_count = s.trackersCount
+        dl_limit = r.downloadLimit > 0 ? r.downloadLimit : -1
+        up_limit = r.uploadLimit > 0 ? r.uploadLimit : -1
+        downloaded = s.allTimeDownload
+        uploaded = s.allTimeUpload
+        downloaded_session = s.sessionDownload
+        uploaded_session = s.sessionUpload
+        amount_left = amountLeft
+        completed = s.totalWantedDone
+        max_ratio = r.ratioLimit >= 0 ? r.ratioLimit : -1
+        max_seeding_time = r.seedingTimeLimit >= 0 ? r.seedingTimeLimit : -1
+        max_inactive_seeding_time = r.inactiveSeedingTimeLimit >= 0 ? r.inactiveSeedingTimeLimit : -1
+        ratio = Self.ratio(s)
+        ratio_limit = r.ratioLimit
+        seeding_time_limit = r.seedingTimeLimit
+        inactive_seeding_time_limit = r.inactiveSeedingTimeLimit
+        let activeDays = Double(s.activeDuration) / 86400
+        popularity = activeDays > 0 && ratio >= 0 ? ratio / activeDays : 0
+        seen_complete = s.lastSeenComplete
+        last_activity = max(s.lastDownload, s.lastUpload)
+        auto_tmm = r.autoTMM
+        time_active = s.activeDuration
+        seeding_time = s.seedingDuration
+        availability = s.hasMetadata ? s.distributedCopies : -1
+        reannounce = s.nextAnnounce
+        comment = s.comment
+        `private` = Nullable(s.hasMetadata ? s.isPrivate : nil)
+        total_size = s.totalSize
+        has_metadata = s.hasMetadata
+    }
+
+    /// Share ratio as qBittorrent computes it: -1 stands for infinity.
+    static func ratio(_ s: TorrentStatus) -> Double {
+        let upload = s.allTimeUpload
+        let download = s.allTimeDownload < s.totalDone / 100 ? s.totalDone : s.allTimeDownload
+        if download == 0 { return upload == 0 ? 0 : -1 }
+        let r = Double(upload) / Double(download)
+        return r >= 9999 ? -1 : r
+    }
+
+    static func magnet(_ s: TorrentStatus, name: String) -> String {
+        var parts: [String] = []
+        if !s.infoHashV1.isEmpty { parts.append("xt=urn:btih:\(s.infoHashV1)") }
+        if !s.infoHashV2.isEmpty { parts.append("xt=urn:btmh:1220\(s.infoHashV2)") }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        parts.append("dn=\(name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name)")
+        return "magnet:?" + parts.joined(separator: "&")
+    }
+}
+
+extension QBTState {
+    var isDownloading: Bool { [.downloading, .forcedDL, .stalledDL, .metaDL, .forcedMetaDL].contains(self) }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import QBTServer
+
+@main
+struct QBTD: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "qbtd",
+        abstract: "A torrent server that speaks the qBittorrent WebAPI v2.",
+        discussion: """
+            With no options qbtd keeps its database, fast-resume data and downloads under one data directory \
+            and serves http://127.0.0.1:8080. Every option can also be given as the QBTD_* environment variable \
+            named beside it; a flag wins over the environment.
+            """)
+
+    @Option(help: "Data directory: database, fast-resume data, downloads. [QBTD_DATA_DIR] (default: ~/.local/share/qbtd)")
+    var dataDir: String?
+
+    @Option(help: "Download directory; every save path must lie inside it. [QBTD_DOWNLOAD_DIR] (default: <data-dir>/downloads)")
+    var downloadDir: String?
+
+    @Option(help: "Address the WebAPI listens on. [QBTD_HOST] (default: 127.0.0.1)")
+    var host: String?
+
+    @Option(help: "Port the WebAPI listens on. [QBTD_PORT] (default: 8080)")
+    var port: Int?
+
+    @Option(help: "WebUI username. [QBTD_USERNAME] (default: admin)")
+    var username: String?
+
+    @Option(help: "WebUI password, stored as a salted PBKDF2 hash. [QBTD_PASSWORD] (default: generated once and printed)")
+    var password: String?
+
+    @Option(help: "Where libtorrent listens for peers, HOST:PORT. [QBTD_PEER_LISTEN] (default: 0.0.0.0:6881)")
+    var peerListen: String?
+
+    @Flag(help: "Turn off DHT, LSD, PeX, UPnP and NAT-PMP: contact only peers you name. [QBTD_NO_DISCOVERY=1]")
+    var noDiscovery = false
+
+    @Flag(help: "Turn off uTP (TCP only). [QBTD_NO_UTP=1]")
+    var noUtp = false
+
+    @Option(help: "Seconds between fast-resume saves of changed torrents. [QBTD_RESUME_INTERVAL] (default: 15)")
+    var resumeInterval: Int?
+
+    func run() async throws {
+        let env = ProcessInfo.processInfo.environment
+        func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
+        var config = ServerConfiguration(dataDirectory: dataDir ?? env["QBTD_DATA_DIR"] ?? ServerConfiguration.defaultDataDirectory)
+        config.downloadDirectory = downloadDir ?? env["QBTD_DOWNLOAD_DIR"]
+        config.host = host ?? env["QBTD_HOST"] ?? config.host
+        if let p = port ?? env["QBTD_PORT"].flatMap({ Int($0) }) {
+            guard (0...65535).contains(p) else { throw ValidationError("--port must be 0…65535") }
+            config.port = p
+        }
+        config.username = username ?? env["QBTD_USERNAME"]
+        config.password = password ?? env["QBTD_PASSWORD"]
+        config.peerListen = peerListen ?? env["QBTD_PEER_LISTEN"] ?? config.peerListen
+        guard config.peerListen.contains(":") else { throw ValidationError("--peer-listen takes HOST:PORT") }
+        config.discovery = !(noDiscovery || flag("QBTD_NO_DISCOVERY"))
+        config.utp = !(noUtp || flag("QBTD_NO_UTP"))
+        if let seconds = resumeInterval ?? env["QBTD_RESUME_INTERVAL"].flatMap({ Int($0) }) {
+            guard seconds > 0 else { throw ValidationError("--resume-interval must be positive") }
+            config.resumeInterval = .seconds(seconds)
+        }
+
+        var logger = Logger(label: "qbtd")
+        logger.logLevel = env["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let host = config.host.contains(":") ? "[\(config.host)]" : config.host
+        let (app, parts) = try await buildApplication(config, logger: logger) { boundPort in
+            print("qbtd is serving the qBittorrent WebAPI at http://\(host):\(boundPort)")
+        }
+        let username = await parts.credentials.username
+        print("data directory: \(config.dataDirectory)")
+        switch parts.credentialOutcome {
+        case .generated(let password):
+            print("No WebUI password was set, so one was generated and stored (shown only this once).")
+            print("Log in as '\(username)' with password: \(password)  (change it with --password or QBTD_PASSWORD)")
+        case .set, .kept:
+            print("Log in as '\(username)' with the password you set (--password or QBTD_PASSWORD changes it).")
+        }
+        try await app.runService()
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import XCTest
+
+@testable import Store
+
+final class StoreTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    var path: String { dir.appendingPathComponent("qbtd.sqlite").path }
+
+    func record(_ id: String, category: String? = nil) -> TorrentRecord {
+        TorrentRecord(id: id, name: "n-\(id)", metainfo: Data([1, 2, 3]), magnet: nil, savePath: "/tmp/x", category: category)
+    }
+
+    func testMigrationsAreVersionedAndIdempotent() throws {
+        XCTAssertEqual(try Store(path: path).appliedMigrations(), ["v1: torrents, categories, tags, preferences"])
+        XCTAssertEqual(try Store(path: path).appliedMigrations().count, 1)
+    }
+
+    func testTorrentSurvivesReopenWithCategoryTagsAndResumeData() async throws {
+        do {
+            let store = try Store(path: path)
+            try await store.insert(record("a", category: "films"), tags: ["hd", "new"])
+            try await store.saveResumeData("a", Data("resume".utf8))
+            try await store.updateTorrent("a") { $0.stopped = true }
+        }
+        let reopened = try Store(path: path)
+        let all = try await reopened.torrents()
+        XCTAssertEqual(all.count, 1)
+        XCTAssertEqual(all[0].record.category, "films")
+        XCTAssertEqual(all[0].tags, ["hd", "new"])
+        XCTAssertEqual(all[0].record.resumeData, Data("resume".utf8))
+        XCTAssertTrue(all[0].record.stopped)
+        let value1 = try await reopened.categories()
+        XCTAssertEqual(value1, [Category(name: "films", savePath: "")])
+        let value2 = try await reopened.tags()
+        XCTAssertEqual(value2, ["hd", "new"])
+    }
+
+    func testRemovingCategoryAndTagsUpdatesTorrents() async throws {
+        let store = try Store(path: path)
+        try await store.insert(record("a", category: "c"), tags: ["t1", "t2"])
+        try await store.removeCategories(["c"])
+        try await store.deleteTags(["t1"])
+        let t = try await store.torrent("a")
+        XCTAssertNil(t?.record.category)
+        XCTAssertEqual(t?.tags, ["t2"])
+        try await store.deleteTorrent("a")
+        let value3 = try await store.torrent("a")
+        XCTAssertNil(value3)
+        let value4 = try await store.tags()
+        XCTAssertEqual(value4, ["t2"], "tags outlive their torrents, as in qBittorrent")
+    }
+
+    func testAFailedInsertLeavesNoHalfRow() async throws {
+        let store = try Store(path: path)
+        try await store.insert(record("a"), tags: [])
+        // Same id again: the whole transaction (category and tags included) must roll back.
+        do {
+            try await store.insert(record("a", category: "ghost"), tags: ["ghost"])
+            XCTFail("duplicate insert succeeded")
+        } catch {}
+        let value5 = try await store.categories()
+        XCTAssertEqual(value5, [])
+        let value6 = try await store.tags()
+        XCTAssertEqual(value6, [])
+        // A row with neither metainfo nor magnet is refused by the schema.
+        var empty = record("b")
+        empty.metainfo = nil
+        do { try await store.insert(empty, tags: []); XCTFail("row without a source stored") } catch {}
+    }
+
+    func testPreferencesRoundTrip() async throws {
+        let store = try Store(path: path)
+        try await store.setPreferences(["dl_limit": 1024, "save_path": "/srv"])
+        let value7 = try await store.preference("dl_limit", as: Int.self)
+        XCTAssertEqual(value7, 1024)
+        let value8 = try await store.preference("save_path", as: String.self)
+        XCTAssertEqual(value8, "/srv")
+        let value9 = try await store.preference("missing", as: String.self)
+        XCTAssertNil(value9)
+    }
+
+    func testPasswordHashIsQBittorrentsFormat() throws {
+        let hash = PasswordHash(hashing: "secret")
+        XCTAssertTrue(hash.encoded.hasPrefix("@ByteArray("))
+        let parsed = try XCTUnwrap(PasswordHash(encoded: hash.encoded))
+        XCTAssertTrue(parsed.matches("secret"))
+        XCTAssertFalse(parsed.matches("Secret"))
+        XCTAssertNil(PasswordHash(encoded: "secret"))
+        XCTAssertNotEqual(PasswordHash(hashing: "secret").salt, hash.salt, "salt is random")
+    }
+
+    func testPasswordHashMatchesQBittorrentsDefaultAdminHash() throws {
+        // qBittorrent 4.5's stock hash of "adminadmin".
+        let stock = "@ByteArray(ARQ77eY1NUZaQsuDHbIMCA==:0WMRkYTUWVT9wVvdDtHAjU9b3b7uB8NR1Gur2hmQCvCDpm39Q+PsJRJPaCU51dEiz+dTzh8qbPsL8WkFljQYFQ==)"
+        XCTAssertTrue(try XCTUnwrap(PasswordHash(encoded: stock)).matches("adminadmin"))
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import XCTest
+
+@testable import TorrentEngine
+
+/// Two real libtorrent sessions on 127.0.0.1: one seeds, the other downloads.
+final class LoopbackTransferTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("engine-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    static var loopback: EngineSettings {
+        var s = EngineSettings()
+        s.listenInterfaces = "127.0.0.1:0"
+        s.disableDiscovery()
+        s.utp = false
+        return s
+    }
+
+    /// Makes `payload/` with three files of random bytes and returns the .torrent.
+    func makePayload() throws -> (torrent: [UInt8], files: [String: Data]) {
+        let root = dir.appendingPathComponent("seed/payload")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        var files: [String: Data] = [:]
+        for (name, size) in [("a.bin", 3 * 1024 * 1024 + 17), ("sub/b.bin", 1024 * 1024), ("c.bin", 5000)] {
+            let data = Data((0..<size).map { _ in UInt8.random(in: 0...255) })
+            try data.write(to: root.appendingPathComponent(name))
+            files["payload/" + name] = data
+        }
+        return (try TorrentCreator.create(path: root.path, pieceSize: 64 * 1024), files)
+    }
+
+    func testDownloadBetweenTwoSessionsWithEventsResumeDataAndPieceReads() async throws {
+        let (torrent, files) = try makePayload()
+        let resumeSaves = ResumeLog()
+        let seeder = try TorrentEngine(settings: Self.loopback) { _, _ in }
+        let leecher = try TorrentEngine(settings: Self.loopback, resumeInterval: .seconds(1)) { id, data in
+            await resumeSaves.record(id, data.count)
+        }
+
+        var seed = AddTorrentRequest(source: .metainfo(torrent), savePath: dir.appendingPathComponent("seed").path)
+        seed.skipChecking = true
+        let id = try await seeder.add(seed)
+        XCTAssertEqual(id, try TorrentEngine.inspect(.metainfo(torrent)).id)
+        XCTAssertEqual(id.count, 40)
+
+        let events = await leecher.events()
+        let got = try await leecher.add(AddTorrentRequest(source: .metainfo(torrent), savePath: dir.appendingPathComponent("got").path))
+        XCTAssertEqual(got, id)
+        await XCTAssertThrowsErrorAsync(try await leecher.add(AddTorrentRequest(source: .metainfo(torrent), savePath: "/tmp"))) {
+            XCTAssertEqual($0 as? EngineError, .duplicate(id))
+        }
+
+        let port = try await waitForPort(seeder)
+        try await leecher.connectPeer(id, host: "127.0.0.1", port: port)
+
+        // Wait for `finished`, counting piece events on the way (bounded).
+        let pieces = try await withTimeout(seconds: 60) { () -> Set<Int>? in
+            var pieces = Set<Int>()
+            for await event in events {
+                if case .pieceFinished(id, let piece) = event { pieces.insert(piece) }
+                if case .finished(id) = event { return pieces }
+            }
+            return nil
+        }
+        let finishedPieces = try XCTUnwrap(pieces, "the event stream ended before the torrent finished")
+        let status = try await leecher.status(id)
+        XCTAssertEqual(status.progress, 1)
+        XCTAssertEqual(finishedPieces.count, status.numPieces, "one piece-finished event per piece")
+        for (path, data) in files {
+            XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("got/" + path)), data, path)
+        }
+
+        let fileList = try await leecher.files(id)
+        XCTAssertEqual(Set(fileList.map(\.path)), Set(files.keys))
+        XCTAssertTrue(fileList.allSatisfy { $0.progress == 1 })
+
+        // A finished piece reads back byte for byte.
+        let first = fileList.min { $0.offset < $1.offset }!
+        let piece = try await leecher.readPiece(id, piece: 0)
+        XCTAssertEqual(piece.count, 64 * 1024)
+        XCTAssertEqual(Data(piece.prefix(1000)), files[first.path]!.prefix(1000))
+
+        try await leecher.saveResumeData(id)
+        try await Task.sleep(for: .milliseconds(500))
+        let value1 = await resumeSaves.count(id)
+        XCTAssertGreaterThan(value1, 0)
+
+        try await leecher.remove(id, deleteFiles: true)
+        await XCTAssertThrowsErrorAsync(try await leecher.status(id)) { XCTAssertEqual($0 as? EngineError, .notFound(id)) }
+        await leecher.shutdown()
+        await seeder.shutdown()
+    }
+
+    func testInspectRejectsGarbageAndBadMagnets() {
+        XCTAssertThrowsError(try TorrentEngine.inspect(.metainfo(Array("not bencode".utf8))))
+        XCTAssertThrowsError(try TorrentEngine.inspect(.metainfo([])))
+        XCTAssertThrowsError(try TorrentEngine.inspect(.magnet("magnet:?dn=x")))
+        XCTAssertThrowsError(try TorrentEngine.inspect(.magnet("http://x")))
+        let hash = String(repeating: "ab", count: 20)
+        XCTAssertEqual(try TorrentEngine.inspect(.magnet("magnet:?xt=urn:btih:\(hash.uppercased())&dn=n")).id, hash)
+    }
+
+    func waitForPort(_ engine: TorrentEngine) async throws -> Int {
+        for _ in 0..<100 {
+            let port = await engine.listenPort
+            if port > 0 { return port }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw EngineError.failed("seeder never listened")
+    }
+}
+
+actor ResumeLog {
+    var saves: [String: Int] = [:]
+    func record(_ id: String, _ bytes: Int) { saves[id, default: 0] += 1 }
+    func count(_ id: String) -> Int { saves[id] ?? 0 }
+}
+
+func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            throw EngineError.failed("timed out after \(seconds)s")
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        return first
+    }
+}
+
+func XCTAssertThrowsErrorAsync<T>(_ expression: @autoclosure () async throws -> T, _ check: (Error) -> Void = { _ in },
+                                  file: StaticString = #filePath, line: UInt = #line) async {
+    do {
+        _ = try await expression()
+        XCTFail("no error thrown", file: file, line: line)
+    } catch {
+        check(error)
+    }
+}

@@ -1,0 +1,52 @@
+import XCTest
+
+@testable import WebAPI
+
+final class ParsingTests: XCTestCase {
+    func testMultipartFieldsAndFiles() throws {
+        let body = "--XyZ\r\nContent-Disposition: form-data; name=\"urls\"\r\n\r\nmagnet:?a\nmagnet:?b\r\n"
+            + "--XyZ\r\nContent-Disposition: form-data; name=\"torrents\"; filename=\"a.torrent\"\r\n"
+            + "Content-Type: application/x-bittorrent\r\n\r\nd4:infoe\r\n--XyZ--\r\n"
+        let p = try Multipart.parse(Array(body.utf8), boundary: "XyZ")
+        XCTAssertEqual(p["urls"], "magnet:?a\nmagnet:?b")
+        XCTAssertEqual(p.files, [UploadedFile(field: "torrents", filename: "a.torrent", data: Array("d4:infoe".utf8))])
+        XCTAssertEqual(Multipart.boundary(fromContentType: "multipart/form-data; boundary=\"XyZ\""), "XyZ")
+    }
+
+    func testMultipartRejectsTruncatedBodies() {
+        let body = "--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nno end"
+        XCTAssertThrowsError(try Multipart.parse(Array(body.utf8), boundary: "XyZ"))
+        XCTAssertThrowsError(try Multipart.parse(Array("garbage".utf8), boundary: "XyZ"))
+    }
+
+    func testFormURLEncoded() {
+        let f = FormURLEncoded.parse("hashes=a%7Cb&deleteFiles=true&x=1+2&empty=&=skip")
+        XCTAssertEqual(f, ["hashes": "a|b", "deleteFiles": "true", "x": "1 2", "empty": ""])
+    }
+
+    func testBooleansAreOnlyTrueOrFalse() {
+        let p = Parameters(fields: ["a": "TRUE", "b": "false", "c": "1", "d": "yes"])
+        XCTAssertEqual(p.bool("a"), true)
+        XCTAssertEqual(p.bool("b"), false)
+        XCTAssertNil(p.bool("c"))
+        XCTAssertNil(p.bool("d"))
+        XCTAssertNil(p.bool("missing"))
+        XCTAssertThrowsError(try p.required("missing")) { XCTAssertEqual($0 as? QBitError, .badParams()) }
+    }
+
+    func testPeerParsing() {
+        XCTAssertEqual(TorrentsController.parsePeer("127.0.0.1:6881")?.port, 6881)
+        XCTAssertEqual(TorrentsController.parsePeer("[::1]:80")?.host, "::1")
+        XCTAssertNil(TorrentsController.parsePeer("127.0.0.1:abc"))
+        XCTAssertNil(TorrentsController.parsePeer("127.0.0.1:0"))
+        XCTAssertNil(TorrentsController.parsePeer("example.com:80"))
+        XCTAssertNil(TorrentsController.parsePeer("1.2.3.4"))
+    }
+
+    func testCategoryNames() {
+        XCTAssertTrue(TorrentsController.validCategory("tv/shows"))
+        XCTAssertFalse(TorrentsController.validCategory("/abs"))
+        XCTAssertFalse(TorrentsController.validCategory("a//b"))
+        XCTAssertFalse(TorrentsController.validCategory("a/../b"))
+    }
+}

@@ -1,0 +1,174 @@
+"""End-to-end fixtures: a real qbtd process, a real libtorrent seeder, all on 127.0.0.1."""
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import libtorrent as lt
+import pytest
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+QBTD = os.environ.get("QBTD_BIN", str(ROOT / ".build" / "debug" / "qbtd"))
+PASSWORD = "test-password-1"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate, timeout, interval=0.2, what="condition"):
+    """Polls `predicate` until it returns a truthy value; fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
+
+
+class Qbtd:
+    """One qbtd process on loopback, with discovery and uTP off."""
+
+    def __init__(self, data_dir, port=None, username=None, password=PASSWORD, extra=()):
+        self.data_dir = Path(data_dir)
+        self.port = port or free_port()
+        self.username = username
+        self.password = password
+        self.extra = list(extra)
+        self.proc = None
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        args = [QBTD, "--data-dir", str(self.data_dir), "--host", "127.0.0.1", "--port", str(self.port),
+                "--peer-listen", "127.0.0.1:0", "--no-discovery", "--no-utp", "--resume-interval", "1"]
+        if self.username:
+            args += ["--username", self.username]
+        if self.password:
+            args += ["--password", self.password]
+        self.log = open(self.data_dir.parent / f"qbtd-{self.port}.log", "ab")
+        self.proc = subprocess.Popen(args + self.extra, stdout=self.log, stderr=subprocess.STDOUT)
+
+        def up():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"qbtd exited with {self.proc.returncode}; see {self.log.name}")
+            try:
+                return requests.get(self.base + "/", timeout=1).ok
+            except requests.RequestException:
+                return False
+
+        wait_for(up, 60, what="qbtd to listen")
+        return self
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def session(self, username="admin"):
+        s = requests.Session()
+        r = s.post(self.base + "/api/v2/auth/login", data={"username": self.username or username, "password": self.password})
+        assert r.status_code == 200 and r.text == "Ok.", (r.status_code, r.text)
+        return s
+
+    def url(self, path):
+        return f"{self.base}/api/v2/{path}"
+
+
+@pytest.fixture
+def qbtd_factory(tmp_path):
+    started = []
+
+    def make(data_dir=None, **kwargs):
+        d = Path(data_dir) if data_dir else tmp_path / f"data{len(started)}"
+        d.mkdir(parents=True, exist_ok=True)
+        q = Qbtd(d, **kwargs).start()
+        started.append(q)
+        return q
+
+    yield make
+    for q in started:
+        q.stop()
+
+
+class Seeder:
+    """A python-libtorrent session on 127.0.0.1 seeding generated files."""
+
+    def __init__(self, root, sizes, piece_size=256 * 1024, upload_limit=0):
+        self.root = Path(root)
+        content = self.root / "payload"
+        content.mkdir(parents=True)
+        rng = hashlib.sha256(str(sizes).encode()).digest()
+        self.hashes = {}
+        for i, size in enumerate(sizes):
+            path = content / (f"dir{i % 2}" if i else "") / f"file{i}.bin"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(os.urandom(size))
+            self.hashes[str(path.relative_to(self.root))] = sha256(path)
+        fs = lt.file_storage()
+        lt.add_files(fs, str(content))
+        ct = lt.create_torrent(fs, piece_size)
+        ct.set_creator("qbtd tests")
+        lt.set_piece_hashes(ct, str(self.root))
+        self.torrent = lt.bencode(ct.generate())
+        self.info = lt.torrent_info(lt.bdecode(self.torrent))
+        self.magnet = lt.make_magnet_uri(self.info)
+        self.id = str(self.info.info_hashes().get_best())
+        self.port = free_port()
+        self.session = lt.session({
+            "listen_interfaces": f"127.0.0.1:{self.port}", "enable_dht": False, "enable_lsd": False,
+            "enable_upnp": False, "enable_natpmp": False, "enable_outgoing_utp": False,
+            "enable_incoming_utp": False, "allow_multiple_connections_per_ip": True,
+            "alert_mask": 0,
+        })
+        params = lt.add_torrent_params()
+        params.ti = self.info
+        params.save_path = str(self.root)
+        params.flags = lt.torrent_flags.seed_mode
+        self.handle = self.session.add_torrent(params)
+        if upload_limit:
+            self.handle.set_upload_limit(upload_limit)
+        wait_for(lambda: self.handle.status().is_seeding, 60, what="seeder ready")
+
+    @property
+    def peer(self):
+        return f"127.0.0.1:{self.port}"
+
+    def verify(self, save_path):
+        for rel, digest in self.hashes.items():
+            got = Path(save_path) / rel
+            assert got.exists(), f"missing {got}"
+            assert sha256(got) == digest, f"{got} differs from the seed"
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# 3 files, 40 MiB in all.
+SIZES = [20 * 1024 * 1024, 12 * 1024 * 1024 + 12345, 8 * 1024 * 1024 - 777]
+
+
+@pytest.fixture(scope="session")
+def seeder(tmp_path_factory):
+    return Seeder(tmp_path_factory.mktemp("seed"), SIZES)
