@@ -5,7 +5,7 @@ APT_TEST := $(APT_RUN) python3-libtorrent python3-venv
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: run test build deps-run deps-test swift-test e2e-test clean
+.PHONY: run test bench build deps-run deps-test deps-bench swift-test e2e-test clean
 
 run: deps-run build
 	.build/debug/qbtd $(ARGS)
@@ -21,6 +21,13 @@ swift-test:
 # End-to-end: the built qbtd against real libtorrent peers and real clients, all on 127.0.0.1.
 e2e-test: $(VENV)/.ready
 	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/e2e
+
+# Benchmarks print figures and ratios against qbittorrent-nox run in the same script; not part of `make test`.
+bench: deps-bench build $(VENV)/.ready
+	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python Benchmarks/loopback_download.py $(MIB)
+
+deps-bench:
+	@contrib/apt-ensure $(APT_TEST) qbittorrent-nox
 
 deps-run:
 	@contrib/apt-ensure $(APT_RUN)

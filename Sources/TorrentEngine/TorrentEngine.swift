@@ -225,7 +225,7 @@ public actor TorrentEngine {
         saveResumeData(onlyIfModified: true)
         let deadline = ContinuousClock.now + timeout
         while pendingResumeSaves > 0 && ContinuousClock.now < deadline {
-            drain()
+            await drainAsync()
             try? await Task.sleep(for: .milliseconds(20))
         }
         await drainAsync()
