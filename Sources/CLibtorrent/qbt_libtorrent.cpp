@@ -338,6 +338,7 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, void *context)
             }
             case lt::storage_moved_alert::alert_type: ev.kind = QBT_EVENT_STORAGE_MOVED; break;
             case lt::storage_moved_failed_alert::alert_type: ev.kind = QBT_EVENT_STORAGE_MOVE_FAILED; break;
+            case lt::alerts_dropped_alert::alert_type: ev.kind = QBT_EVENT_ALERTS_DROPPED; break;
             default: continue;
             }
             if (!buffer.empty()) {

@@ -23,8 +23,9 @@ public func buildApplication(
     let store = try Store(path: paths.databasePath)
     let credentials = try await Credentials(store: store)
     let outcome = try await credentials.prepare(username: config.username, password: config.password)
+    let engineSettings = config.engineSettings(preferences: try await PreferenceSettings.load(from: store))
     let service = try await TorrentService(
-        settings: config.engineSettings, store: store, paths: paths, resumeInterval: config.resumeInterval, logger: logger)
+        settings: engineSettings, store: store, paths: paths, resumeInterval: config.resumeInterval, logger: logger)
     let sessions = SessionManager()
     let identity = Identity.qBittorrent5_1
 
@@ -35,7 +36,7 @@ public func buildApplication(
     router.on("/", method: .head) { _, _ in Response(status: .ok) }
     APIRouter(controllers: [
         AuthController(credentials: credentials, sessions: sessions),
-        AppController(identity: identity, service: service, credentials: credentials, engineSettings: config.engineSettings),
+        AppController(identity: identity, service: service, credentials: credentials, engineSettings: engineSettings),
         TorrentsController(service: service, identity: identity),
     ], sessions: sessions, logger: logger).addRoutes(to: router)
 

@@ -10,9 +10,11 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     public var username: String?
     public var password: String?
-    /// Where libtorrent listens for peers, `HOST:PORT`.
-    public var peerListen = "0.0.0.0:6881"
+    /// Where libtorrent listens for peers, `HOST:PORT`; nil keeps the stored `listen_port` (default 6881).
+    public var peerListen: String?
+    /// false forces DHT, LSD, PeX, UPnP and NAT-PMP off, whatever the preferences say.
     public var discovery = true
+    /// false forces uTP off.
     public var utp = true
     public var resumeInterval: Duration = .seconds(15)
 
@@ -25,11 +27,14 @@ public struct ServerConfiguration: Sendable {
         return (env["HOME"] ?? FileManager.default.currentDirectoryPath) + "/.local/share/qbtd"
     }
 
-    public var engineSettings: EngineSettings {
+    /// The engine settings: defaults, then the stored preferences, then what was given at start.
+    public func engineSettings(preferences: [String: JSONValue]) -> EngineSettings {
         var s = EngineSettings()
-        s.listenInterfaces = Self.listenInterfaces(peerListen)
+        s.listenInterfaces = "0.0.0.0:6881,[::]:6881"
+        s = PreferenceSettings.apply(preferences, to: s)
+        if let peerListen { s.listenInterfaces = Self.listenInterfaces(peerListen) }
         if !discovery { s.disableDiscovery() }
-        s.utp = utp
+        if !utp { s.utp = false }
         return s
     }
 

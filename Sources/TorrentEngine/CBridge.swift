@@ -71,6 +71,7 @@ enum RawEvent {
     case resumeData(TorrentID, [UInt8])
     case resumeDataFailed(TorrentID, String, notModified: Bool)
     case readPiece(TorrentID, Int, [UInt8]?, String)
+    case alertsDropped(String)
 }
 
 extension RawEvent {
@@ -97,6 +98,7 @@ extension RawEvent {
         case QBT_EVENT_LISTEN_FAILED: self = .event(.listenFailed(message))
         case QBT_EVENT_STORAGE_MOVED: self = .event(.storageMoved(id))
         case QBT_EVENT_STORAGE_MOVE_FAILED: self = .event(.storageMoveFailed(id, message))
+        case QBT_EVENT_ALERTS_DROPPED: self = .alertsDropped(message)
         case QBT_EVENT_RESUME_DATA:
             self = .resumeData(id, e.data.map { Array(UnsafeBufferPointer(start: $0, count: e.size)) } ?? [])
         case QBT_EVENT_RESUME_DATA_FAILED: self = .resumeDataFailed(id, message, notModified: e.state == 1)

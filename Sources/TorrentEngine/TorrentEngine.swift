@@ -219,10 +219,10 @@ public actor TorrentEngine {
         pendingResumeSaves += 1
     }
 
-    /// Saves what changed, waits (bounded) for it to be stored, then aborts the session.
+    /// Saves every torrent's fast-resume data, waits (bounded) for it to be stored, then aborts the session.
     public func shutdown(timeout: Duration = .seconds(10)) async {
         guard !closed else { return }
-        saveResumeData(onlyIfModified: true)
+        saveResumeData(onlyIfModified: false)
         let deadline = ContinuousClock.now + timeout
         while pendingResumeSaves > 0 && ContinuousClock.now < deadline {
             await drainAsync()
@@ -258,6 +258,8 @@ public actor TorrentEngine {
             case .resumeDataFailed(let id, let why, let notModified):
                 pendingResumeSaves = max(0, pendingResumeSaves - 1)
                 if !notModified { logger.warning("fast-resume save failed for \(id): \(why)") }
+            case .alertsDropped(let why):
+                logger.error("libtorrent dropped alerts (queue overflow): \(why)")
             case .readPiece(let id, let piece, let data, let why):
                 let waiters = pieceReads.removeValue(forKey: "\(id):\(piece)") ?? []
                 for w in waiters {

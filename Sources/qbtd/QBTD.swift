@@ -33,7 +33,7 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "WebUI password, stored as a salted PBKDF2 hash. [QBTD_PASSWORD] (default: generated once and printed)")
     var password: String?
 
-    @Option(help: "Where libtorrent listens for peers, HOST:PORT. [QBTD_PEER_LISTEN] (default: 0.0.0.0:6881)")
+    @Option(help: "Where libtorrent listens for peers, HOST:PORT. [QBTD_PEER_LISTEN] (default: 0.0.0.0:<listen_port preference, 6881>)")
     var peerListen: String?
 
     @Flag(help: "Turn off DHT, LSD, PeX, UPnP and NAT-PMP: contact only peers you name. [QBTD_NO_DISCOVERY=1]")
@@ -57,8 +57,10 @@ struct QBTD: AsyncParsableCommand {
         }
         config.username = username ?? env["QBTD_USERNAME"]
         config.password = password ?? env["QBTD_PASSWORD"]
-        config.peerListen = peerListen ?? env["QBTD_PEER_LISTEN"] ?? config.peerListen
-        guard config.peerListen.contains(":") else { throw ValidationError("--peer-listen takes HOST:PORT") }
+        config.peerListen = peerListen ?? env["QBTD_PEER_LISTEN"]
+        if let listen = config.peerListen, !Self.validHostPort(listen) {
+            throw ValidationError("--peer-listen takes HOST:PORT, e.g. 0.0.0.0:6881 or [::1]:6881")
+        }
         config.discovery = !(noDiscovery || flag("QBTD_NO_DISCOVERY"))
         config.utp = !(noUtp || flag("QBTD_NO_UTP"))
         if let seconds = resumeInterval ?? env["QBTD_RESUME_INTERVAL"].flatMap({ Int($0) }) {
@@ -70,17 +72,29 @@ struct QBTD: AsyncParsableCommand {
         logger.logLevel = env["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let host = config.host.contains(":") ? "[\(config.host)]" : config.host
         let (app, parts) = try await buildApplication(config, logger: logger) { boundPort in
-            print("qbtd is serving the qBittorrent WebAPI at http://\(host):\(boundPort)")
+            say("qbtd is serving the qBittorrent WebAPI at http://\(host):\(boundPort)")
         }
         let username = await parts.credentials.username
-        print("data directory: \(config.dataDirectory)")
+        say("data directory: \(config.dataDirectory)")
         switch parts.credentialOutcome {
         case .generated(let password):
-            print("No WebUI password was set, so one was generated and stored (shown only this once).")
-            print("Log in as '\(username)' with password: \(password)  (change it with --password or QBTD_PASSWORD)")
+            say("No WebUI password was set, so one was generated and stored (shown only this once).")
+            say("Log in as '\(username)' with password: \(password)  (change it with --password or QBTD_PASSWORD)")
         case .set, .kept:
-            print("Log in as '\(username)' with the password you set (--password or QBTD_PASSWORD changes it).")
+            say("Log in as '\(username)' with the password you set (--password or QBTD_PASSWORD changes it).")
         }
         try await app.runService()
     }
+
+    static func validHostPort(_ value: String) -> Bool {
+        guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+              (0...65535).contains(port) else { return false }
+        return !value[..<colon].isEmpty
+    }
+}
+
+/// Writes a line to stdout at once (print is block-buffered into files and pipes), so a supervisor or a test
+/// sees the banner and a generated password as soon as they are written.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

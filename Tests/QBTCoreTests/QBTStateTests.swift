@@ -60,3 +60,18 @@ final class QBTStateTests: XCTestCase {
         XCTAssertThrowsError(try paths.savePath("link/inside"))
     }
 }
+
+final class PreferenceSettingsTests: XCTestCase {
+    func testStoredPreferencesDriveTheEngine() {
+        var base = EngineSettings()
+        base.listenInterfaces = "0.0.0.0:6881"
+        let s = PreferenceSettings.apply(
+            ["dht": .bool(false), "lsd": .bool(false), "pex": .bool(false), "upnp": .bool(false), "dl_limit": .int(4096),
+             "up_limit": .int(1024), "bittorrent_protocol": .int(1), "listen_port": .int(7000)], to: base)
+        XCTAssertFalse(s.dht || s.lsd || s.pex || s.upnp || s.natpmp || s.utp)
+        XCTAssertEqual(s.downloadRateLimit, 4096)
+        XCTAssertEqual(s.uploadRateLimit, 1024)
+        XCTAssertEqual(s.listenInterfaces, "0.0.0.0:7000,[::]:7000")
+        XCTAssertEqual(PreferenceSettings.apply([:], to: base), base)
+    }
+}

@@ -38,18 +38,19 @@ def wait_for(predicate, timeout, interval=0.2, what="condition"):
 class Qbtd:
     """One qbtd process on loopback, with discovery and uTP off."""
 
-    def __init__(self, data_dir, port=None, username=None, password=PASSWORD, extra=()):
+    def __init__(self, data_dir, port=None, username=None, password=PASSWORD, resume_interval=1, extra=()):
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.username = username
         self.password = password
         self.extra = list(extra)
+        self.resume_interval = resume_interval
         self.proc = None
         self.base = f"http://127.0.0.1:{self.port}"
 
     def start(self):
         args = [QBTD, "--data-dir", str(self.data_dir), "--host", "127.0.0.1", "--port", str(self.port),
-                "--peer-listen", "127.0.0.1:0", "--no-discovery", "--no-utp", "--resume-interval", "1"]
+                "--peer-listen", "127.0.0.1:0", "--no-discovery", "--no-utp", "--resume-interval", str(self.resume_interval)]
         if self.username:
             args += ["--username", self.username]
         if self.password:

@@ -63,6 +63,7 @@ typedef enum {
     QBT_EVENT_LISTEN_FAILED,
     QBT_EVENT_STORAGE_MOVED,
     QBT_EVENT_STORAGE_MOVE_FAILED,
+    QBT_EVENT_ALERTS_DROPPED,   // the alert queue overflowed: a bug to report, never expected
 } qbt_event_kind;
 
 typedef struct {
