@@ -125,7 +125,8 @@ public struct TorrentsController: APIController {
         if let indexes = p["indexes"] {
             var set = Set<Int>()
             for item in indexes.split(separator: "|") {
-                guard let i = Int(item), i >= 0, i < files.count else { throw QBitError.conflict("Index is out of range") }
+                guard let i = Int(item) else { throw QBitError.badParams() }
+                guard i >= 0, i < files.count else { throw QBitError.conflict("Index \(i) is out of bounds.") }
                 set.insert(i)
             }
             wanted = set
@@ -186,8 +187,6 @@ public struct TorrentsController: APIController {
         }
         let urls = (p["urls"] ?? "").split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if sources.isEmpty && urls.isEmpty { throw QBitError.badParams() }
-
         var added = 0
         for url in urls {
             let source: AddTorrentRequest.Source

@@ -100,8 +100,8 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         completion_on = r.completedOn ?? (s.completedTime > 0 ? s.completedTime : -1)
         tracker = s.currentTracker
         trackers_count = s.trackersCount
-        dl_limit = r.downloadLimit > 0 ? r.downloadLimit : -1
-        up_limit = r.uploadLimit > 0 ? r.uploadLimit : -1
+        dl_limit = max(0, r.downloadLimit)  // 0 = unlimited here; properties says -1 (as qBittorrent does)
+        up_limit = max(0, r.uploadLimit)
         downloaded = s.allTimeDownload
         uploaded = s.allTimeUpload
         downloaded_session = s.sessionDownload
@@ -118,11 +118,12 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         let activeDays = Double(s.activeDuration) / 86400
         popularity = activeDays > 0 && ratio >= 0 ? ratio / activeDays : 0
         seen_complete = s.lastSeenComplete
-        last_activity = max(s.lastDownload, s.lastUpload)
+        let lastActive = max(s.lastDownload, s.lastUpload)
+        last_activity = lastActive > 0 ? lastActive : r.addedOn  // never active: the time it was added
         auto_tmm = r.autoTMM
         time_active = s.activeDuration
         seeding_time = s.seedingDuration
-        availability = s.hasMetadata ? s.distributedCopies : -1
+        availability = s.distributedCopies
         reannounce = s.nextAnnounce
         comment = s.comment
         `private` = Nullable(s.hasMetadata ? s.isPrivate : nil)

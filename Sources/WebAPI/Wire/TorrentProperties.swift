@@ -66,8 +66,8 @@ public struct TorrentProperties: Codable, Sendable, Equatable {
         dl_speed_avg = s.activeDuration > 0 ? s.allTimeDownload / s.activeDuration : 0
         up_speed = s.uploadRate
         up_speed_avg = s.activeDuration > 0 ? s.allTimeUpload / s.activeDuration : 0
-        dl_limit = info.dl_limit
-        up_limit = info.up_limit
+        dl_limit = info.dl_limit > 0 ? info.dl_limit : -1
+        up_limit = info.up_limit > 0 ? info.up_limit : -1
         total_wasted = s.totalFailed + s.totalRedundant
         seeds = s.numSeeds
         seeds_total = info.num_complete
