@@ -42,21 +42,12 @@ void set_error(char **error, const std::string &message) {
     if (error) *error = dup_string(message);
 }
 
-std::string hex(const lt::sha1_hash &h) {
+// Lowercase hex of a sha1 or sha256 digest.
+template <typename Digest>
+std::string hex(const Digest &h) {
     static const char digits[] = "0123456789abcdef";
     std::string out;
-    out.reserve(40);
-    for (auto byte : h) {
-        auto b = static_cast<unsigned char>(byte);
-        out.push_back(digits[b >> 4]);
-        out.push_back(digits[b & 15]);
-    }
-    return out;
-}
-
-std::string hex256(const lt::sha256_hash &h) {
-    static const char digits[] = "0123456789abcdef";
-    std::string out;
+    out.reserve(static_cast<size_t>(h.size()) * 2);
     for (auto byte : h) {
         auto b = static_cast<unsigned char>(byte);
         out.push_back(digits[b >> 4]);
@@ -587,7 +578,7 @@ static void report_status(const lt::torrent_status &st, qbt_status_fn fn, void *
     copy_id(out.id, torrent_id(st.info_hashes));
     auto ti = st.torrent_file.lock();
     std::string v1 = st.info_hashes.has_v1() ? hex(st.info_hashes.v1) : std::string();
-    std::string v2 = st.info_hashes.has_v2() ? hex256(st.info_hashes.v2) : std::string();
+    std::string v2 = st.info_hashes.has_v2() ? hex(st.info_hashes.v2) : std::string();
     std::string error = st.errc ? st.errc.message() : std::string();
     std::string comment = ti ? ti->comment() : std::string();
     std::string creator = ti ? ti->creator() : std::string();

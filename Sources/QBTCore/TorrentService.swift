@@ -38,12 +38,8 @@ public actor TorrentService {
             if let metainfo = r.metainfo { source = .metainfo(Array(metainfo)) }
             else if let magnet = r.magnet { source = .magnet(magnet) }
             else { continue }
-            var request = AddTorrentRequest(source: source, savePath: r.savePath)
+            var request = AddTorrentRequest(source, record: r)
             request.resumeData = r.resumeData.map(Array.init)
-            request.stopped = r.stopped
-            request.sequential = r.sequential
-            request.uploadLimit = r.uploadLimit
-            request.downloadLimit = r.downloadLimit
             do {
                 try await engine.add(request)
                 torrents[r.id] = stored
@@ -116,12 +112,8 @@ public actor TorrentService {
         } catch {
             return .invalid("could not store the torrent: \(error)")
         }
-        var request = AddTorrentRequest(source: source, savePath: savePath)
-        request.stopped = options.stopped
-        request.sequential = options.sequential
+        var request = AddTorrentRequest(source, record: record)
         request.skipChecking = options.skipChecking
-        request.uploadLimit = record.uploadLimit
-        request.downloadLimit = record.downloadLimit
         do {
             try await engine.add(request)
         } catch {
@@ -202,4 +194,15 @@ public actor TorrentService {
     }
 
     public func files(_ id: TorrentID) async throws -> [TorrentFile] { try await engine.files(id) }
+}
+
+extension AddTorrentRequest {
+    /// What the engine needs to run a stored torrent as the record describes it.
+    init(_ source: Source, record: TorrentRecord) {
+        self.init(source: source, savePath: record.savePath)
+        stopped = record.stopped
+        sequential = record.sequential
+        uploadLimit = record.uploadLimit
+        downloadLimit = record.downloadLimit
+    }
 }
