@@ -18,6 +18,9 @@
 #include <libtorrent/torrent_status.hpp>
 #include <libtorrent/write_resume_data.hpp>
 
+#include <boost/version.hpp>
+#include <libtorrent/version.hpp>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -755,6 +758,27 @@ bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t 
 }
 
 bool qbt_random_bytes(uint8_t *out, size_t len) { return RAND_bytes(out, static_cast<int>(len)) == 1; }
+
+const char *qbt_libtorrent_version(void) { return lt::version(); }
+
+const char *qbt_boost_version(void) {
+    static const std::string version = std::to_string(BOOST_VERSION / 100000) + "." +
+                                       std::to_string(BOOST_VERSION / 100 % 1000) + "." +
+                                       std::to_string(BOOST_VERSION % 100);
+    return version.c_str();
+}
+
+// "OpenSSL 3.0.17 1 Jul 2025" -> "3.0.17"
+const char *qbt_openssl_version(void) {
+    static const std::string version = [] {
+        std::string full = OpenSSL_version(OPENSSL_VERSION);
+        auto start = full.find(' ');
+        if (start == std::string::npos) return full;
+        auto end = full.find(' ', start + 1);
+        return full.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1);
+    }();
+    return version.c_str();
+}
 
 void qbt_free(void *pointer) { std::free(pointer); }
 

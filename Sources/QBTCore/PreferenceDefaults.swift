@@ -3,7 +3,8 @@ import TorrentEngine
 /// `app/preferences` as qBittorrent 5.1 answers it: its defaults, overlaid with what qbtd actually runs with.
 /// Stored preferences (set through `app/setPreferences`) overlay these in turn.
 public enum PreferenceDefaults {
-    public static func values(paths: ServerPaths, engine: EngineSettings, listenPort: Int, username: String) -> [String: JSONValue] {
+    public static func values(paths: ServerPaths, engine: EngineSettings, listenPort: Int, username: String,
+                              webUI: (address: String, port: Int)) -> [String: JSONValue] {
         var p: [String: JSONValue] = [
             "locale": .string("en"), "performance_warning": .bool(false), "status_bar_external_ip": .bool(false),
             "confirm_torrent_deletion": .bool(true), "file_log_enabled": .bool(false),
@@ -36,7 +37,7 @@ public enum PreferenceDefaults {
             "max_seeding_time": .int(1440), "max_inactive_seeding_time_enabled": .bool(false),
             "max_inactive_seeding_time": .int(1440), "max_ratio_act": .int(0),
             "add_trackers_enabled": .bool(false), "add_trackers": .string(""),
-            "web_ui_domain_list": .string("*"), "web_ui_address": .string("*"), "web_ui_port": .int(8080),
+            "web_ui_domain_list": .string("*"), "web_ui_address": .string(webUI.address), "web_ui_port": .int(Int64(webUI.port)),
             "web_ui_upnp": .bool(false), "use_https": .bool(false), "web_ui_username": .string(username),
             "bypass_local_auth": .bool(false), "bypass_auth_subnet_whitelist_enabled": .bool(false),
             "bypass_auth_subnet_whitelist": .string(""), "web_ui_max_auth_fail_count": .int(5),

@@ -36,7 +36,8 @@ public func buildApplication(
     router.on("/", method: .head) { _, _ in Response(status: .ok) }
     APIRouter(controllers: [
         AuthController(credentials: credentials, sessions: sessions),
-        AppController(identity: identity, service: service, credentials: credentials, engineSettings: engineSettings),
+        AppController(identity: identity, service: service, credentials: credentials, engineSettings: engineSettings,
+                      webUI: (config.host, config.port)),
         TorrentsController(service: service, identity: identity),
     ], sessions: sessions, logger: logger).addRoutes(to: router)
 

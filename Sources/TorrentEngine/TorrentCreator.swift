@@ -18,3 +18,10 @@ public enum TorrentCreator {
         return bytes
     }
 }
+
+/// The versions of the native libraries underneath, for `app/buildInfo`.
+public enum LibraryVersions {
+    public static var libtorrent: String { String(cString: qbt_libtorrent_version()) }
+    public static var boost: String { String(cString: qbt_boost_version()) }
+    public static var openssl: String { String(cString: qbt_openssl_version()) }
+}

@@ -10,7 +10,7 @@ enum Multipart {
             let kv = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if kv.count == 2, kv[0].lowercased() == "boundary" {
                 let value = kv[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                return value.isEmpty || value.count > 200 ? nil : value
+                return value.isEmpty || value.count > 70 ? nil : value  // RFC 2046: 1 to 70 characters
             }
         }
         return nil

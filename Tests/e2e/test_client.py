@@ -12,7 +12,11 @@ def test_qbittorrent_api_client(qbtd_factory, seeder):
     assert client.app.version == "v5.1.4"
     assert client.app.web_api_version == "2.11.4"
     assert client.app.default_save_path.endswith("/downloads")
-    assert client.app.preferences["save_path"] == client.app.default_save_path
+    prefs = client.app.preferences
+    assert prefs["save_path"] == client.app.default_save_path
+    assert prefs["web_ui_port"] == q.port and prefs["dht"] is False and prefs["listen_port"] > 0
+    build = client.app.build_info
+    assert build["libtorrent"].startswith("2.0") and build["bitness"] == 64 and build["platform"] == "linux"
     assert client.torrents_info() == []
 
     assert client.torrents_add(torrent_files=seeder.torrent, category="tv", tags=["x"], is_stopped=True) == "Ok."

@@ -237,6 +237,11 @@ bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t 
                        int32_t iterations, uint8_t *out, size_t out_len);
 bool qbt_random_bytes(uint8_t *out, size_t len);
 
+/// Versions of the libraries this build runs on (static strings).
+const char *qbt_libtorrent_version(void);
+const char *qbt_boost_version(void);
+const char *qbt_openssl_version(void);
+
 void qbt_free(void *pointer);
 
 #ifdef __cplusplus

@@ -10,12 +10,15 @@ public struct AppController: APIController {
     let service: TorrentService
     let credentials: Credentials
     let engineSettings: EngineSettings
+    let webUI: (address: String, port: Int)
 
-    public init(identity: Identity, service: TorrentService, credentials: Credentials, engineSettings: EngineSettings) {
+    public init(identity: Identity, service: TorrentService, credentials: Credentials, engineSettings: EngineSettings,
+                webUI: (address: String, port: Int)) {
         self.identity = identity
         self.service = service
         self.credentials = credentials
         self.engineSettings = engineSettings
+        self.webUI = webUI
     }
 
     public var actions: [String: APIAction] {
@@ -23,7 +26,9 @@ public struct AppController: APIController {
             "version": .get { _, _ in .text(identity.appVersion) },
             "webapiVersion": .get { _, _ in .text(identity.webAPIVersion) },
             "buildInfo": .get { _, _ in
-                try .encode(BuildInfo(qt: "none", libtorrent: "2.0.8.0", boost: "1.74.0", openssl: "3.0", zlib: "1.2.13",
+                // No Qt here; clients only display these.
+                try .encode(BuildInfo(qt: "none", libtorrent: LibraryVersions.libtorrent, boost: LibraryVersions.boost,
+                                      openssl: LibraryVersions.openssl, zlib: "none",
                                       bitness: MemoryLayout<Int>.size * 8, platform: Self.platform))
             },
             "defaultSavePath": .get { _, _ in .text(service.paths.downloadRoot) },
@@ -44,7 +49,7 @@ public struct AppController: APIController {
     func preferences() async throws -> APIReply {
         var values = PreferenceDefaults.values(
             paths: service.paths, engine: engineSettings, listenPort: await service.engine.listenPort,
-            username: await credentials.username)
+            username: await credentials.username, webUI: webUI)
         // Stored preferences overlay the defaults; secrets stay out of the answer.
         for (key, json) in try await service.store.preferences() where key != Credentials.passwordKey {
             if let value = try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)) { values[key] = value }

@@ -49,7 +49,7 @@ public struct TorrentsController: APIController {
     func info(_ p: Parameters) async throws -> APIReply {
         let filter = QBTFilter(p["filter"])
         let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
-        var views = await service.views().filter { view in
+        let views = await service.views().filter { view in
             if let wanted, !wanted.contains(view.id) { return false }
             if let category = p["category"] {
                 let mine = view.record.category ?? ""
@@ -61,7 +61,6 @@ public struct TorrentsController: APIController {
             return filter.matches(view.state, stopped: view.record.stopped, uploadRate: view.status.uploadRate)
         }
         var infos = views.map { TorrentInfo($0, identity: identity) }
-        views = []
         if let sort = p["sort"], !sort.isEmpty {
             infos = try Self.sorted(infos, by: sort, reverse: p.bool("reverse") ?? false)
         }
