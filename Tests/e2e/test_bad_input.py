@@ -61,6 +61,11 @@ def test_bad_input(qbtd_factory, seeder):
     assert r.status_code == 400
     r = s.get(q.url("torrents/files"), params={"hash": seeder.id, "indexes": "99"})
     assert (r.status_code, r.text) == (409, "Index 99 is out of bounds.")
+    r = s.get(q.url("torrents/files"), params={"hash": seeder.id, "indexes": "x"})
+    assert (r.status_code, r.text) == (409, '"x" is not a valid file index.')
+    # addPeers counts every given entry that was not added as failed, unparsable ones included.
+    r = s.post(q.url("torrents/addPeers"), data={"hashes": seeder.id, "peers": "127.0.0.1:abc|127.0.0.1:9"})
+    assert r.json() == {seeder.id: {"added": 1, "failed": 1}}
     # Unknown hashes in a mutation are ignored, as in qBittorrent.
     assert s.post(q.url("torrents/delete"), data={"hashes": unknown, "deleteFiles": "true"}).status_code == 200
 

@@ -34,7 +34,10 @@ def test_qbittorrent_api_client(qbtd_factory, seeder):
     assert client.torrents_info(status_filter="stopped") == []
     client.torrents_stop(torrent_hashes=seeder.id)
 
-    assert client.torrents_add(urls="magnet:?xt=urn:btih:" + "ab" * 20 + "&dn=second") == "Ok."
+    # A bare info-hash is taken as a magnet, as qBittorrent does.
+    assert client.torrents_add(urls="AB" * 20) == "Ok."
+    second = client.torrents_info(torrent_hashes="ab" * 20)[0]
+    assert second.has_metadata is False and second.total_size == -1 and second.content_path == ""
     assert len(client.torrents_info()) == 2
     client.torrents_delete(delete_files=True, torrent_hashes=seeder.id)
     client.torrents_delete(delete_files=False, torrent_hashes="ab" * 20)

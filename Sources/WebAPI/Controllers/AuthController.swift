@@ -16,9 +16,9 @@ public struct AuthController: APIController {
     public var actions: [String: APIAction] {
         [
             "login": APIAction(methods: .postOnly, isPublic: true) { params, caller in
-                if await sessions.isBanned(caller.clientIP) { throw QBitError.accessDenied(Self.bannedMessage) }
-                // An existing session logs in without a credential check, as in qBittorrent.
+                // An existing session logs in without a credential check (before the ban check), as in qBittorrent.
                 if await sessions.touch(caller.sessionID) { return .text("Ok.") }
+                if await sessions.isBanned(caller.clientIP) { throw QBitError.accessDenied(Self.bannedMessage) }
                 let username = params["username"] ?? ""
                 let password = params["password"] ?? ""
                 guard await credentials.verify(username: username, password: password) else {
@@ -26,7 +26,7 @@ public struct AuthController: APIController {
                     return .text("Fails.")
                 }
                 let sid = await sessions.open(for: caller.clientIP)
-                return .withHeaders(.text("Ok."), [("Set-Cookie", "\(APIRouter.cookieName)=\(sid); HttpOnly; path=/; SameSite=Strict")])
+                return .withHeaders(.text("Ok."), [("Set-Cookie", "\(APIRouter.cookieName)=\(sid); HttpOnly; SameSite=Strict; path=/")])
             },
             "logout": .post { _, caller in
                 if let sid = caller.sessionID { await sessions.close(sid) }

@@ -67,7 +67,8 @@ public struct TorrentsController: APIController {
         // limit ≤ 0 means all; a negative offset counts from the end (QString::toInt: garbage reads as 0).
         let limit = p.int("limit") ?? 0
         var offset = p.int("offset") ?? 0
-        if offset < 0 { offset = max(0, infos.count + offset) }
+        if offset < 0 { offset += infos.count }
+        if offset < 0 || offset >= infos.count { offset = 0 }  // still out of range: from the start, as qBittorrent
         if offset > 0 { infos = Array(infos.dropFirst(offset)) }
         if limit > 0 { infos = Array(infos.prefix(limit)) }
         return try .encode(infos)
@@ -80,7 +81,6 @@ public struct TorrentsController: APIController {
             guard let value = object[key] else { throw QBitError.badParams("'sort' parameter is invalid") }
             return (info, value)
         }
-        if keyed.isEmpty, !TorrentInfo.keys.contains(key) { throw QBitError.badParams("'sort' parameter is invalid") }
         let ordered = keyed.sorted { a, b in
             let less = Self.less(a.1, b.1)
             return reverse ? Self.less(b.1, a.1) : less
@@ -123,8 +123,8 @@ public struct TorrentsController: APIController {
         var wanted: Set<Int>?
         if let indexes = p["indexes"] {
             var set = Set<Int>()
-            for item in indexes.split(separator: "|") {
-                guard let i = Int(item) else { throw QBitError.badParams() }
+            for item in indexes.split(separator: "|", omittingEmptySubsequences: false) {
+                guard let i = Int(item), i >= 0 else { throw QBitError.conflict("\"\(item)\" is not a valid file index.") }
                 guard i >= 0, i < files.count else { throw QBitError.conflict("Index \(i) is out of bounds.") }
                 set.insert(i)
             }
@@ -155,7 +155,7 @@ public struct TorrentsController: APIController {
 
     func add(_ p: Parameters) async throws -> APIReply {
         var options = AddOptions()
-        do { options.savePath = try p["savepath"].map { try service.paths.savePath($0) } } catch {
+        do { options.savePath = try p["savepath"].map { try service.paths.savePath($0.trimmingCharacters(in: .whitespaces)) } } catch {
             throw QBitError.badParams("\(error)")
         }
         options.category = p["category"]?.trimmingCharacters(in: .whitespaces)
@@ -168,7 +168,7 @@ public struct TorrentsController: APIController {
         options.skipChecking = p.bool("skip_checking") ?? p.bool("seedMode") ?? false
         options.sequential = p.bool("sequentialDownload") ?? false
         options.firstLastPiecePrio = p.bool("firstLastPiecePrio") ?? false
-        options.rename = p["rename"]
+        options.rename = p["rename"]?.trimmingCharacters(in: .whitespaces)
         options.uploadLimit = p.int("upLimit") ?? 0
         options.downloadLimit = p.int("dlLimit") ?? 0
         options.ratioLimit = p.double("ratioLimit") ?? -2
@@ -191,6 +191,8 @@ public struct TorrentsController: APIController {
             let source: AddTorrentRequest.Source
             if url.lowercased().hasPrefix("magnet:") {
                 source = .magnet(url)
+            } else if let magnet = Self.magnet(forBareHash: url) {
+                source = .magnet(magnet)
             } else if let bytes = try? await fetcher.fetch(url) {
                 source = .metainfo(bytes)
             } else {
@@ -204,6 +206,16 @@ public struct TorrentsController: APIController {
         return .text(added > 0 ? "Ok." : "Fails.")
     }
 
+    /// A bare info-hash (40 hex v1, 64 hex v2) is a magnet, as qBittorrent's `TorrentDescriptor::parse` takes it.
+    static func magnet(forBareHash text: String) -> String? {
+        guard text.allSatisfy(\.isHexDigit) else { return nil }
+        switch text.count {
+        case 40: return "magnet:?xt=urn:btih:\(text.lowercased())"
+        case 64: return "magnet:?xt=urn:btmh:1220\(text.lowercased())"
+        default: return nil
+        }
+    }
+
     /// qBittorrent's `Category::isValidName`: no leading/trailing `/`, no empty or `.`/`..` components.
     static func validCategory(_ name: String) -> Bool {
         guard !name.hasPrefix("/"), !name.hasSuffix("/"), !name.contains("\\") else { return false }
@@ -214,11 +226,13 @@ public struct TorrentsController: APIController {
 
     func addPeers(_ p: Parameters) async throws -> APIReply {
         let ids = try await hashes(p)
-        let peers = try p.required("peers").split(separator: "|").compactMap { Self.parsePeer(String($0)) }
+        let given = try p.required("peers").split(separator: "|")
+        let peers = given.compactMap { Self.parsePeer(String($0)) }
         if peers.isEmpty { throw QBitError.badParams("No valid peers were specified") }
         let results = await service.addPeers(ids, peers: peers)
         var out: [String: [String: Int]] = [:]
-        for (id, r) in results { out[id] = ["added": r.added, "failed": r.failed] }
+        // Like qBittorrent, `failed` counts every entry given that was not added, unparsable ones included.
+        for (id, r) in results { out[id] = ["added": r.added, "failed": given.count - r.added] }
         return try .encode(out)
     }
 

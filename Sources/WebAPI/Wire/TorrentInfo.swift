@@ -77,8 +77,8 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         magnet_uri = r.magnet ?? Self.magnet(s, name: view.name)
         size = s.totalWanted
         progress = s.progress
-        dlspeed = s.downloadRate
-        upspeed = s.uploadRate
+        dlspeed = r.stopped ? 0 : s.downloadRate
+        upspeed = r.stopped ? 0 : s.uploadRate
         priority = 0  // queueing is off: "not queued"
         num_seeds = s.numSeeds
         num_complete = max(s.numComplete, 0)
@@ -94,7 +94,7 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         force_start = false
         save_path = r.savePath
         download_path = ""
-        content_path = s.hasMetadata ? s.contentPath : r.savePath
+        content_path = s.hasMetadata ? s.contentPath : ""
         root_path = s.rootPath
         added_on = r.addedOn
         completion_on = r.completedOn ?? (s.completedTime > 0 ? s.completedTime : -1)
@@ -115,19 +115,20 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         ratio_limit = r.ratioLimit
         seeding_time_limit = r.seedingTimeLimit
         inactive_seeding_time_limit = r.inactiveSeedingTimeLimit
-        let activeDays = Double(s.activeDuration) / 86400
-        popularity = activeDays > 0 && ratio >= 0 ? ratio / activeDays : 0
+        // qBittorrent: the ratio per month of activity.
+        let activeMonths = Double(s.activeDuration) / (30 * 86400)
+        popularity = activeMonths > 0 && ratio >= 0 ? ratio / activeMonths : 0
         seen_complete = s.lastSeenComplete
         let lastActive = max(s.lastDownload, s.lastUpload)
         last_activity = lastActive > 0 ? lastActive : r.addedOn  // never active: the time it was added
         auto_tmm = r.autoTMM
         time_active = s.activeDuration
-        seeding_time = s.seedingDuration
+        seeding_time = s.finishedDuration
         availability = s.distributedCopies
         reannounce = s.nextAnnounce
         comment = s.comment
         `private` = Nullable(s.hasMetadata ? s.isPrivate : nil)
-        total_size = s.totalSize
+        total_size = s.hasMetadata ? s.totalSize : -1
         has_metadata = s.hasMetadata
     }
 

@@ -54,7 +54,7 @@ public struct TorrentProperties: Codable, Sendable, Equatable {
         name = view.name
         hash = view.id
         time_elapsed = s.activeDuration
-        seeding_time = s.seedingDuration
+        seeding_time = s.finishedDuration
         eta = info.eta
         nb_connections = s.numConnections
         nb_connections_limit = s.connectionsLimit
@@ -63,9 +63,10 @@ public struct TorrentProperties: Codable, Sendable, Equatable {
         total_uploaded = s.allTimeUpload
         total_uploaded_session = s.sessionUpload
         dl_speed = s.downloadRate
-        dl_speed_avg = s.activeDuration > 0 ? s.allTimeDownload / s.activeDuration : 0
+        let downloading = s.activeDuration - s.finishedDuration
+        dl_speed_avg = downloading > 0 ? s.allTimeDownload / downloading : -1
         up_speed = s.uploadRate
-        up_speed_avg = s.activeDuration > 0 ? s.allTimeUpload / s.activeDuration : 0
+        up_speed_avg = s.activeDuration > 0 ? s.allTimeUpload / s.activeDuration : -1
         dl_limit = info.dl_limit > 0 ? info.dl_limit : -1
         up_limit = info.up_limit > 0 ? info.up_limit : -1
         total_wasted = s.totalFailed + s.totalRedundant
@@ -74,7 +75,7 @@ public struct TorrentProperties: Codable, Sendable, Equatable {
         peers = info.num_leechs
         peers_total = info.num_incomplete
         share_ratio = info.ratio
-        popularity = info.popularity
+        popularity = info.ratio < 0 ? -1 : info.popularity
         reannounce = s.nextAnnounce
         total_size = s.totalWanted
         pieces_num = s.numPieces
