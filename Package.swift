@@ -10,7 +10,7 @@ let libtorrentDefines: [CXXSetting] = [
 
 let package = Package(
     name: "qbtd",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "qbtd", targets: ["qbtd"]),
         .library(name: "QBTServer", targets: ["QBTServer"]),

@@ -171,7 +171,6 @@ public actor TorrentService {
 
     // MARK: reading
 
-    public func contains(_ id: TorrentID) -> Bool { torrents[id] != nil }
     public var ids: [TorrentID] { Array(torrents.keys) }
 
     /// Every torrent joined with its live status, in the order they were added.

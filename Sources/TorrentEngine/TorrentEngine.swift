@@ -1,6 +1,7 @@
 import CLibtorrent
 import Foundation
 import Logging
+import Synchronization
 
 /// What to add: a .torrent or a magnet, where to save it, and how to start it.
 public struct AddTorrentRequest: Sendable {
@@ -38,7 +39,7 @@ public actor TorrentEngine {
     private var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
     private var pieceReads: [String: [CheckedContinuation<[UInt8], Error>]] = [:]
     private var pendingResumeSaves = 0
-    private var tasks: [Task<Void, Never>] = []
+    private let background = BackgroundTasks()
     private var closed = false
 
     /// Starts a session. `resumeInterval` is how often torrents with unsaved changes write fast-resume data.
@@ -74,10 +75,8 @@ public actor TorrentEngine {
                 await self?.saveResumeData(onlyIfModified: true)
             }
         }
-        Task { await self.keep([drainer, saver]) }
+        background.tasks.withLock { $0 = [drainer, saver] }
     }
-
-    private func keep(_ new: [Task<Void, Never>]) { tasks += new }
 
     private static func fill(_ pack: OpaquePointer, _ settings: EngineSettings) throws {
         for (name, value) in settings.pack {
@@ -230,7 +229,7 @@ public actor TorrentEngine {
         }
         await drainAsync()
         closed = true
-        for task in tasks { task.cancel() }
+        background.tasks.withLock { tasks in for task in tasks { task.cancel() } }
         notifier.wake.finish()
         qbt_session_free(session.raw)
         for continuation in subscribers.values { continuation.finish() }
@@ -281,6 +280,12 @@ public actor TorrentEngine {
         }
     }
 
+}
+
+/// The drain and periodic-save tasks, kept outside the actor's state because they are made in `init`
+/// after `self` exists.
+final class BackgroundTasks: Sendable {
+    let tasks = Mutex<[Task<Void, Never>]>([])
 }
 
 /// Owns the wake-up continuation the C notify callback pokes (from libtorrent's thread).

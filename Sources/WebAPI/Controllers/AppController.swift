@@ -51,8 +51,8 @@ public struct AppController: APIController {
             paths: service.paths, engine: engineSettings, listenPort: await service.engine.listenPort,
             username: await credentials.username, webUI: webUI)
         // Stored preferences overlay the defaults; secrets stay out of the answer.
-        for (key, json) in try await service.store.preferences() where key != Credentials.passwordKey {
-            if let value = try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)) { values[key] = value }
+        for (key, value) in try await PreferenceSettings.load(from: service.store) where key != Credentials.passwordKey {
+            values[key] = value
         }
         return try .encode(values)
     }

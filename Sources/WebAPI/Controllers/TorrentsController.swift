@@ -258,16 +258,3 @@ public struct TorrentsController: APIController {
         return inet_pton(AF_INET, s, &v4) == 1 || inet_pton(AF_INET6, s, &v6) == 1
     }
 }
-
-extension TorrentInfo {
-    /// The keys `sort` may name.
-    static let keys: Set<String> = ["hash", "infohash_v1", "infohash_v2", "name", "magnet_uri", "size", "progress", "dlspeed", "upspeed",
-                "priority", "num_seeds", "num_complete", "num_leechs", "num_incomplete", "state", "eta", "seq_dl",
-                "f_l_piece_prio", "category", "tags", "super_seeding", "force_start", "save_path", "download_path",
-                "content_path", "root_path", "added_on", "completion_on", "tracker", "trackers_count", "dl_limit",
-                "up_limit", "downloaded", "uploaded", "downloaded_session", "uploaded_session", "amount_left",
-                "completed", "max_ratio", "max_seeding_time", "max_inactive_seeding_time", "ratio", "ratio_limit",
-                "seeding_time_limit", "inactive_seeding_time_limit", "popularity", "seen_complete", "last_activity",
-                "auto_tmm", "time_active", "seeding_time", "availability", "reannounce", "comment", "private",
-                "total_size", "has_metadata"]
-}
