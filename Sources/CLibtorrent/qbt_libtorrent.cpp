@@ -12,6 +12,10 @@
 #include <libtorrent/magnet_uri.hpp>
 #include <libtorrent/read_resume_data.hpp>
 #include <libtorrent/session.hpp>
+#include <libtorrent/session_stats.hpp>
+#include <libtorrent/ip_filter.hpp>
+#include <libtorrent/peer_info.hpp>
+#include <libtorrent/announce_entry.hpp>
 #include <libtorrent/settings_pack.hpp>
 #include <libtorrent/torrent_handle.hpp>
 #include <libtorrent/torrent_info.hpp>
@@ -100,6 +104,31 @@ struct qbt_session {
 
     explicit qbt_session(lt::session_params params) : session(std::move(params)) {}
 
+    // The latest session counters, written by the drain, read by API calls.
+    std::mutex counters_mutex;
+    qbt_session_counters counters{};
+    lt::ip_filter filter;
+
+    void store_counters(lt::span<std::int64_t const> values) {
+        static const int dht = lt::find_metric_idx("dht.dht_nodes");
+        static const int recv = lt::find_metric_idx("net.recv_bytes");
+        static const int sent = lt::find_metric_idx("net.sent_bytes");
+        static const int failed = lt::find_metric_idx("net.recv_failed_bytes");
+        static const int redundant = lt::find_metric_idx("net.recv_redundant_bytes");
+        static const int disk_jobs = lt::find_metric_idx("disk.queued_disk_jobs");
+        static const int peers = lt::find_metric_idx("peer.num_peers_connected");
+        static const int incoming = lt::find_metric_idx("net.has_incoming_connections");
+        auto get = [&](int i) -> std::int64_t { return i >= 0 && i < values.size() ? values[i] : 0; };
+        std::lock_guard<std::mutex> lock(counters_mutex);
+        counters.dht_nodes = get(dht);
+        counters.recv_bytes = get(recv);
+        counters.sent_bytes = get(sent);
+        counters.wasted_bytes = get(failed) + get(redundant);
+        counters.queued_disk_jobs = get(disk_jobs);
+        counters.peer_connections = get(peers);
+        counters.has_incoming = get(incoming) != 0;
+    }
+
     lt::torrent_handle find(const char *id) {
         std::lock_guard<std::mutex> lock(mutex);
         auto it = handles.find(id ? id : "");
@@ -108,20 +137,20 @@ struct qbt_session {
     }
 };
 
-#define QBT_GUARD(body)                 \
+#define QBT_GUARD(...)                  \
     try {                               \
-        body                            \
+        __VA_ARGS__                     \
     } catch (const std::exception &) {  \
         return QBT_ERR_FAILED;          \
     } catch (...) {                     \
         return QBT_ERR_FAILED;          \
     }
 
-#define QBT_WITH_HANDLE(call)                           \
+#define QBT_WITH_HANDLE(...)                            \
     QBT_GUARD({                                         \
         auto h = session->find(id);                     \
         if (!h.is_valid()) return QBT_ERR_NOT_FOUND;    \
-        call;                                           \
+        __VA_ARGS__;                                    \
         return QBT_OK;                                  \
     })
 
@@ -181,7 +210,8 @@ qbt_session *qbt_session_new(const qbt_settings *settings, bool enable_pex, char
         pack.set_int(lt::settings_pack::alert_mask, lt::alert_category::status | lt::alert_category::error |
                                                         lt::alert_category::storage |
                                                         lt::alert_category::piece_progress |
-                                                        lt::alert_category::file_progress);
+                                                        lt::alert_category::file_progress |
+                                                        lt::alert_category::ip_block);
         if (pack.get_int(lt::settings_pack::alert_queue_size) < 100000)
             pack.set_int(lt::settings_pack::alert_queue_size, 100000);
         // Extensions are listed explicitly so that PeX can be left out (it cannot be turned off later).
@@ -333,6 +363,27 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, void *context)
             case lt::storage_moved_alert::alert_type: ev.kind = QBT_EVENT_STORAGE_MOVED; break;
             case lt::storage_moved_failed_alert::alert_type: ev.kind = QBT_EVENT_STORAGE_MOVE_FAILED; break;
             case lt::alerts_dropped_alert::alert_type: ev.kind = QBT_EVENT_ALERTS_DROPPED; break;
+            case lt::file_renamed_alert::alert_type: {
+                auto *a = static_cast<lt::file_renamed_alert *>(alert);
+                ev.kind = QBT_EVENT_FILE_RENAMED;
+                ev.piece = static_cast<int32_t>(a->index);
+                message = a->new_name();
+                break;
+            }
+            case lt::file_rename_failed_alert::alert_type:
+                ev.kind = QBT_EVENT_FILE_RENAME_FAILED;
+                ev.piece = static_cast<int32_t>(static_cast<lt::file_rename_failed_alert *>(alert)->index);
+                break;
+            case lt::tracker_error_alert::alert_type: ev.kind = QBT_EVENT_TRACKER_ERROR; break;
+            case lt::peer_blocked_alert::alert_type: {
+                auto *a = static_cast<lt::peer_blocked_alert *>(alert);
+                ev.kind = QBT_EVENT_PEER_BLOCKED;
+                message = a->endpoint.address().to_string();
+                break;
+            }
+            case lt::session_stats_alert::alert_type:
+                session->store_counters(static_cast<lt::session_stats_alert *>(alert)->counters());
+                continue;
             default: continue;
             }
             if (!buffer.empty()) {
@@ -718,6 +769,254 @@ qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn
         fn(context, reinterpret_cast<const uint8_t *>(buffer.data()), buffer.size());
         return QBT_OK;
     })
+}
+
+// MARK: trackers, web seeds, pieces, queue, storage
+
+qbt_result qbt_get_trackers(qbt_session *session, const char *id, qbt_tracker_fn fn, void *context) {
+    QBT_WITH_HANDLE({
+        for (const auto &entry : h.trackers()) {
+            // qBittorrent folds every listen-socket endpoint into one row per tracker.
+            bool working = false, updating = false, failed = false, contacted = false;
+            int peers = -1, seeds = -1, leeches = -1, downloaded = -1;
+            std::string message;
+            for (const auto &endpoint : entry.endpoints) {
+                for (const auto &ih : endpoint.info_hashes) {
+                    if (ih.updating) updating = true;
+                    if (ih.is_working()) working = true;
+                    if (ih.fails > 0) failed = true;
+                    if (ih.start_sent || ih.fails > 0 || ih.is_working()) contacted = true;
+                    if (!ih.message.empty()) message = ih.message;
+                    if (ih.last_error && message.empty()) message = ih.last_error.message();
+                    seeds = std::max(seeds, ih.scrape_complete);
+                    leeches = std::max(leeches, ih.scrape_incomplete);
+                    downloaded = std::max(downloaded, ih.scrape_downloaded);
+                }
+            }
+            if (seeds >= 0 || leeches >= 0) peers = std::max(0, seeds) + std::max(0, leeches);
+            qbt_tracker t;
+            t.url = entry.url.c_str();
+            t.tier = entry.tier;
+            t.status = updating ? 3 : working ? 2 : (failed || contacted) ? 4 : 1;
+            t.message = message.c_str();
+            t.num_peers = peers;
+            t.num_seeds = seeds;
+            t.num_leeches = leeches;
+            t.num_downloaded = downloaded;
+            fn(context, &t);
+        }
+    })
+}
+
+qbt_result qbt_set_trackers(qbt_session *session, const char *id, const char *const *urls, const int32_t *tiers,
+                            size_t count) {
+    QBT_WITH_HANDLE({
+        std::vector<lt::announce_entry> entries;
+        for (size_t i = 0; i < count; ++i) {
+            lt::announce_entry e(urls[i]);
+            e.tier = static_cast<std::uint8_t>(std::max(0, std::min(255, tiers[i])));
+            entries.push_back(std::move(e));
+        }
+        h.replace_trackers(entries);
+    })
+}
+
+qbt_result qbt_reannounce(qbt_session *session, const char *id) { QBT_WITH_HANDLE(h.force_reannounce()) }
+
+qbt_result qbt_get_web_seeds(qbt_session *session, const char *id, qbt_string_fn fn, void *context) {
+    QBT_WITH_HANDLE({
+        for (const auto &url : h.url_seeds()) fn(context, url.c_str());
+    })
+}
+
+qbt_result qbt_add_web_seed(qbt_session *session, const char *id, const char *url) {
+    QBT_WITH_HANDLE(h.add_url_seed(url))
+}
+
+qbt_result qbt_remove_web_seed(qbt_session *session, const char *id, const char *url) {
+    QBT_WITH_HANDLE(h.remove_url_seed(url))
+}
+
+qbt_result qbt_get_piece_states(qbt_session *session, const char *id, qbt_bytes_fn fn, void *context) {
+    QBT_WITH_HANDLE({
+        auto ti = h.torrent_file();
+        if (!ti) return QBT_OK;
+        auto st = h.status(lt::torrent_handle::query_pieces);
+        std::vector<uint8_t> states(static_cast<size_t>(ti->num_pieces()), 0);
+        for (size_t i = 0; i < states.size() && static_cast<int>(i) < st.pieces.size(); ++i)
+            if (st.pieces[lt::piece_index_t(static_cast<int>(i))]) states[i] = 2;
+        for (const auto &partial : h.get_download_queue()) {
+            auto i = static_cast<size_t>(static_cast<int>(partial.piece_index));
+            if (i < states.size() && states[i] == 0) states[i] = 1;
+        }
+        fn(context, states.data(), states.size());
+    })
+}
+
+qbt_result qbt_get_piece_hashes(qbt_session *session, const char *id, qbt_string_fn fn, void *context) {
+    QBT_WITH_HANDLE({
+        auto ti = h.torrent_file();
+        if (!ti) return QBT_OK;
+        if (ti->info_hashes().has_v1()) {
+            for (auto p : ti->piece_range()) fn(context, hex(ti->hash_for_piece(p)).c_str());
+        } else {
+            // v2-only: one SHA-256 per piece, file by file, as qBittorrent lists them.
+            auto layers = h.piece_layers();
+            for (const auto &layer : layers)
+                for (const auto &hash : layer) fn(context, hex(hash).c_str());
+        }
+    })
+}
+
+qbt_result qbt_queue(qbt_session *session, const char *id, qbt_queue_move move) {
+    QBT_WITH_HANDLE({
+        switch (move) {
+        case QBT_QUEUE_UP: h.queue_position_up(); break;
+        case QBT_QUEUE_DOWN: h.queue_position_down(); break;
+        case QBT_QUEUE_TOP: h.queue_position_top(); break;
+        case QBT_QUEUE_BOTTOM: h.queue_position_bottom(); break;
+        }
+    })
+}
+
+qbt_result qbt_set_auto_managed(qbt_session *session, const char *id, bool on) {
+    QBT_WITH_HANDLE({
+        if (on) h.set_flags(lt::torrent_flags::auto_managed);
+        else h.unset_flags(lt::torrent_flags::auto_managed);
+    })
+}
+
+qbt_result qbt_set_super_seeding(qbt_session *session, const char *id, bool on) {
+    QBT_WITH_HANDLE({
+        if (on) h.set_flags(lt::torrent_flags::super_seeding);
+        else h.unset_flags(lt::torrent_flags::super_seeding);
+    })
+}
+
+qbt_result qbt_set_connection_limits(qbt_session *session, const char *id, int32_t connections, int32_t uploads) {
+    QBT_WITH_HANDLE({
+        h.set_max_connections(connections > 0 ? connections : -1);
+        h.set_max_uploads(uploads > 0 ? uploads : -1);
+    })
+}
+
+qbt_result qbt_rename_file(qbt_session *session, const char *id, int32_t index, const char *path) {
+    QBT_WITH_HANDLE({
+        auto ti = h.torrent_file();
+        if (!ti || index < 0 || index >= ti->num_files()) return QBT_ERR_INVALID;
+        h.rename_file(lt::file_index_t(index), path);
+    })
+}
+
+qbt_result qbt_move_storage(qbt_session *session, const char *id, const char *path) {
+    QBT_WITH_HANDLE(h.move_storage(path, lt::move_flags_t::dont_replace))
+}
+
+static std::string peer_flags(const lt::peer_info &p, std::string &desc) {
+    std::vector<std::pair<char, const char *>> on;
+    bool interesting = p.flags & lt::peer_info::interesting, choked = p.flags & lt::peer_info::choked;
+    bool remote_interested = p.flags & lt::peer_info::remote_interested, remote_choked = p.flags & lt::peer_info::remote_choked;
+    if (interesting) on.push_back(remote_choked ? std::make_pair('d', "Interested (local) and choked (peer)")
+                                                : std::make_pair('D', "Interested (local) and unchoked (peer)"));
+    if (remote_interested) on.push_back(choked ? std::make_pair('u', "Interested (peer) and choked (local)")
+                                               : std::make_pair('U', "Interested (peer) and unchoked (local)"));
+    if (!remote_choked && !interesting) on.push_back({'K', "Not interested (local) and unchoked (peer)"});
+    if (!choked && !remote_interested) on.push_back({'?', "Not interested (peer) and unchoked (local)"});
+    if (p.flags & lt::peer_info::optimistic_unchoke) on.push_back({'O', "Optimistic unchoke"});
+    if (p.flags & lt::peer_info::snubbed) on.push_back({'S', "Peer snubbed"});
+    if (p.source & lt::peer_info::incoming) on.push_back({'I', "Incoming connection"});
+    if (p.source & lt::peer_info::dht) on.push_back({'H', "Peer from DHT"});
+    if (p.source & lt::peer_info::pex) on.push_back({'X', "Peer from PEX"});
+    if (p.source & lt::peer_info::lsd) on.push_back({'L', "Peer from LSD"});
+    if (p.flags & (lt::peer_info::rc4_encrypted | lt::peer_info::plaintext_encrypted)) on.push_back({'E', "Encrypted traffic"});
+    if (p.flags & lt::peer_info::utp_socket) on.push_back({'P', "μTP"});
+    std::string letters;
+    desc.clear();
+    for (const auto &f : on) {
+        if (!letters.empty()) { letters += ' '; desc += '\n'; }
+        letters += f.first;
+        desc += std::string(1, f.first) + " = " + f.second;
+    }
+    return letters;
+}
+
+qbt_result qbt_get_peers(qbt_session *session, const char *id, qbt_peer_fn fn, void *context) {
+    QBT_WITH_HANDLE({
+        std::vector<lt::peer_info> peers;
+        h.get_peer_info(peers);
+        auto ti = h.torrent_file();
+        auto st = h.status(lt::torrent_handle::query_pieces);
+        int missing = 0;
+        for (int i = 0; i < st.pieces.size(); ++i) if (!st.pieces[lt::piece_index_t(i)]) ++missing;
+        for (const auto &p : peers) {
+            std::string ip = p.ip.address().to_string();
+            std::string desc, flags = peer_flags(p, desc);
+            std::string files;
+            if (ti && static_cast<int>(p.downloading_piece_index) >= 0) {
+                const auto &fs = ti->files();
+                for (const auto &slice : fs.map_block(p.downloading_piece_index, 0, ti->piece_size(p.downloading_piece_index))) {
+                    if (!files.empty()) files += '\n';
+                    files += fs.file_path(slice.file_index);
+                }
+            }
+            // qBittorrent's relevance: the share of the pieces we miss that this peer has.
+            int useful = 0;
+            if (missing > 0)
+                for (int i = 0; i < p.pieces.size() && i < st.pieces.size(); ++i)
+                    if (p.pieces[lt::piece_index_t(i)] && !st.pieces[lt::piece_index_t(i)]) ++useful;
+            std::string peer_id;
+            for (auto c : p.pid) peer_id += (c >= 32 && c < 127) ? static_cast<char>(c) : '.';
+            qbt_peer out;
+            out.ip = ip.c_str();
+            out.port = p.ip.port();
+            out.client = p.client.c_str();
+            out.peer_id = peer_id.c_str();
+            out.connection = (p.flags & lt::peer_info::utp_socket) ? "μTP" : "BT";
+            out.flags = flags.c_str();
+            out.flags_desc = desc.c_str();
+            out.files = files.c_str();
+            out.progress = p.progress;
+            out.relevance = missing > 0 ? static_cast<float>(useful) / static_cast<float>(missing) : 0.0f;
+            out.download_rate = p.payload_down_speed;
+            out.upload_rate = p.payload_up_speed;
+            out.downloaded = p.total_download;
+            out.uploaded = p.total_upload;
+            fn(context, &out);
+        }
+    })
+}
+
+// MARK: session-wide
+
+bool qbt_ban_ip(qbt_session *session, const char *ip) {
+    try {
+        lt::error_code ec;
+        auto address = lt::make_address(ip, ec);
+        if (ec) return false;
+        std::lock_guard<std::mutex> lock(session->mutex);
+        session->filter.add_rule(address, address, lt::ip_filter::blocked);
+        session->session.set_ip_filter(session->filter);
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
+void qbt_get_session_counters(qbt_session *session, qbt_session_counters *out) {
+    std::lock_guard<std::mutex> lock(session->counters_mutex);
+    *out = session->counters;
+    try {
+        out->listening = session->session.is_listening();
+    } catch (...) {
+        out->listening = false;
+    }
+}
+
+void qbt_post_session_stats(qbt_session *session) {
+    try {
+        session->session.post_session_stats();
+    } catch (...) {
+    }
 }
 
 // MARK: creating torrents

@@ -99,6 +99,10 @@ extension RawEvent {
         case QBT_EVENT_STORAGE_MOVED: self = .event(.storageMoved(id))
         case QBT_EVENT_STORAGE_MOVE_FAILED: self = .event(.storageMoveFailed(id, message))
         case QBT_EVENT_ALERTS_DROPPED: self = .alertsDropped(message)
+        case QBT_EVENT_FILE_RENAMED: self = .event(.fileRenamed(id, file: piece, path: message))
+        case QBT_EVENT_FILE_RENAME_FAILED: self = .event(.fileRenameFailed(id, file: piece, message))
+        case QBT_EVENT_TRACKER_ERROR: self = .event(.trackerError(id, message))
+        case QBT_EVENT_PEER_BLOCKED: self = .event(.peerBlocked(ip: message))
         case QBT_EVENT_RESUME_DATA:
             self = .resumeData(id, e.data.map { Array(UnsafeBufferPointer(start: $0, count: e.size)) } ?? [])
         case QBT_EVENT_RESUME_DATA_FAILED: self = .resumeDataFailed(id, message, notModified: e.state == 1)

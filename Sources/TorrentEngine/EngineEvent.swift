@@ -21,4 +21,8 @@ public enum EngineEvent: Sendable, Equatable {
     case listenFailed(String)
     case storageMoved(TorrentID)
     case storageMoveFailed(TorrentID, String)
+    case fileRenamed(TorrentID, file: Int, path: String)
+    case fileRenameFailed(TorrentID, file: Int, String)
+    case trackerError(TorrentID, String)
+    case peerBlocked(ip: String)
 }

@@ -33,6 +33,8 @@ public actor TorrentEngine {
     public typealias ResumeDataHandler = @Sendable (TorrentID, [UInt8]) async -> Void
 
     private let session: SessionPointer
+    /// For the extensions in other files: the raw session, used on this actor only.
+    var sessionRaw: OpaquePointer { session.raw }
     private let logger: Logger
     private let onResumeData: ResumeDataHandler
     private let notifier: AlertNotifier

@@ -64,6 +64,10 @@ typedef enum {
     QBT_EVENT_STORAGE_MOVED,
     QBT_EVENT_STORAGE_MOVE_FAILED,
     QBT_EVENT_ALERTS_DROPPED,   // the alert queue overflowed: a bug to report, never expected
+    QBT_EVENT_FILE_RENAMED,     // piece = file index, message = new path
+    QBT_EVENT_FILE_RENAME_FAILED,
+    QBT_EVENT_TRACKER_ERROR,    // message = url: error
+    QBT_EVENT_PEER_BLOCKED,     // message = ip
 } qbt_event_kind;
 
 typedef struct {
@@ -224,6 +228,87 @@ qbt_result qbt_make_magnet(qbt_session *session, const char *id, char **uri);
 /// The .torrent file of a torrent that has metadata.
 typedef void (*qbt_bytes_fn)(void *context, const uint8_t *data, size_t size);
 qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn fn, void *context);
+
+// MARK: trackers, web seeds, pieces, queue, storage (the rest of qBittorrent's per-torrent API)
+
+typedef struct {
+    const char *url;
+    int32_t tier;
+    int32_t status;             // qBittorrent's: 1 not contacted, 2 working, 3 updating, 4 not working
+    const char *message;
+    int32_t num_peers;          // -1 unknown
+    int32_t num_seeds;
+    int32_t num_leeches;
+    int32_t num_downloaded;
+} qbt_tracker;
+
+typedef void (*qbt_tracker_fn)(void *context, const qbt_tracker *tracker);
+qbt_result qbt_get_trackers(qbt_session *session, const char *id, qbt_tracker_fn fn, void *context);
+/// Replaces the whole tracker list (libtorrent's replace_trackers); tiers parallel to urls.
+qbt_result qbt_set_trackers(qbt_session *session, const char *id, const char *const *urls, const int32_t *tiers,
+                            size_t count);
+qbt_result qbt_reannounce(qbt_session *session, const char *id);
+
+typedef void (*qbt_string_fn)(void *context, const char *value);
+qbt_result qbt_get_web_seeds(qbt_session *session, const char *id, qbt_string_fn fn, void *context);
+qbt_result qbt_add_web_seed(qbt_session *session, const char *id, const char *url);
+qbt_result qbt_remove_web_seed(qbt_session *session, const char *id, const char *url);
+
+/// One byte per piece: 0 missing, 1 downloading, 2 have. Nothing without metadata.
+qbt_result qbt_get_piece_states(qbt_session *session, const char *id, qbt_bytes_fn fn, void *context);
+/// Each piece's hash as lowercase hex (SHA-1 for v1, SHA-256 per piece layer for v2-only torrents).
+qbt_result qbt_get_piece_hashes(qbt_session *session, const char *id, qbt_string_fn fn, void *context);
+
+typedef enum { QBT_QUEUE_UP = 0, QBT_QUEUE_DOWN, QBT_QUEUE_TOP, QBT_QUEUE_BOTTOM } qbt_queue_move;
+qbt_result qbt_queue(qbt_session *session, const char *id, qbt_queue_move move);
+/// Auto-managed torrents are the ones libtorrent's queue may start and stop.
+qbt_result qbt_set_auto_managed(qbt_session *session, const char *id, bool on);
+qbt_result qbt_set_super_seeding(qbt_session *session, const char *id, bool on);
+qbt_result qbt_set_connection_limits(qbt_session *session, const char *id, int32_t connections, int32_t uploads);
+/// Renames file `index` to `path` (relative to the save path); the result arrives as FILE_RENAMED(_FAILED).
+qbt_result qbt_rename_file(qbt_session *session, const char *id, int32_t index, const char *path);
+/// Moves the data to `path`; STORAGE_MOVED or STORAGE_MOVE_FAILED follows.
+qbt_result qbt_move_storage(qbt_session *session, const char *id, const char *path);
+
+typedef struct {
+    const char *ip;
+    uint16_t port;
+    const char *client;
+    const char *peer_id;        // the raw id, printable
+    const char *connection;     // "BT" or "uTP"
+    const char *flags;          // qBittorrent's letters, space separated
+    const char *flags_desc;
+    const char *files;          // files of the piece being downloaded from the peer, newline separated
+    float progress;
+    float relevance;
+    int32_t download_rate;
+    int32_t upload_rate;
+    int64_t downloaded;
+    int64_t uploaded;
+} qbt_peer;
+
+typedef void (*qbt_peer_fn)(void *context, const qbt_peer *peer);
+qbt_result qbt_get_peers(qbt_session *session, const char *id, qbt_peer_fn fn, void *context);
+
+// MARK: session-wide
+
+/// Blocks an address from now on (added to the session's IP filter). False for an unparsable address.
+bool qbt_ban_ip(qbt_session *session, const char *ip);
+
+typedef struct {
+    int64_t dht_nodes;
+    int64_t recv_bytes;         // all bytes this session, payload and protocol
+    int64_t sent_bytes;
+    int64_t wasted_bytes;
+    int64_t queued_disk_jobs;
+    int64_t peer_connections;
+    bool listening;
+    bool has_incoming;
+} qbt_session_counters;
+
+/// The latest counters (refreshed by qbt_post_session_stats; the answer is consumed by the event drain).
+void qbt_get_session_counters(qbt_session *session, qbt_session_counters *out);
+void qbt_post_session_stats(qbt_session *session);
 
 // MARK: creating torrents (also used by tests to make seeds)
 

@@ -1,0 +1,188 @@
+import Foundation
+import CLibtorrent
+
+/// A tracker of one torrent, with qBittorrent's status numbers.
+public struct TrackerEntry: Sendable, Equatable {
+    public enum Status: Int, Sendable { case disabled = 0, notContacted, working, updating, notWorking }
+    public var url: String
+    public var tier: Int
+    public var status: Status
+    public var message: String
+    /// -1 when the tracker has not said.
+    public var peers: Int
+    public var seeds: Int
+    public var leeches: Int
+    public var downloaded: Int
+
+    public init(url: String, tier: Int, status: Status = .notContacted, message: String = "", peers: Int = -1,
+                seeds: Int = -1, leeches: Int = -1, downloaded: Int = -1) {
+        self.url = url
+        self.tier = tier
+        self.status = status
+        self.message = message
+        self.peers = peers
+        self.seeds = seeds
+        self.leeches = leeches
+        self.downloaded = downloaded
+    }
+}
+
+/// A connected peer, as `sync/torrentPeers` shows it.
+public struct PeerEntry: Sendable, Equatable {
+    public var ip: String
+    public var port: Int
+    public var client: String
+    public var peerID: String
+    public var connection: String
+    public var flags: String
+    public var flagsDescription: String
+    public var files: String
+    public var progress: Double
+    public var relevance: Double
+    public var downloadRate: Int
+    public var uploadRate: Int
+    public var downloaded: Int64
+    public var uploaded: Int64
+}
+
+/// Session-wide counters from libtorrent's stats.
+public struct SessionCounters: Sendable, Equatable {
+    public var dhtNodes: Int64 = 0
+    public var receivedBytes: Int64 = 0
+    public var sentBytes: Int64 = 0
+    public var wastedBytes: Int64 = 0
+    public var queuedDiskJobs: Int64 = 0
+    public var peerConnections: Int64 = 0
+    public var listening = false
+    public var hasIncoming = false
+}
+
+public enum PieceState: UInt8, Sendable { case missing = 0, downloading = 1, have = 2 }
+
+public enum QueueMove: Sendable { case up, down, top, bottom }
+
+extension TorrentEngine {
+    // MARK: trackers and web seeds
+
+    public func trackers(_ id: TorrentID) throws -> [TrackerEntry] {
+        let (result, items) = collect(TrackerEntry.self) { ctx in
+            qbt_get_trackers(sessionRaw, id, { ctx, t in
+                let t = t!.pointee
+                Collector<TrackerEntry>.from(ctx).items.append(TrackerEntry(
+                    url: String(cString: t.url), tier: Int(t.tier), status: .init(rawValue: Int(t.status)) ?? .notContacted,
+                    message: String(cString: t.message), peers: Int(t.num_peers), seeds: Int(t.num_seeds),
+                    leeches: Int(t.num_leeches), downloaded: Int(t.num_downloaded)))
+            }, ctx)
+        }
+        try check(result, id)
+        return items
+    }
+
+    /// Replaces the tracker list (order and tiers as given).
+    public func setTrackers(_ id: TorrentID, _ trackers: [(url: String, tier: Int)]) throws {
+        var cStrings: [UnsafeMutablePointer<CChar>?] = trackers.map { strdup($0.url) }
+        defer { cStrings.forEach { free($0) } }
+        let tiers = trackers.map { Int32(clamping: $0.tier) }
+        let result = cStrings.withUnsafeMutableBufferPointer { urls in
+            tiers.withUnsafeBufferPointer { tierBuffer in
+                urls.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(urls.count, 1)) { base in
+                    qbt_set_trackers(sessionRaw, id, trackers.isEmpty ? nil : base, tierBuffer.baseAddress, trackers.count)
+                }
+            }
+        }
+        try check(result, id)
+    }
+
+    public func reannounce(_ id: TorrentID) throws { try check(qbt_reannounce(sessionRaw, id), id) }
+
+    public func webSeeds(_ id: TorrentID) throws -> [String] {
+        let (result, items) = collect(String.self) { ctx in
+            qbt_get_web_seeds(sessionRaw, id, { ctx, s in Collector<String>.from(ctx).items.append(String(cString: s!)) }, ctx)
+        }
+        try check(result, id)
+        return items
+    }
+
+    public func addWebSeed(_ id: TorrentID, _ url: String) throws { try check(qbt_add_web_seed(sessionRaw, id, url), id) }
+    public func removeWebSeed(_ id: TorrentID, _ url: String) throws { try check(qbt_remove_web_seed(sessionRaw, id, url), id) }
+
+    // MARK: pieces
+
+    public func pieceStates(_ id: TorrentID) throws -> [PieceState] {
+        let (result, items) = collect([UInt8].self) { ctx in
+            qbt_get_piece_states(sessionRaw, id, { ctx, data, size in
+                Collector<[UInt8]>.from(ctx).items.append(Array(UnsafeBufferPointer(start: data, count: size)))
+            }, ctx)
+        }
+        try check(result, id)
+        return (items.first ?? []).map { PieceState(rawValue: $0) ?? .missing }
+    }
+
+    public func pieceHashes(_ id: TorrentID) throws -> [String] {
+        let (result, items) = collect(String.self) { ctx in
+            qbt_get_piece_hashes(sessionRaw, id, { ctx, s in Collector<String>.from(ctx).items.append(String(cString: s!)) }, ctx)
+        }
+        try check(result, id)
+        return items
+    }
+
+    // MARK: queue, flags, storage
+
+    public func queue(_ id: TorrentID, _ move: QueueMove) throws {
+        let m: qbt_queue_move = switch move {
+        case .up: QBT_QUEUE_UP
+        case .down: QBT_QUEUE_DOWN
+        case .top: QBT_QUEUE_TOP
+        case .bottom: QBT_QUEUE_BOTTOM
+        }
+        try check(qbt_queue(sessionRaw, id, m), id)
+    }
+
+    public func setAutoManaged(_ id: TorrentID, _ on: Bool) throws { try check(qbt_set_auto_managed(sessionRaw, id, on), id) }
+    public func setSuperSeeding(_ id: TorrentID, _ on: Bool) throws { try check(qbt_set_super_seeding(sessionRaw, id, on), id) }
+
+    /// 0 or less means unlimited.
+    public func setConnectionLimits(_ id: TorrentID, connections: Int, uploads: Int) throws {
+        try check(qbt_set_connection_limits(sessionRaw, id, Int32(clamping: connections), Int32(clamping: uploads)), id)
+    }
+
+    /// Renames one file (path relative to the save path); `fileRenamed` or `fileRenameFailed` follows.
+    public func renameFile(_ id: TorrentID, index: Int, to path: String) throws {
+        try check(qbt_rename_file(sessionRaw, id, Int32(clamping: index), path), id)
+    }
+
+    /// Moves the torrent's data; `storageMoved` or `storageMoveFailed` follows.
+    public func moveStorage(_ id: TorrentID, to path: String) throws { try check(qbt_move_storage(sessionRaw, id, path), id) }
+
+    // MARK: peers and the session
+
+    public func peers(_ id: TorrentID) throws -> [PeerEntry] {
+        let (result, items) = collect(PeerEntry.self) { ctx in
+            qbt_get_peers(sessionRaw, id, { ctx, p in
+                let p = p!.pointee
+                Collector<PeerEntry>.from(ctx).items.append(PeerEntry(
+                    ip: String(cString: p.ip), port: Int(p.port), client: String(cString: p.client),
+                    peerID: String(cString: p.peer_id), connection: String(cString: p.connection),
+                    flags: String(cString: p.flags), flagsDescription: String(cString: p.flags_desc),
+                    files: String(cString: p.files), progress: Double(p.progress), relevance: Double(p.relevance),
+                    downloadRate: Int(p.download_rate), uploadRate: Int(p.upload_rate), downloaded: p.downloaded,
+                    uploaded: p.uploaded))
+            }, ctx)
+        }
+        try check(result, id)
+        return items
+    }
+
+    /// Blocks an IP address for every torrent; false if it is not an address.
+    public func ban(ip: String) -> Bool { qbt_ban_ip(sessionRaw, ip) }
+
+    /// The latest counters, and a request for fresh ones (they arrive with the next drain).
+    public func counters() -> SessionCounters {
+        var c = qbt_session_counters()
+        qbt_get_session_counters(sessionRaw, &c)
+        qbt_post_session_stats(sessionRaw)
+        return SessionCounters(dhtNodes: c.dht_nodes, receivedBytes: c.recv_bytes, sentBytes: c.sent_bytes,
+                               wastedBytes: c.wasted_bytes, queuedDiskJobs: c.queued_disk_jobs,
+                               peerConnections: c.peer_connections, listening: c.listening, hasIncoming: c.has_incoming)
+    }
+}
