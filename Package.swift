@@ -46,7 +46,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "qbtd",
-            dependencies: ["QBTServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["QBTServer", "QBTCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine"]),

@@ -988,6 +988,32 @@ qbt_result qbt_get_peers(qbt_session *session, const char *id, qbt_peer_fn fn, v
 
 // MARK: session-wide
 
+void qbt_set_rate_limit_scope(qbt_session *session, bool limit_lan, bool limit_utp) {
+    try {
+        const auto global = 1u << static_cast<std::uint32_t>(lt::session::global_peer_class_id);
+        const auto local = 1u << static_cast<std::uint32_t>(lt::session::local_peer_class_id);
+        lt::ip_filter classes;
+        classes.add_rule(lt::make_address("0.0.0.0"), lt::make_address("255.255.255.255"), global);
+        classes.add_rule(lt::make_address("::"), lt::make_address("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"), global);
+        if (!limit_lan) {
+            const char *ranges[][2] = {{"10.0.0.0", "10.255.255.255"},     {"172.16.0.0", "172.31.255.255"},
+                                       {"192.168.0.0", "192.168.255.255"}, {"169.254.0.0", "169.254.255.255"},
+                                       {"127.0.0.0", "127.255.255.255"},   {"::1", "::1"},
+                                       {"fe80::", "febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff"},
+                                       {"fc00::", "fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"}};
+            for (auto &r : ranges) classes.add_rule(lt::make_address(r[0]), lt::make_address(r[1]), local);
+        }
+        session->session.set_peer_class_filter(classes);
+        lt::peer_class_type_filter types;
+        if (!limit_utp) {
+            types.disallow(lt::peer_class_type_filter::utp_socket, lt::session::global_peer_class_id);
+            types.disallow(lt::peer_class_type_filter::ssl_utp_socket, lt::session::global_peer_class_id);
+        }
+        session->session.set_peer_class_type_filter(types);
+    } catch (...) {
+    }
+}
+
 bool qbt_ban_ip(qbt_session *session, const char *ip) {
     try {
         lt::error_code ec;
@@ -1057,6 +1083,11 @@ bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t 
 }
 
 bool qbt_random_bytes(uint8_t *out, size_t len) { return RAND_bytes(out, static_cast<int>(len)) == 1; }
+
+bool qbt_sha256(const uint8_t *data, size_t len, uint8_t out[32]) {
+    unsigned int size = 0;
+    return EVP_Digest(data, len, out, &size, EVP_sha256(), nullptr) == 1 && size == 32;
+}
 
 const char *qbt_libtorrent_version(void) { return lt::version(); }
 

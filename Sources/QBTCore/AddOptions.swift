@@ -16,6 +16,10 @@ public struct AddOptions: Sendable, Equatable {
     public var ratioLimit: Double = -2
     public var seedingTimeLimit = -2
     public var inactiveSeedingTimeLimit = -2
+    /// nil = the `auto_tmm_enabled` preference.
+    public var autoTMM: Bool?
+    public var forced = false
+    public var addToTopOfQueue = false
 
     public init() {}
 }

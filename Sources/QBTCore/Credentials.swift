@@ -44,6 +44,18 @@ public actor Credentials {
         return outcome
     }
 
+    /// `app/setPreferences`' `web_ui_password`.
+    public func setPassword(_ password: String) async throws {
+        let fresh = PasswordHash(hashing: password)
+        try await store.setPreferences([Self.passwordKey: fresh.encoded])
+        hash = fresh
+    }
+
+    public func setUsername(_ name: String) async throws {
+        try await store.setPreferences([Self.usernameKey: name])
+        username = name
+    }
+
     public func verify(username candidate: String, password: String) -> Bool {
         guard let hash else { return false }
         // Hash even on a wrong name, so timing does not tell which half was wrong.

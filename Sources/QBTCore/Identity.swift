@@ -1,12 +1,42 @@
-/// The qBittorrent release qbtd presents itself as. Issue-level compatibility profiles (4.6, 5.2) extend this;
+/// The qBittorrent release qbtd presents itself as: its compatibility profile. It decides what qbtd *reports*
+/// (versions, state names, the login answer and cookie, empty answers, fields a release did not have);
 /// requests in either dialect are accepted whatever it says.
 public struct Identity: Sendable, Equatable {
+    public enum Profile: String, Sendable, CaseIterable {
+        case v4_6 = "4.6", v5_1 = "5.1", v5_2 = "5.2"
+    }
+
+    public var profile: Profile
     public var appVersion: String
     public var webAPIVersion: String
-    /// 4.x names states `pausedDL`/`pausedUP`; 5.x says `stoppedDL`/`stoppedUP`.
-    public var legacyStateNames: Bool
 
-    public static let qBittorrent5_1 = Identity(appVersion: "v5.1.4", webAPIVersion: "2.11.4", legacyStateNames: false)
+    public static let qBittorrent4_6 = Identity(profile: .v4_6, appVersion: "v4.6.7", webAPIVersion: "2.9.3")
+    public static let qBittorrent5_1 = Identity(profile: .v5_1, appVersion: "v5.1.4", webAPIVersion: "2.11.4")
+    public static let qBittorrent5_2 = Identity(profile: .v5_2, appVersion: "v5.2.3", webAPIVersion: "2.15.1")
+
+    public init(profile: Profile, appVersion: String, webAPIVersion: String) {
+        self.profile = profile
+        self.appVersion = appVersion
+        self.webAPIVersion = webAPIVersion
+    }
+
+    public init(profile: Profile) {
+        switch profile {
+        case .v4_6: self = .qBittorrent4_6
+        case .v5_1: self = .qBittorrent5_1
+        case .v5_2: self = .qBittorrent5_2
+        }
+    }
+
+    /// 4.x names states `pausedDL`/`pausedUP`; 5.x says `stoppedDL`/`stoppedUP`.
+    public var legacyStateNames: Bool { profile == .v4_6 }
+    /// 5.0 added `root_path`, `popularity`, `reannounce`, `comment`, `private`, `has_metadata` to torrents.
+    public var hasV5TorrentFields: Bool { profile != .v4_6 }
+    /// 5.2: login answers 204/401, the cookie is `QBT_SID_<port>`, and void actions answer 204.
+    public var modernAuth: Bool { profile == .v5_2 }
+    public var emptyAnswersNoContent: Bool { profile == .v5_2 }
+
+    public func cookieName(port: Int) -> String { modernAuth ? "QBT_SID_\(port)" : "SID" }
 
     public func stateName(_ state: QBTState) -> String { legacyStateNames ? state.legacyName : state.rawValue }
 }

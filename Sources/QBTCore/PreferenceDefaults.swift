@@ -1,10 +1,7 @@
-import TorrentEngine
-
-/// `app/preferences` as qBittorrent 5.1 answers it: its defaults, overlaid with what qbtd actually runs with.
-/// Stored preferences (set through `app/setPreferences`) overlay these in turn.
+/// `app/preferences` as qBittorrent 5.1 ships them. Stored preferences (set through `app/setPreferences`)
+/// overlay these; what the running server actually uses (listen port, forced-off discovery) is laid on last.
 public enum PreferenceDefaults {
-    public static func values(paths: ServerPaths, engine: EngineSettings, listenPort: Int, username: String,
-                              webUI: (address: String, port: Int)) -> [String: JSONValue] {
+    public static func values(paths: ServerPaths) -> [String: JSONValue] {
         var p: [String: JSONValue] = [
             "locale": .string("en"), "performance_warning": .bool(false), "status_bar_external_ip": .bool(false),
             "confirm_torrent_deletion": .bool(true), "file_log_enabled": .bool(false),
@@ -20,25 +17,28 @@ public enum PreferenceDefaults {
             "excluded_file_names_enabled": .bool(false), "excluded_file_names": .string(""),
             "mail_notification_enabled": .bool(false), "autorun_on_torrent_added_enabled": .bool(false),
             "autorun_enabled": .bool(false),
-            "listen_port": .int(Int64(listenPort)), "ssl_enabled": .bool(false), "random_port": .bool(false),
-            "upnp": .bool(engine.upnp || engine.natpmp), "max_connec": .int(500), "max_connec_per_torrent": .int(100),
+            "listen_port": .int(6881), "ssl_enabled": .bool(false), "random_port": .bool(false),
+            "upnp": .bool(true), "max_connec": .int(500), "max_connec_per_torrent": .int(100),
             "max_uploads": .int(20), "max_uploads_per_torrent": .int(4), "i2p_enabled": .bool(false),
             "proxy_type": .string("None"), "proxy_ip": .string(""), "proxy_port": .int(8080),
             "proxy_auth_enabled": .bool(false), "ip_filter_enabled": .bool(false), "ip_filter_path": .string(""),
-            "dl_limit": .int(Int64(engine.downloadRateLimit)), "up_limit": .int(Int64(engine.uploadRateLimit)),
+            "dl_limit": .int(0), "up_limit": .int(0),
             "alt_dl_limit": .int(10240), "alt_up_limit": .int(10240),
-            "bittorrent_protocol": .int(engine.utp ? 0 : 1), "limit_utp_rate": .bool(true),
-            "limit_tcp_overhead": .bool(false), "limit_lan_peers": .bool(true), "scheduler_enabled": .bool(false),
-            "dht": .bool(engine.dht), "pex": .bool(engine.pex), "lsd": .bool(engine.lsd), "encryption": .int(0),
+            "bittorrent_protocol": .int(0), "limit_utp_rate": .bool(true),
+            "limit_tcp_overhead": .bool(false), "limit_lan_peers": .bool(true), "scheduler_enabled": .bool(false), "schedule_from_hour": .int(8), "schedule_from_min": .int(0),
+            "schedule_to_hour": .int(20), "schedule_to_min": .int(0), "scheduler_days": .int(0),
+            "dht": .bool(true), "pex": .bool(true), "lsd": .bool(true), "encryption": .int(0),
             "anonymous_mode": .bool(false), "max_active_checking_torrents": .int(1),
             "queueing_enabled": .bool(false), "max_active_downloads": .int(3), "max_active_torrents": .int(5),
             "max_active_uploads": .int(3), "dont_count_slow_torrents": .bool(false),
+            "slow_torrent_dl_rate_threshold": .int(2), "slow_torrent_ul_rate_threshold": .int(2),
+            "slow_torrent_inactive_timer": .int(60),
             "max_ratio_enabled": .bool(false), "max_ratio": .double(1), "max_seeding_time_enabled": .bool(false),
             "max_seeding_time": .int(1440), "max_inactive_seeding_time_enabled": .bool(false),
             "max_inactive_seeding_time": .int(1440), "max_ratio_act": .int(0),
             "add_trackers_enabled": .bool(false), "add_trackers": .string(""),
-            "web_ui_domain_list": .string("*"), "web_ui_address": .string(webUI.address), "web_ui_port": .int(Int64(webUI.port)),
-            "web_ui_upnp": .bool(false), "use_https": .bool(false), "web_ui_username": .string(username),
+            "web_ui_domain_list": .string("*"), "web_ui_address": .string("*"), "web_ui_port": .int(8080),
+            "web_ui_upnp": .bool(false), "use_https": .bool(false), "web_ui_username": .string("admin"),
             "bypass_local_auth": .bool(false), "bypass_auth_subnet_whitelist_enabled": .bool(false),
             "bypass_auth_subnet_whitelist": .string(""), "web_ui_max_auth_fail_count": .int(5),
             "web_ui_ban_duration": .int(3600), "web_ui_session_timeout": .int(3600),
@@ -72,7 +72,7 @@ public enum PreferenceDefaults {
             "announce_to_all_trackers": .bool(false), "announce_to_all_tiers": .bool(true), "announce_ip": .string(""),
             "announce_port": .int(0), "max_concurrent_http_announces": .int(50), "stop_tracker_timeout": .int(2),
             "peer_turnover": .int(4), "peer_turnover_cutoff": .int(90), "peer_turnover_interval": .int(300),
-            "request_queue_size": .int(500), "dht_bootstrap_nodes": .string(engine.dht ? "dht.libtorrent.org:25401, router.bittorrent.com:6881" : ""),
+            "request_queue_size": .int(500), "dht_bootstrap_nodes": .string("dht.libtorrent.org:25401, router.bittorrent.com:6881"),
         ]
         p["web_ui_password"] = nil  // never sent, as in qBittorrent
         return p

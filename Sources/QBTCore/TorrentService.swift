@@ -9,26 +9,48 @@ public actor TorrentService {
     public nonisolated let engine: TorrentEngine
     public nonisolated let store: Store
     public nonisolated let paths: ServerPaths
-    private let logger: Logger
-    private var torrents: [TorrentID: StoredTorrent] = [:]
-    private var eventTask: Task<Void, Never>?
+    public nonisolated let settings: ServerSettings
+    public nonisolated let log: EventLog
+    let logger: Logger
+    var torrents: [TorrentID: StoredTorrent] = [:]
+    /// Tracker URLs per torrent, kept here because `sync/maindata` lists them for every torrent on each poll.
+    var trackerURLs: [TorrentID: [String]] = [:]
+    var categoryTable: [String: Category] = [:]
+    var tagSet: Set<String> = []
+    /// Torrents whose data is being moved.
+    var moving: Set<TorrentID> = []
+    var queueingEnabled = false
+    private var tasks: [Task<Void, Never>] = []
 
     /// Opens the engine over the store and brings back every stored torrent.
-    public init(settings: EngineSettings, store: Store, paths: ServerPaths, resumeInterval: Duration = .seconds(15),
-                logger: Logger = Logger(label: "qbtd")) async throws {
+    public init(settings: ServerSettings, store: Store, resumeInterval: Duration = .seconds(15),
+                log: EventLog = EventLog(), logger: Logger = Logger(label: "qbtd")) async throws {
         self.store = store
-        self.paths = paths
+        self.paths = settings.paths
+        self.settings = settings
+        self.log = log
         self.logger = logger
-        self.engine = try TorrentEngine(settings: settings, resumeInterval: resumeInterval, logger: logger) { id, data in
+        self.engine = try TorrentEngine(settings: await settings.engineSettings(), resumeInterval: resumeInterval,
+                                        logger: logger) { id, data in
             do { try await store.saveResumeData(id, Data(data)) } catch {
                 logger.error("could not store fast-resume data for \(id): \(error)")
             }
         }
+        queueingEnabled = await settings.bool("queueing_enabled")
+        for category in try await store.categories() { categoryTable[category.name] = category }
+        tagSet = Set(try await store.tags())
         let events = await engine.events()
-        eventTask = Task { [weak self] in
+        tasks.append(Task { [weak self] in
             for await event in events { await self?.handle(event) }
-        }
+        })
         try await restore()
+        tasks.append(Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(5))
+                await self?.enforceShareLimits()
+                await self?.followSpeedSchedule()
+            }
+        })
     }
 
     private func restore() async throws {
@@ -43,6 +65,7 @@ public actor TorrentService {
             do {
                 try await engine.add(request)
                 torrents[r.id] = stored
+                await started(r.id)
             } catch {
                 logger.error("could not restore torrent \(r.id) (\(r.name)): \(error)")
             }
@@ -51,8 +74,31 @@ public actor TorrentService {
     }
 
     public func shutdown() async {
+        for task in tasks { task.cancel() }
         await engine.shutdown()
-        eventTask?.cancel()
+    }
+
+    /// What every torrent gets once it is in the engine: the run state its record says, per-torrent
+    /// connection limits, and its trackers remembered.
+    func started(_ id: TorrentID) async {
+        await applyRunState(id)
+        let connections = await settings.int("max_connec_per_torrent")
+        let uploads = await settings.int("max_uploads_per_torrent")
+        try? await engine.setConnectionLimits(id, connections: connections, uploads: uploads)
+        if torrents[id]?.record.superSeeding == true { try? await engine.setSuperSeeding(id, true) }
+        trackerURLs[id] = (try? await engine.trackers(id))?.map(\.url) ?? []
+    }
+
+    /// Stopped torrents are paused and left alone; forced ones run outside the queue; the rest are
+    /// auto-managed, so libtorrent's queue (when the limits are on) decides which of them run.
+    func applyRunState(_ id: TorrentID) async {
+        guard let record = torrents[id]?.record else { return }
+        if record.stopped {
+            try? await engine.pause(id)
+        } else {
+            try? await engine.setAutoManaged(id, !record.forceStart)
+            try? await engine.resume(id)
+        }
     }
 
     // MARK: engine events
@@ -67,19 +113,43 @@ public actor TorrentService {
                 try await store.saveMetainfo(id, Data(bytes), name: name)
                 if torrents[id]?.record.name.isEmpty ?? false { torrents[id]?.record.name = name }
                 torrents[id]?.record.metainfo = Data(bytes)
-                if torrents[id]?.record.firstLastPiecePrio == true { try await prioritizeFirstLastPieces(id) }
+                if torrents[id]?.record.firstLastPiecePrio == true { try await prioritizeFirstLastPieces(id, on: true) }
                 try await engine.saveResumeData(id)
             } catch {
                 logger.error("could not store the metadata of \(id): \(error)")
             }
         case .finished(let id):
-            guard let stored = torrents[id], stored.record.completedOn == nil else { return }
-            let now = Int64(Date().timeIntervalSince1970)
-            torrents[id]?.record.completedOn = now
-            try? await store.updateTorrent(id) { $0.completedOn = $0.completedOn ?? now }
+            guard let stored = torrents[id] else { return }
+            if stored.record.completedOn == nil {
+                let now = Int64(Date().timeIntervalSince1970)
+                torrents[id]?.record.completedOn = now
+                try? await store.updateTorrent(id) { $0.completedOn = $0.completedOn ?? now }
+                log.add("Torrent download finished. Torrent: \"\(stored.record.name)\"")
+            }
+            // Done downloading in the temp path: move it where it belongs.
+            if stored.record.downloadPath != nil {
+                torrents[id]?.record.downloadPath = nil
+                try? await store.updateTorrent(id) { $0.downloadPath = nil }
+                moving.insert(id)
+                try? await engine.moveStorage(id, to: stored.record.savePath)
+            }
             try? await engine.saveResumeData(id)
+        case .storageMoved(let id):
+            moving.remove(id)
+            try? await engine.saveResumeData(id)
+        case .storageMoveFailed(let id, let why):
+            moving.remove(id)
+            log.add("Failed to move torrent \(id): \(why)", kind: .critical)
+        case .fileRenamed(let id, _, _):
+            try? await engine.saveResumeData(id)
+        case .fileRenameFailed(let id, let file, let why):
+            log.add("Failed to rename file \(file) of torrent \(id): \(why)", kind: .warning)
         case .torrentError(let id, let why), .fileError(let id, let why):
             logger.warning("torrent \(id): \(why)")
+        case .trackerError(_, let why):
+            log.add(why, kind: .warning)
+        case .peerBlocked(let ip):
+            log.addPeer(ip: ip, blocked: true, reason: "IP filter")
         default:
             break
         }
@@ -93,25 +163,35 @@ public actor TorrentService {
         do { inspected = try TorrentEngine.inspect(source) } catch { return .invalid("\(error)") }
         if torrents[inspected.id] != nil { return .duplicate(inspected.id) }
 
-        let savePath = options.savePath ?? paths.downloadRoot
+        let category = options.category.flatMap { $0.isEmpty ? nil : $0 }
+        let defaultTMM = await settings.bool("auto_tmm_enabled")
+        let autoTMM = options.autoTMM ?? defaultTMM
+        let defaultSavePath = await settings.defaultSavePath
+        let savePath: String
+        if autoTMM { savePath = await categorySavePath(category) }
+        else { savePath = options.savePath ?? defaultSavePath }
         var record = TorrentRecord(
             id: inspected.id, name: options.rename.flatMap { $0.isEmpty ? nil : $0 } ?? inspected.name,
             metainfo: nil, magnet: nil, savePath: savePath,
-            category: options.category.flatMap { $0.isEmpty ? nil : $0 }, stopped: options.stopped,
+            category: category, stopped: options.stopped,
             sequential: options.sequential, firstLastPiecePrio: options.firstLastPiecePrio,
             uploadLimit: max(0, options.uploadLimit), downloadLimit: max(0, options.downloadLimit),
             ratioLimit: options.ratioLimit, seedingTimeLimit: options.seedingTimeLimit,
-            inactiveSeedingTimeLimit: options.inactiveSeedingTimeLimit)
+            inactiveSeedingTimeLimit: options.inactiveSeedingTimeLimit, autoTMM: autoTMM)
+        record.forceStart = options.forced
+        if !options.skipChecking, let temp = await settings.tempPath { record.downloadPath = temp }
         switch source {
         case .metainfo(let bytes): record.metainfo = Data(bytes)
         case .magnet(let uri): record.magnet = uri
         }
-        let tags = Array(Set(options.tags.filter { !$0.isEmpty })).sorted()
+        let tags = Array(Set(options.tags.filter(Self.validTag))).sorted()
         do {
             try await store.insert(record, tags: tags)
         } catch {
             return .invalid("could not store the torrent: \(error)")
         }
+        if let category, categoryTable[category] == nil { categoryTable[category] = Category(name: category, savePath: "") }
+        tagSet.formUnion(tags)
         var request = AddTorrentRequest(source, record: record)
         request.skipChecking = options.skipChecking
         do {
@@ -122,8 +202,11 @@ public actor TorrentService {
             return .invalid("\(error)")
         }
         torrents[record.id] = StoredTorrent(record: record, tags: tags)
-        if options.firstLastPiecePrio { try? await prioritizeFirstLastPieces(record.id) }
+        await started(record.id)
+        if options.addToTopOfQueue { try? await engine.queue(record.id, .top) }
+        if options.firstLastPiecePrio { try? await prioritizeFirstLastPieces(record.id, on: true) }
         try? await engine.saveResumeData(record.id)
+        log.add("Added new torrent. Torrent: \"\(record.name)\"")
         return .added(record.id)
     }
 
@@ -134,44 +217,39 @@ public actor TorrentService {
                 logger.error("could not delete \(id) from the store: \(error)")
                 continue
             }
+            let name = torrents[id]?.record.name ?? id
             torrents[id] = nil
+            trackerURLs[id] = nil
+            moving.remove(id)
             try? await engine.remove(id, deleteFiles: deleteFiles)
+            log.add(deleteFiles ? "Removed torrent and deleted its content. Torrent: \"\(name)\""
+                                : "Removed torrent. Torrent: \"\(name)\"")
         }
     }
 
-    /// Stops (pauses) or starts torrents, and remembers it.
-    public func setStopped(_ ids: [TorrentID], _ stopped: Bool) async {
-        for id in ids where torrents[id] != nil {
-            torrents[id]?.record.stopped = stopped
-            try? await store.updateTorrent(id) { $0.stopped = stopped }
-            if stopped { try? await engine.pause(id) } else { try? await engine.resume(id) }
-            try? await engine.saveResumeData(id)
+    func prioritizeFirstLastPieces(_ id: TorrentID, on: Bool) async throws {
+        for file in try await engine.files(id) where file.size > 0 && file.priority > 0 {
+            let priority = on ? 7 : file.priority
+            try await engine.setPiecePriority(id, piece: file.pieceRange.lowerBound, priority: priority)
+            try await engine.setPiecePriority(id, piece: file.pieceRange.upperBound, priority: priority)
         }
     }
 
-    /// Connects each torrent to the given peers; returns how many were handed to the engine per torrent.
-    public func addPeers(_ ids: [TorrentID], peers: [(host: String, port: Int)]) async -> [TorrentID: (added: Int, failed: Int)] {
-        var out: [TorrentID: (added: Int, failed: Int)] = [:]
-        for id in ids where torrents[id] != nil {
-            var added = 0, failed = 0
-            for peer in peers {
-                do { try await engine.connectPeer(id, host: peer.host, port: peer.port); added += 1 } catch { failed += 1 }
-            }
-            out[id] = (added, failed)
-        }
-        return out
-    }
+    /// Only known ids, in the order given.
+    func known(_ ids: [TorrentID]) -> [TorrentID] { ids.filter { torrents[$0] != nil } }
 
-    private func prioritizeFirstLastPieces(_ id: TorrentID) async throws {
-        for file in try await engine.files(id) where file.size > 0 {
-            try await engine.setPiecePriority(id, piece: file.pieceRange.lowerBound, priority: 7)
-            try await engine.setPiecePriority(id, piece: file.pieceRange.upperBound, priority: 7)
-        }
+    /// Changes a record in memory and in the store, in that order of truth: the store first.
+    func update(_ id: TorrentID, _ change: @escaping @Sendable (inout TorrentRecord) -> Void) async throws {
+        guard var record = torrents[id]?.record else { return }
+        try await store.updateTorrent(id, change)
+        change(&record)
+        torrents[id]?.record = record
     }
 
     // MARK: reading
 
     public var ids: [TorrentID] { Array(torrents.keys) }
+    public var count: Int { torrents.count }
 
     /// Every torrent joined with its live status, in the order they were added.
     public func views() async -> [TorrentView] {
@@ -187,18 +265,37 @@ public actor TorrentService {
         return view(stored, status)
     }
 
+    public func exists(_ id: TorrentID) -> Bool { torrents[id] != nil }
+
     private func view(_ stored: StoredTorrent, _ status: TorrentStatus) -> TorrentView {
-        TorrentView(record: stored.record, tags: stored.tags, status: status,
-                    state: QBTState(status: status, stopped: stored.record.stopped))
+        let r = stored.record
+        let queued = queueingEnabled && !r.stopped && !r.forceStart && status.autoManaged && status.paused
+        return TorrentView(record: r, tags: stored.tags, status: status,
+                           state: QBTState(status: status, stopped: r.stopped, queued: queued,
+                                           forced: r.forceStart, moving: moving.contains(r.id)),
+                           trackers: trackerURLs[r.id] ?? [], queueingEnabled: queueingEnabled)
     }
 
     public func files(_ id: TorrentID) async throws -> [TorrentFile] { try await engine.files(id) }
+
+    /// Tracker URL → the torrents that use it, for `sync/maindata`.
+    public func trackerMap() -> [String: [TorrentID]] {
+        var out: [String: [TorrentID]] = [:]
+        for (id, urls) in trackerURLs { for url in urls { out[url, default: []].append(id) } }
+        for key in out.keys { out[key]?.sort() }
+        return out
+    }
+
+    static func validTag(_ tag: String) -> Bool {
+        let t = tag.trimmingCharacters(in: .whitespaces)
+        return !t.isEmpty && t == tag && !t.contains(",")
+    }
 }
 
 extension AddTorrentRequest {
     /// What the engine needs to run a stored torrent as the record describes it.
     init(_ source: Source, record: TorrentRecord) {
-        self.init(source: source, savePath: record.savePath)
+        self.init(source: source, savePath: record.downloadPath ?? record.savePath)
         stopped = record.stopped
         sequential = record.sequential
         uploadLimit = record.uploadLimit

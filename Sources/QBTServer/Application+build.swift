@@ -11,35 +11,46 @@ public struct ServerParts: Sendable {
     public let service: TorrentService
     public let credentials: Credentials
     public let sessions: SessionManager
+    public let keys: APIKeyRing
     public let credentialOutcome: Credentials.Outcome
 }
 
 /// Builds the whole server: store, engine, controllers, HTTP. Used by `qbtd` and by the tests alike.
+/// `onShutdown` runs for `app/shutdown`; by default it sends this process SIGTERM, which stops it gracefully.
 public func buildApplication(
     _ config: ServerConfiguration, logger: Logger = Logger(label: "qbtd"),
+    onShutdown: @escaping @Sendable () -> Void = requestGracefulShutdown,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> (some ApplicationProtocol, ServerParts) {
     let paths = try ServerPaths(dataDirectory: config.dataDirectory, downloadRoot: config.downloadDirectory)
     let store = try Store(path: paths.databasePath)
     let credentials = try await Credentials(store: store)
     let outcome = try await credentials.prepare(username: config.username, password: config.password)
-    let engineSettings = config.engineSettings(preferences: try await PreferenceSettings.load(from: store))
+    let settings = try await ServerSettings(store: store, paths: paths, overrides: config.overrides)
     let service = try await TorrentService(
-        settings: engineSettings, store: store, paths: paths, resumeInterval: config.resumeInterval, logger: logger)
-    let sessions = SessionManager()
-    let identity = Identity.qBittorrent5_1
+        settings: settings, store: store, resumeInterval: config.resumeInterval, log: config.eventLog, logger: logger)
+    let keys = try await APIKeyRing(store: store)
+    let policy = WebSecurityPolicy(await settings.values)
+    let gate = WebGate(policy)
+    let sessions = SessionManager(policy: policy.sessions)
+    let identity = Identity(profile: config.profile)
 
     let router = Router(context: QBTRequestContext.self)
-    router.add(middleware: SecurityHeadersMiddleware())
+    router.add(middleware: SecurityHeadersMiddleware(gate: gate))
     // qbittorrent-api probes the scheme with `HEAD /`; qBittorrent serves its WebUI there.
     router.on("/", method: .get) { _, _ in "qbtd: a qBittorrent-compatible torrent server. API under /api/v2/\n" }
     router.on("/", method: .head) { _, _ in Response(status: .ok) }
     APIRouter(controllers: [
-        AuthController(credentials: credentials, sessions: sessions),
-        AppController(identity: identity, service: service, credentials: credentials, engineSettings: engineSettings,
-                      webUI: (config.host, config.port)),
+        AuthController(credentials: credentials, sessions: sessions, identity: identity, gate: gate),
+        AppController(identity: identity, service: service, credentials: credentials, keys: keys, sessions: sessions,
+                      gate: gate, webUI: (config.host, config.port), onShutdown: onShutdown),
+        LogController(log: config.eventLog),
+        SyncController(service: service, identity: identity),
+        TransferController(service: service, identity: identity),
         TorrentsController(service: service, identity: identity),
-    ], sessions: sessions, logger: logger).addRoutes(to: router)
+        QbtdController(keys: keys, sessions: sessions),
+    ], sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
+        .addRoutes(to: router)
 
     let app = Application(
         router: router,
@@ -47,5 +58,15 @@ public func buildApplication(
         services: [EngineLifecycle(service: service)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port) },
         logger: logger)
-    return (app, ServerParts(service: service, credentials: credentials, sessions: sessions, credentialOutcome: outcome))
+    config.eventLog.add("qbtd started (presenting as qBittorrent \(identity.appVersion))", kind: .info)
+    return (app, ServerParts(service: service, credentials: credentials, sessions: sessions, keys: keys,
+                             credentialOutcome: outcome))
+}
+
+/// `app/shutdown`: answer first, then stop the way SIGTERM does (fast-resume saved, session closed).
+@Sendable public func requestGracefulShutdown() {
+    Task {
+        try? await Task.sleep(for: .milliseconds(100))
+        kill(getpid(), SIGTERM)
+    }
 }

@@ -17,6 +17,10 @@ public struct ServerConfiguration: Sendable {
     /// false forces uTP off.
     public var utp = true
     public var resumeInterval: Duration = .seconds(15)
+    /// Which qBittorrent release qbtd presents itself as.
+    public var profile: Identity.Profile = .v5_1
+    /// The execution log behind `log/main`; `main` also feeds it from the logger.
+    public var eventLog = EventLog()
 
     public init(dataDirectory: String) { self.dataDirectory = dataDirectory }
 
@@ -27,20 +31,5 @@ public struct ServerConfiguration: Sendable {
         return (env["HOME"] ?? FileManager.default.currentDirectoryPath) + "/.local/share/qbtd"
     }
 
-    /// The engine settings: defaults, then the stored preferences, then what was given at start.
-    public func engineSettings(preferences: [String: JSONValue]) -> EngineSettings {
-        var s = EngineSettings()
-        s.listenInterfaces = "0.0.0.0:6881,[::]:6881"
-        s = PreferenceSettings.apply(preferences, to: s)
-        if let peerListen { s.listenInterfaces = Self.listenInterfaces(peerListen) }
-        if !discovery { s.disableDiscovery() }
-        if !utp { s.utp = false }
-        return s
-    }
-
-    /// `HOST:PORT` to libtorrent's form (IPv6 hosts in brackets); `0.0.0.0` also opens `[::]`.
-    static func listenInterfaces(_ value: String) -> String {
-        if value.hasPrefix("0.0.0.0:") { return value + ",[::]:" + value.dropFirst("0.0.0.0:".count) }
-        return value
-    }
+    public var overrides: EngineOverrides { EngineOverrides(peerListen: peerListen, discovery: discovery, utp: utp) }
 }

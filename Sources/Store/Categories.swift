@@ -1,19 +1,24 @@
 import GRDB
 
+/// A category: its save path ("" = the default save path joined with the name) and, optionally, its own
+/// download path (nil = follow the global setting, "" = explicitly none).
 public struct Category: Sendable, Equatable, Codable {
     public var name: String
     public var savePath: String
-    public init(name: String, savePath: String) {
+    public var downloadPath: String?
+
+    public init(name: String, savePath: String, downloadPath: String? = nil) {
         self.name = name
         self.savePath = savePath
+        self.downloadPath = downloadPath
     }
 }
 
 extension Store {
     public func categories() async throws -> [Category] {
         try await db.read { db in
-            try Row.fetchAll(db, sql: "SELECT name, save_path FROM categories ORDER BY name").map {
-                Category(name: $0["name"], savePath: $0["save_path"])
+            try Row.fetchAll(db, sql: "SELECT name, save_path, download_path FROM categories ORDER BY name").map {
+                Category(name: $0["name"], savePath: $0["save_path"], downloadPath: $0["download_path"])
             }
         }
     }
@@ -22,8 +27,8 @@ extension Store {
     @discardableResult
     public func createCategory(_ category: Category) async throws -> Bool {
         try await db.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO categories (name, save_path) VALUES (?, ?)",
-                           arguments: [category.name, category.savePath])
+            try db.execute(sql: "INSERT OR IGNORE INTO categories (name, save_path, download_path) VALUES (?, ?, ?)",
+                           arguments: [category.name, category.savePath, category.downloadPath])
             return db.changesCount > 0
         }
     }
@@ -32,7 +37,8 @@ extension Store {
     @discardableResult
     public func editCategory(_ category: Category) async throws -> Bool {
         try await db.write { db in
-            try db.execute(sql: "UPDATE categories SET save_path = ? WHERE name = ?", arguments: [category.savePath, category.name])
+            try db.execute(sql: "UPDATE categories SET save_path = ?, download_path = ? WHERE name = ?",
+                           arguments: [category.savePath, category.downloadPath, category.name])
             return db.changesCount > 0
         }
     }

@@ -43,6 +43,23 @@ extension Store {
                 t.column("value", .text).notNull()  // JSON
             }
         }
+        migrator.registerMigration("v2: API keys, category download paths, forced and super-seeding torrents") { db in
+            try db.alter(table: "torrents") { t in
+                t.add(column: "force_start", .boolean).notNull().defaults(to: false)
+                t.add(column: "super_seeding", .boolean).notNull().defaults(to: false)
+                t.add(column: "download_path", .text)  // where it downloads before moving to save_path; NULL = none
+            }
+            try db.alter(table: "categories") { t in
+                t.add(column: "download_path", .text)  // NULL = follow the global setting, '' = disabled
+            }
+            try db.create(table: "api_keys") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                t.column("key_hash", .text).notNull().unique()  // SHA-256 hex of the key; the key itself is never stored
+                t.column("created_at", .integer).notNull()
+                t.column("last_used_at", .integer)
+            }
+        }
         return migrator
     }
 }

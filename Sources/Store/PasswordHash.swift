@@ -55,3 +55,21 @@ public struct PasswordHash: Sendable, Equatable {
         return String(bytes.map { alphabet[Int($0) % alphabet.count] })
     }
 }
+
+/// SHA-256 and randomness from OpenSSL, for API keys: high-entropy secrets need no slow hash.
+public enum Digest {
+    public static func sha256Hex(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var out = [UInt8](repeating: 0, count: 32)
+        precondition(qbt_sha256(bytes, bytes.count, &out), "OpenSSL SHA-256 failed")
+        return out.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// `count` random characters from `alphabet`.
+    public static func randomString(_ count: Int, alphabet: String = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") -> String {
+        let letters = Array(alphabet)
+        var bytes = [UInt8](repeating: 0, count: count * 2)
+        precondition(qbt_random_bytes(&bytes, bytes.count), "OpenSSL has no randomness")
+        return String((0..<count).map { i in letters[Int(UInt16(bytes[2 * i]) << 8 | UInt16(bytes[2 * i + 1])) % letters.count] })
+    }
+}

@@ -26,6 +26,10 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var seedingTimeLimit: Int
     public var inactiveSeedingTimeLimit: Int
     public var autoTMM: Bool
+    public var forceStart: Bool
+    public var superSeeding: Bool
+    /// Where the data lives until it completes (qBittorrent's temp/download path); nil = the save path.
+    public var downloadPath: String?
     public var resumeData: Data?
 
     enum CodingKeys: String, CodingKey {
@@ -34,7 +38,8 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         case firstLastPiecePrio = "first_last_piece_prio", uploadLimit = "upload_limit"
         case downloadLimit = "download_limit", ratioLimit = "ratio_limit", seedingTimeLimit = "seeding_time_limit"
         case inactiveSeedingTimeLimit = "inactive_seeding_time_limit", autoTMM = "auto_tmm"
-        case resumeData = "resume_data"
+        case resumeData = "resume_data", forceStart = "force_start", superSeeding = "super_seeding"
+        case downloadPath = "download_path"
     }
 
     public init(
@@ -60,6 +65,9 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         self.seedingTimeLimit = seedingTimeLimit
         self.inactiveSeedingTimeLimit = inactiveSeedingTimeLimit
         self.autoTMM = autoTMM
+        self.forceStart = false
+        self.superSeeding = false
+        self.downloadPath = nil
         self.resumeData = nil
     }
 }

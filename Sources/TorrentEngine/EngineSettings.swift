@@ -8,9 +8,26 @@ public struct EngineSettings: Sendable, Equatable {
     public var upnp = true
     public var natpmp = true
     public var utp = true
+    public var tcp = true
     /// Bytes per second; 0 means unlimited.
     public var downloadRateLimit = 0
     public var uploadRateLimit = 0
+    /// Global peer connections and unchoke slots; -1 or 0 means unlimited.
+    public var connectionsLimit = 500
+    public var unchokeSlots = 20
+    /// libtorrent's queue: -1 means no limit (qBittorrent's "queueing off").
+    public var activeDownloads = -1
+    public var activeSeeds = -1
+    public var activeLimit = -1
+    public var activeChecking = 1
+    public var dontCountSlowTorrents = false
+    /// qBittorrent's `encryption`: 0 prefer, 1 require, 2 disable.
+    public var encryption = 0
+    public var anonymousMode = false
+    /// Whether the global limits also hold uTP and LAN/loopback peers (qBittorrent's defaults: both yes).
+    public var rateLimitUTP = true
+    public var rateLimitIPOverhead = false
+    public var rateLimitLAN = true
     public var userAgent = "qBittorrent/5.1.4"
     public var peerFingerprint = "-qB5140-"
 
@@ -23,7 +40,13 @@ public struct EngineSettings: Sendable, Equatable {
 
     /// libtorrent `settings_pack` names and values (PeX is not a setting: it is chosen when the session starts).
     var pack: [(String, String)] {
-        [
+        // libtorrent's enc_policy: 0 forced, 1 enabled, 2 disabled.
+        let policy = switch encryption {
+        case 1: "0"
+        case 2: "2"
+        default: "1"
+        }
+        return [
             ("listen_interfaces", listenInterfaces),
             ("enable_dht", String(dht)),
             ("enable_lsd", String(lsd)),
@@ -31,8 +54,21 @@ public struct EngineSettings: Sendable, Equatable {
             ("enable_natpmp", String(natpmp)),
             ("enable_outgoing_utp", String(utp)),
             ("enable_incoming_utp", String(utp)),
+            ("enable_outgoing_tcp", String(tcp)),
+            ("enable_incoming_tcp", String(tcp)),
             ("download_rate_limit", String(max(0, downloadRateLimit))),
             ("upload_rate_limit", String(max(0, uploadRateLimit))),
+            ("connections_limit", String(connectionsLimit > 0 ? connectionsLimit : Int(Int32.max))),
+            ("unchoke_slots_limit", String(unchokeSlots > 0 ? unchokeSlots : -1)),
+            ("active_downloads", String(activeDownloads)),
+            ("active_seeds", String(activeSeeds)),
+            ("active_limit", String(activeLimit)),
+            ("active_checking", String(activeChecking)),
+            ("dont_count_slow_torrents", String(dontCountSlowTorrents)),
+            ("out_enc_policy", policy),
+            ("in_enc_policy", policy),
+            ("anonymous_mode", String(anonymousMode)),
+            ("rate_limit_ip_overhead", String(rateLimitIPOverhead)),
             ("user_agent", userAgent),
             ("peer_fingerprint", peerFingerprint),
             // No bootstrap contact unless DHT is wanted.

@@ -55,6 +55,18 @@ public struct SessionCounters: Sendable, Equatable {
     public var peerConnections: Int64 = 0
     public var listening = false
     public var hasIncoming = false
+
+    public init(dhtNodes: Int64 = 0, receivedBytes: Int64 = 0, sentBytes: Int64 = 0, wastedBytes: Int64 = 0,
+                queuedDiskJobs: Int64 = 0, peerConnections: Int64 = 0, listening: Bool = false, hasIncoming: Bool = false) {
+        self.dhtNodes = dhtNodes
+        self.receivedBytes = receivedBytes
+        self.sentBytes = sentBytes
+        self.wastedBytes = wastedBytes
+        self.queuedDiskJobs = queuedDiskJobs
+        self.peerConnections = peerConnections
+        self.listening = listening
+        self.hasIncoming = hasIncoming
+    }
 }
 
 public enum PieceState: UInt8, Sendable { case missing = 0, downloading = 1, have = 2 }

@@ -57,6 +57,7 @@ public actor TorrentEngine {
             throw EngineError.failed("libtorrent session did not start: \(takeCString(error))")
         }
         self.session = SessionPointer(raw: raw)
+        qbt_set_rate_limit_scope(raw, settings.rateLimitLAN, settings.rateLimitUTP)
         self.logger = logger
         self.onResumeData = onResumeData
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -94,6 +95,7 @@ public actor TorrentEngine {
         try Self.fill(pack, settings)
         var error: UnsafeMutablePointer<CChar>?
         if !qbt_session_apply(session.raw, pack, &error) { throw EngineError.failed(takeCString(error)) }
+        qbt_set_rate_limit_scope(session.raw, settings.rateLimitLAN, settings.rateLimitUTP)
     }
 
     /// The TCP port peers reach this session on.

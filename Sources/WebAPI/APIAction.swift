@@ -1,4 +1,5 @@
 import Foundation
+import QBTCore
 
 /// What an action answers: qBittorrent's shapes only.
 public enum APIReply: Sendable {
@@ -6,18 +7,40 @@ public enum APIReply: Sendable {
     case empty
     case text(String)
     case json(Data)
+    /// JSON from the fast serializer.
+    case jsonBytes([UInt8])
+    /// A file download (`torrents/export`).
+    case binary([UInt8], contentType: String, filename: String?)
+    /// An explicit status with a plain-text body (5.2's 204/401 login answers).
+    case status(Int, String)
     /// Extra headers, e.g. the session cookie from `auth/login`.
     indirect case withHeaders(APIReply, [(String, String)])
 
     public static func encode<T: Encodable>(_ value: T) throws -> APIReply {
         .json(try WireJSON.encoder.encode(value))
     }
+
+    public static func json(_ value: JSONValue) -> APIReply { .jsonBytes(value.serialized()) }
 }
 
 /// Who is calling, as far as one action needs to know.
 public struct APICaller: Sendable {
     public var clientIP: String
     public var sessionID: String?
+    /// The caller's `sync/*` memory: its session's, or its API key's.
+    public var sync: SyncSlot?
+    /// The port this request came in on (5.2's cookie is named after it).
+    public var localPort: Int
+    /// The API key that authenticated the request, if any.
+    public var apiKeyID: String?
+
+    public init(clientIP: String, sessionID: String? = nil, sync: SyncSlot? = nil, localPort: Int = 0, apiKeyID: String? = nil) {
+        self.clientIP = clientIP
+        self.sessionID = sessionID
+        self.sync = sync
+        self.localPort = localPort
+        self.apiKeyID = apiKeyID
+    }
 }
 
 /// One `/api/v2/<scope>/<action>` entry: its method rule and its handler.
@@ -25,6 +48,8 @@ public struct APIAction: Sendable {
     public enum Methods: Sendable { case getOrPost, postOnly }
     public var methods: Methods
     public var isPublic: Bool
+    /// qbtd's own routes answer errors as `{"error": "…"}`; qBittorrent's answer plain text.
+    public var jsonErrors = false
     public var handler: @Sendable (Parameters, APICaller) async throws -> APIReply
 
     public static func get(_ handler: @escaping @Sendable (Parameters, APICaller) async throws -> APIReply) -> APIAction {
@@ -33,6 +58,14 @@ public struct APIAction: Sendable {
 
     public static func post(_ handler: @escaping @Sendable (Parameters, APICaller) async throws -> APIReply) -> APIAction {
         APIAction(methods: .postOnly, isPublic: false, handler: handler)
+    }
+
+    public init(methods: Methods, isPublic: Bool, jsonErrors: Bool = false,
+                handler: @escaping @Sendable (Parameters, APICaller) async throws -> APIReply) {
+        self.methods = methods
+        self.isPublic = isPublic
+        self.jsonErrors = jsonErrors
+        self.handler = handler
     }
 }
 

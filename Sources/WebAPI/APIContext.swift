@@ -1,19 +1,25 @@
 import Hummingbird
 import NIOCore
 
-/// The request context of every qbtd route: Hummingbird's core plus the client's socket address.
+/// The request context of every qbtd route: Hummingbird's core plus the socket's two ends.
 public struct QBTRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    public let localAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        localAddress = source.channel.localAddress
     }
 
     /// qBittorrent's request cap: 64 MiB plus 10 %.
     public static let maxRequestSize = 64 * 1024 * 1024 * 11 / 10
     public var maxUploadSize: Int { Self.maxRequestSize }
 
-    public var clientIP: String { remoteAddress?.ipAddress ?? "unknown" }
+    public var socketIP: String {
+        guard let ip = remoteAddress?.ipAddress else { return "unknown" }
+        // IPv4 clients of a dual-stack socket appear as ::ffff:a.b.c.d; qBittorrent shows the IPv4 form.
+        return ip.hasPrefix("::ffff:") && ip.contains(".") ? String(ip.dropFirst(7)) : ip
+    }
 }

@@ -3,20 +3,30 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import QBTCore
 
-/// Serves `/api/v2/<scope>/<action>` the way qBittorrent's `WebApplication::processRequest` does:
-/// session check (403) before lookup (404), then the method rule (405), then the parameters.
+/// Serves `/api/v2/<scope>/<action>` the way qBittorrent's `WebApplication::processRequest` does: CSRF and
+/// Host checks (401), then the session — cookie, API key, Basic credentials or an auth bypass — (403 before
+/// lookup), then 404, the method rule (405) and the parameters.
 public struct APIRouter: Sendable {
-    public static let cookieName = "SID"
     let controllers: [String: [String: APIAction]]
     let sessions: SessionManager
+    let gate: WebGate
+    let keys: APIKeyRing
+    let credentials: Credentials
+    let identity: Identity
     let logger: Logger
 
-    public init(controllers: [any APIController], sessions: SessionManager, logger: Logger) {
+    public init(controllers: [any APIController], sessions: SessionManager, gate: WebGate, keys: APIKeyRing,
+                credentials: Credentials, identity: Identity, logger: Logger) {
         var table: [String: [String: APIAction]] = [:]
         for c in controllers { table[c.scope, default: [:]].merge(c.actions) { $1 } }
         self.controllers = table
         self.sessions = sessions
+        self.gate = gate
+        self.keys = keys
+        self.credentials = credentials
+        self.identity = identity
         self.logger = logger
     }
 
@@ -28,16 +38,51 @@ public struct APIRouter: Sendable {
         }
     }
 
+    /// How the caller proved who it is.
+    enum Authentication {
+        case none
+        case session(String, SyncSlot)
+        case apiKey(String, SyncSlot)
+        /// A session made on this request (auth bypass or Basic credentials); its cookie goes out with the answer.
+        case fresh(String, SyncSlot)
+    }
+
     func respond(_ request: Request, _ context: QBTRequestContext) async -> Response {
         let scope = context.parameters.get("scope") ?? ""
         let name = context.parameters.get("action") ?? ""
         let action = controllers[scope]?[name]
-        let sessionID = Self.sessionCookie(request)
-        let caller = APICaller(clientIP: context.clientIP, sessionID: sessionID)
+        let localPort = context.localAddress?.port ?? 0
+        let clientIP = gate.clientIP(socketIP: context.socketIP, forwardedFor: request.headers[.init("X-Forwarded-For")!])
+        let policy = gate.policy
+        let bearer = Self.credential(request, scheme: "Bearer")
         do {
-            let authenticated = await sessions.touch(sessionID)
+            if bearer == nil, policy.csrfProtection, WebGate.isCrossSite(
+                origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
+                host: request.head.authority,
+                forwardedHost: request.headers[.init("X-Forwarded-Host")!]) {
+                logger.warning("WebAPI: CSRF attack detected. Origin: \(request.headers[.origin] ?? "-"), Host: \(request.head.authority ?? "-")")
+                return Self.plain(.unauthorized, "Unauthorized")
+            }
+            let fromProxy = policy.reverseProxy && policy.trustedProxies.contains { $0.contains(context.socketIP) }
+            if policy.hostHeaderValidation, !fromProxy,
+               !gate.isValidHost(request.head.authority,
+                                 localIP: context.localAddress?.ipAddress ?? "", localPort: localPort) {
+                logger.warning("WebAPI: invalid Host header \(request.head.authority ?? "-") from \(clientIP)")
+                return Self.plain(.unauthorized, "Unauthorized")
+            }
+
+            let auth = try await authenticate(request, bearer: bearer, clientIP: clientIP, policy: policy)
+            var caller = APICaller(clientIP: clientIP, localPort: localPort)
+            switch auth {
+            case .none: break
+            case .session(let id, let slot), .fresh(let id, let slot): caller.sessionID = id; caller.sync = slot
+            case .apiKey(let id, let slot): caller.apiKeyID = id; caller.sync = slot
+            }
+            let authenticated = caller.sync != nil
             if !(action?.isPublic ?? false) && !authenticated { throw QBitError.accessDenied() }
-            guard let action else { throw QBitError.notFound() }
+            // An API key is for the API proper: it cannot log in or out.
+            if caller.apiKeyID != nil && scope == "auth" { throw QBitError.accessDenied() }
+            guard let action else { throw QBitError.notFound(identity.modernAuth ? "Endpoint does not exist" : nil) }
             let method = request.method
             guard method == .get || method == .post || method == .head else {
                 return Self.plain(.notImplemented, "Not Implemented")
@@ -45,27 +90,76 @@ public struct APIRouter: Sendable {
             if action.methods == .postOnly && method != .post { throw QBitError.methodNotAllowed }
             let params = try await Self.parameters(request, context)
             let reply = try await action.handler(params, caller)
-            var response = Self.response(for: reply)
+            var response = response(for: reply)
+            if case .fresh(let id, _) = auth {
+                response.headers.append(HTTPField(name: .setCookie, value: sessionCookie(id, port: localPort)))
+            }
             if method == .head { response.body = .init() }
             return response
         } catch let error as QBitError {
-            return Self.plain(error.status, error.body)
+            return Self.error(error, json: action?.jsonErrors ?? false)
+        } catch let error as ServiceError {
+            let e: QBitError = switch error {
+            case .conflict(let m): .conflict(m)
+            case .invalid(let m): .badParams(m)
+            case .notFound: .notFound()
+            }
+            return Self.error(e, json: action?.jsonErrors ?? false)
         } catch {
             logger.error("\(scope)/\(name) failed: \(error)")
             return Self.plain(.internalServerError, "Internal Server Error")
         }
     }
 
-    static func sessionCookie(_ request: Request) -> String? {
+    func authenticate(_ request: Request, bearer: String?, clientIP: String, policy: WebSecurityPolicy) async throws -> Authentication {
+        if let bearer {
+            guard let key = await keys.verify(bearer) else { return .none }
+            return .apiKey(key.id, await sessions.keySession(key.id))
+        }
+        if let sid = sessionCookie(request), let slot = await sessions.touch(sid) { return .session(sid, slot) }
+        // qBittorrent's auth bypass: localhost (when allowed) and whitelisted subnets get a session unasked.
+        if (policy.bypassLocalAuth && Subnet.isLoopback(clientIP)) || policy.bypassSubnets.contains(where: { $0.contains(clientIP) }) {
+            let sid = await sessions.open(for: clientIP)
+            return .fresh(sid, await sessions.touch(sid)!)
+        }
+        // 5.2's HTTP Basic: good credentials make a session, bad ones count toward the ban and get a 401.
+        if let basic = Self.credential(request, scheme: "Basic"),
+           let decoded = Data(base64Encoded: basic).map({ String(decoding: $0, as: UTF8.self) }),
+           let colon = decoded.firstIndex(of: ":") {
+            if await sessions.isBanned(clientIP) { throw QBitError.accessDenied(AuthController.bannedMessage) }
+            let user = String(decoded[..<colon]), password = String(decoded[decoded.index(after: colon)...])
+            guard await credentials.verify(username: user, password: password) else {
+                await sessions.recordFailure(clientIP)
+                throw QBitError.unauthorized
+            }
+            let sid = await sessions.open(for: clientIP)
+            return .fresh(sid, await sessions.touch(sid)!)
+        }
+        return .none
+    }
+
+    static func credential(_ request: Request, scheme: String) -> String? {
+        guard let value = request.headers[.authorization] else { return nil }
+        let prefix = scheme + " "
+        guard value.count > prefix.count, value.prefix(prefix.count).lowercased() == prefix.lowercased() else { return nil }
+        return value.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Either dialect's cookie: `SID` (≤5.1) or `QBT_SID_<port>` (5.2).
+    func sessionCookie(_ request: Request) -> String? {
         for header in request.headers[values: .cookie] {
             for item in header.split(separator: ";") {
                 let kv = item.split(separator: "=", maxSplits: 1)
-                if kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces) == cookieName {
-                    return kv[1].trimmingCharacters(in: .whitespaces)
-                }
+                guard kv.count == 2 else { continue }
+                let key = kv[0].trimmingCharacters(in: .whitespaces)
+                if key == "SID" || key.hasPrefix("QBT_SID_") { return kv[1].trimmingCharacters(in: .whitespaces) }
             }
         }
         return nil
+    }
+
+    func sessionCookie(_ sid: String, port: Int) -> String {
+        AuthController.cookie(name: identity.cookieName(port: port), value: sid, identity: identity, csrf: gate.policy.csrfProtection)
     }
 
     /// GET and HEAD read the query; POST reads only the body, urlencoded or multipart (qBittorrent ignores
@@ -93,13 +187,23 @@ public struct APIRouter: Sendable {
         return Parameters()
     }
 
-    static func response(for reply: APIReply) -> Response {
+    func response(for reply: APIReply) -> Response {
         switch reply {
-        case .empty: return plain(.ok, "")
-        case .text(let text): return plain(.ok, text)
+        case .empty:
+            return identity.emptyAnswersNoContent ? Response(status: .noContent) : Self.plain(.ok, "")
+        case .text(let text): return Self.plain(.ok, text)
+        case .status(let code, let text):
+            return code == 204 ? Response(status: .noContent) : Self.plain(.init(code: code), text)
         case .json(let data):
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        case .jsonBytes(let bytes):
+            return Response(status: .ok, headers: [.contentType: "application/json"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        case .binary(let bytes, let type, let filename):
+            var headers: HTTPFields = [.contentType: type]
+            if let filename { headers[.contentDisposition] = "attachment; filename=\"\(filename)\"" }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         case .withHeaders(let inner, let headers):
             var response = self.response(for: inner)
             for (name, value) in headers {
@@ -109,23 +213,33 @@ public struct APIRouter: Sendable {
         }
     }
 
+    static func error(_ error: QBitError, json: Bool) -> Response {
+        guard json else { return plain(error.status, error.body) }
+        return Response(status: error.status, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(["error": .string(error.body)]).serialized())))
+    }
+
     static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
         Response(status: status, headers: [.contentType: "text/plain; charset=UTF-8"],
                  body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }
 
-/// The headers qBittorrent puts on every answer.
+/// The headers qBittorrent puts on every answer; clickjacking protection follows the preference.
 public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
-    public init() {}
+    let gate: WebGate
+    public init(gate: WebGate) { self.gate = gate }
+
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
+        let clickjacking = gate.policy.clickjackingProtection
         response.headers[.init("X-XSS-Protection")!] = "1; mode=block"
         response.headers[.init("X-Content-Type-Options")!] = "nosniff"
-        response.headers[.init("X-Frame-Options")!] = "SAMEORIGIN"
+        if clickjacking { response.headers[.init("X-Frame-Options")!] = "SAMEORIGIN" }
         response.headers[.init("Referrer-Policy")!] = "same-origin"
         response.headers[.init("Cross-Origin-Opener-Policy")!] = "same-origin"
-        response.headers[.contentSecurityPolicy] = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'; object-src 'none'; form-action 'self'; frame-src 'self' blob:; frame-ancestors 'self';"
+        response.headers[.contentSecurityPolicy] = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'; object-src 'none'; form-action 'self'; frame-src 'self' blob:;"
+            + (clickjacking ? " frame-ancestors 'self';" : "")
         return response
     }
 }

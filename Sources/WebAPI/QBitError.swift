@@ -8,6 +8,7 @@ public enum QBitError: Error, Equatable, Sendable {
     case conflict(String)
     case unsupportedMediaType(String)
     case methodNotAllowed
+    case unauthorized
     case payloadTooLarge
 
     public var status: HTTPResponse.Status {
@@ -18,6 +19,7 @@ public enum QBitError: Error, Equatable, Sendable {
         case .conflict: .conflict
         case .unsupportedMediaType: .unsupportedMediaType
         case .methodNotAllowed: .methodNotAllowed
+        case .unauthorized: .unauthorized
         case .payloadTooLarge: .contentTooLarge
         }
     }
@@ -30,6 +32,7 @@ public enum QBitError: Error, Equatable, Sendable {
         case .notFound(let m): m ?? "Not Found"
         case .conflict(let m), .unsupportedMediaType(let m): m
         case .methodNotAllowed: "Method Not Allowed"
+        case .unauthorized: "Unauthorized"
         case .payloadTooLarge: "Payload Too Large"
         }
     }

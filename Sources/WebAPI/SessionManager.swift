@@ -1,33 +1,61 @@
 import Foundation
-import Store
+import Synchronization
 
-/// Web sessions and the failed-login ban, per client IP, as qBittorrent keeps them.
+/// What one client remembers between `sync/*` polls: qBittorrent keeps it per session.
+public final class SyncSlot: Sendable {
+    public let maindata = Mutex(SyncState())
+    public let peers = Mutex(SyncState())
+    public init() {}
+}
+
+/// Web sessions and the failed-login ban, per client IP, as qBittorrent keeps them. API-key callers get a
+/// session per key that never expires, so their `sync/maindata` baseline survives between calls.
 public actor SessionManager {
-    public struct Policy: Sendable {
+    public struct Policy: Sendable, Equatable {
         public var sessionTimeout: Duration = .seconds(3600)
         public var maxFailures = 5
         public var banDuration: Duration = .seconds(3600)
         public init() {}
     }
 
-    private var sessions: [String: ContinuousClock.Instant] = [:]
+    private struct Entry {
+        var lastSeen: ContinuousClock.Instant
+        let slot = SyncSlot()
+    }
+
+    private var sessions: [String: Entry] = [:]
+    private var keySessions: [String: SyncSlot] = [:]
     private var failures: [String: Int] = [:]
     private var bannedUntil: [String: ContinuousClock.Instant] = [:]
-    public var policy: Policy
+    public private(set) var policy: Policy
+    /// Bounds the failure table against a flood of distinct addresses.
+    static let maxTrackedAddresses = 10_000
 
     public init(policy: Policy = Policy()) { self.policy = policy }
 
-    /// True (and the session refreshed) when `id` names a live session.
-    public func touch(_ id: String?) -> Bool {
-        guard let id, let seen = sessions[id] else { return false }
+    public func setPolicy(_ policy: Policy) { self.policy = policy }
+
+    /// The session's sync slot (and the session refreshed) when `id` names a live session.
+    public func touch(_ id: String?) -> SyncSlot? {
+        guard let id, var entry = sessions[id] else { return nil }
         let now = ContinuousClock.now
-        if policy.sessionTimeout > .zero && now - seen > policy.sessionTimeout {
+        if policy.sessionTimeout > .zero && now - entry.lastSeen > policy.sessionTimeout {
             sessions[id] = nil
-            return false
+            return nil
         }
-        sessions[id] = now
-        return true
+        entry.lastSeen = now
+        sessions[id] = entry
+        return entry.slot
     }
+
+    public func keySession(_ keyID: String) -> SyncSlot {
+        if let slot = keySessions[keyID] { return slot }
+        let slot = SyncSlot()
+        keySessions[keyID] = slot
+        return slot
+    }
+
+    public func dropKeySession(_ keyID: String) { keySessions[keyID] = nil }
 
     public func isBanned(_ ip: String) -> Bool {
         guard let until = bannedUntil[ip] else { return false }
@@ -40,6 +68,7 @@ public actor SessionManager {
     }
 
     public func recordFailure(_ ip: String) {
+        if failures[ip] == nil && failures.count >= Self.maxTrackedAddresses { failures.removeAll() }
         failures[ip, default: 0] += 1
         if policy.maxFailures > 0 && failures[ip, default: 0] >= policy.maxFailures {
             bannedUntil[ip] = ContinuousClock.now + policy.banDuration
@@ -50,9 +79,9 @@ public actor SessionManager {
     public func open(for ip: String) -> String {
         failures[ip] = nil
         let now = ContinuousClock.now
-        if policy.sessionTimeout > .zero { sessions = sessions.filter { now - $0.value <= policy.sessionTimeout } }
+        if policy.sessionTimeout > .zero { sessions = sessions.filter { now - $0.value.lastSeen <= policy.sessionTimeout } }
         let id = Self.newID()
-        sessions[id] = now
+        sessions[id] = Entry(lastSeen: now)
         return id
     }
 

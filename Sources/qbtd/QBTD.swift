@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import QBTCore
 import QBTServer
 
 @main
@@ -42,6 +43,9 @@ struct QBTD: AsyncParsableCommand {
     @Flag(help: "Turn off uTP (TCP only). [QBTD_NO_UTP=1]")
     var noUtp = false
 
+    @Option(help: "qBittorrent release to present as: 4.6, 5.1 or 5.2. [QBTD_PROFILE] (default: 5.1)")
+    var profile: String?
+
     @Option(help: "Seconds between fast-resume saves of changed torrents. [QBTD_RESUME_INTERVAL] (default: 15)")
     var resumeInterval: Int?
 
@@ -68,12 +72,19 @@ struct QBTD: AsyncParsableCommand {
             config.resumeInterval = .seconds(seconds)
         }
 
+        let profileName = profile ?? env["QBTD_PROFILE"] ?? "5.1"
+        guard let chosen = Identity.Profile(rawValue: profileName) else {
+            throw ValidationError("--profile takes 4.6, 5.1 or 5.2")
+        }
+        config.profile = chosen
+        let eventLog = config.eventLog
+        LoggingSystem.bootstrap { label in EventLogHandler(wrapping: StreamLogHandler.standardOutput(label: label), log: eventLog) }
         var logger = Logger(label: "qbtd")
         logger.logLevel = env["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let host = config.host.contains(":") ? "[\(config.host)]" : config.host
-        let (app, parts) = try await buildApplication(config, logger: logger) { boundPort in
+        let (app, parts) = try await buildApplication(config, logger: logger, onServerRunning: { boundPort in
             say("qbtd is serving the qBittorrent WebAPI at http://\(host):\(boundPort)")
-        }
+        })
         let username = await parts.credentials.username
         say("data directory: \(config.dataDirectory)")
         switch parts.credentialOutcome {

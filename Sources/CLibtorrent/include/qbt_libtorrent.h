@@ -292,6 +292,10 @@ qbt_result qbt_get_peers(qbt_session *session, const char *id, qbt_peer_fn fn, v
 
 // MARK: session-wide
 
+/// Which peers the global rate limits apply to: LAN (and loopback) peers only when limit_lan, uTP peers only
+/// when limit_utp (libtorrent's default exempts local peers).
+void qbt_set_rate_limit_scope(qbt_session *session, bool limit_lan, bool limit_utp);
+
 /// Blocks an address from now on (added to the session's IP filter). False for an unparsable address.
 bool qbt_ban_ip(qbt_session *session, const char *ip);
 
@@ -321,6 +325,7 @@ qbt_result qbt_create_torrent(const char *path, int32_t piece_size, const char *
 bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t *salt, size_t salt_len,
                        int32_t iterations, uint8_t *out, size_t out_len);
 bool qbt_random_bytes(uint8_t *out, size_t len);
+bool qbt_sha256(const uint8_t *data, size_t len, uint8_t out[32]);
 
 /// Versions of the libraries this build runs on (static strings).
 const char *qbt_libtorrent_version(void);

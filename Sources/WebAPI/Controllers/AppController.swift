@@ -3,22 +3,29 @@ import QBTCore
 import Store
 import TorrentEngine
 
-/// `/api/v2/app/*`: identity, build facts, the default save path and the preferences.
+/// `/api/v2/app/*`: identity, build facts, preferences, network interfaces, shutdown and API keys.
 public struct AppController: APIController {
     public let scope = "app"
     let identity: Identity
     let service: TorrentService
     let credentials: Credentials
-    let engineSettings: EngineSettings
+    let keys: APIKeyRing
+    let sessions: SessionManager
+    let gate: WebGate
     let webUI: (address: String, port: Int)
+    let onShutdown: @Sendable () -> Void
 
-    public init(identity: Identity, service: TorrentService, credentials: Credentials, engineSettings: EngineSettings,
-                webUI: (address: String, port: Int)) {
+    public init(identity: Identity, service: TorrentService, credentials: Credentials, keys: APIKeyRing,
+                sessions: SessionManager, gate: WebGate, webUI: (address: String, port: Int),
+                onShutdown: @escaping @Sendable () -> Void) {
         self.identity = identity
         self.service = service
         self.credentials = credentials
-        self.engineSettings = engineSettings
+        self.keys = keys
+        self.sessions = sessions
+        self.gate = gate
         self.webUI = webUI
+        self.onShutdown = onShutdown
     }
 
     public var actions: [String: APIAction] {
@@ -26,15 +33,49 @@ public struct AppController: APIController {
             "version": .get { _, _ in .text(identity.appVersion) },
             "webapiVersion": .get { _, _ in .text(identity.webAPIVersion) },
             "buildInfo": .get { _, _ in
-                // No Qt here; clients only display these.
+                // No Qt or zlib of our own; clients only display these.
                 try .encode(BuildInfo(qt: "none", libtorrent: LibraryVersions.libtorrent, boost: LibraryVersions.boost,
                                       openssl: LibraryVersions.openssl, zlib: "none",
                                       bitness: MemoryLayout<Int>.size * 8, platform: Self.platform))
             },
-            "defaultSavePath": .get { _, _ in .text(service.paths.downloadRoot) },
-            "preferences": .get { _, _ in try await preferences() },
+            "shutdown": .post { _, _ in
+                onShutdown()
+                return .empty
+            },
+            "defaultSavePath": .get { _, _ in .text(await service.settings.defaultSavePath) },
+            "preferences": .get { _, _ in .json(.object(await preferences())) },
+            "setPreferences": .post { p, _ in try await setPreferences(p) },
+            "networkInterfaceList": .get { _, _ in
+                .json(.array(NetworkInterfaces.names().map { .object(["name": .string($0), "value": .string($0)]) }))
+            },
+            "networkInterfaceAddressList": .get { p, _ in
+                .json(.array(NetworkInterfaces.addresses(of: p["iface"] ?? "").map { .string($0) }))
+            },
+            "getDirectoryContent": .get { p, _ in try directoryContent(p) },
+            "sendTestEmail": .post { _, _ in
+                throw QBitError.conflict("Email notifications are not available in qbtd")
+            },
+            "cookies": .get { _, _ in .json(await service.settings.value("qbtd_cookies") ?? .array([])) },
+            "setCookies": .post { p, _ in
+                guard let data = p["cookies"]?.data(using: .utf8),
+                      let value = try? JSONDecoder().decode(JSONValue.self, from: data), case .array = value
+                else { throw QBitError.badParams() }
+                try await service.settings.setPrivate("qbtd_cookies", value)
+                return .empty
+            },
+            "rotateAPIKey": .post { _, _ in
+                let created = try await keys.rotateDefault()
+                return .json(.object(["apiKey": .string(created.key)]))
+            },
+            "deleteAPIKey": .post { _, _ in
+                try await keys.revokeDefault()
+                return .empty
+            },
+            "processInfo": .get { _, _ in .json(.object(["launch_time": .int(Self.launchTime)])) },
         ]
     }
+
+    static let launchTime = Int64(Date().timeIntervalSince1970)
 
     static var platform: String {
         #if os(Linux)
@@ -46,14 +87,80 @@ public struct AppController: APIController {
         #endif
     }
 
-    func preferences() async throws -> APIReply {
-        var values = PreferenceDefaults.values(
-            paths: service.paths, engine: engineSettings, listenPort: await service.engine.listenPort,
-            username: await credentials.username, webUI: webUI)
-        // Stored preferences overlay the defaults; secrets stay out of the answer.
-        for (key, value) in try await PreferenceSettings.load(from: service.store) where key != Credentials.passwordKey {
-            values[key] = value
+    /// 5.x keys that 4.6 did not have (Appendix A of the reference); a 4.6 profile leaves them out.
+    static let v5OnlyKeys: Set<String> = [
+        "add_trackers_from_url_enabled", "add_trackers_url", "add_trackers_url_list", "announce_port",
+        "app_instance_name", "confirm_torrent_deletion", "confirm_torrent_recheck", "delete_torrent_content_files",
+        "dht_bootstrap_nodes", "ignore_ssl_errors", "mark_of_the_web", "python_executable_path", "rss_fetch_delay",
+        "save_statistics_interval", "ssl_enabled", "ssl_listen_port", "status_bar_external_ip",
+        "torrent_content_remove_option", "use_unwanted_folder",
+    ]
+
+    /// The stored preferences, with what the running server actually uses laid over them.
+    func preferences() async -> [String: JSONValue] {
+        let settings = service.settings
+        var values = await settings.values
+        let engine = await settings.engineSettings()
+        values["listen_port"] = .int(Int64(await service.engine.listenPort))
+        values["web_ui_address"] = .string(webUI.address)
+        values["web_ui_port"] = .int(Int64(webUI.port))
+        values["web_ui_username"] = .string(await credentials.username)
+        values["dht"] = .bool(engine.dht)
+        values["pex"] = .bool(engine.pex)
+        values["lsd"] = .bool(engine.lsd)
+        values["upnp"] = .bool(engine.upnp)
+        values["save_path"] = .string(await settings.defaultSavePath)
+        values["qbtd_cookies"] = nil
+        if identity.profile == .v4_6 {
+            for key in Self.v5OnlyKeys { values[key] = nil }
+            values["start_paused_enabled"] = values.removeValue(forKey: "add_stopped_enabled")
         }
-        return try .encode(values)
+        return values
+    }
+
+    func setPreferences(_ p: Parameters) async throws -> APIReply {
+        guard let text = p["json"] else { throw QBitError.badParams() }
+        guard let data = text.data(using: .utf8), let parsed = try? JSONDecoder().decode(JSONValue.self, from: data),
+              case .object(var changes) = parsed
+        else { throw QBitError.badParams() }
+        // The 4.x spelling of the same switch.
+        if let paused = changes.removeValue(forKey: "start_paused_enabled"), changes["add_stopped_enabled"] == nil {
+            changes["add_stopped_enabled"] = paused
+        }
+        if case .string(let password)? = changes.removeValue(forKey: "web_ui_password"), !password.isEmpty {
+            try await credentials.setPassword(password)
+        }
+        if case .string(let name)? = changes.removeValue(forKey: "web_ui_username"), !name.isEmpty {
+            try await credentials.setUsername(name)
+        }
+        // The WebUI's own address and port come from the command line; changing them needs a restart.
+        changes["web_ui_address"] = nil
+        changes["web_ui_port"] = nil
+        try await service.applyPreferences(changes)
+        let policy = WebSecurityPolicy(await service.settings.values)
+        gate.update(policy)
+        await sessions.setPolicy(policy.sessions)
+        return .empty
+    }
+
+    /// 5.0's directory browser, confined to the download root.
+    func directoryContent(_ p: Parameters) throws -> APIReply {
+        let dir = try p.required("dirPath")
+        guard dir.hasPrefix("/") else { throw QBitError.badParams("Path must be absolute") }
+        let mode = p["mode"] ?? "all"
+        guard ["all", "dirs", "files"].contains(mode) else { throw QBitError.badParams("Invalid mode") }
+        guard let path = try? service.paths.savePath(dir) else { throw QBitError.notFound("Path does not exist") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw QBitError.notFound("Path does not exist")
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        let out = names.sorted().compactMap { name -> JSONValue? in
+            var isDir: ObjCBool = false
+            FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDir)
+            if mode == "dirs" && !isDir.boolValue || mode == "files" && isDir.boolValue { return nil }
+            return .string(path + "/" + name)
+        }
+        return .json(.array(out))
     }
 }

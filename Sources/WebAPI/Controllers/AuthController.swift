@@ -1,14 +1,20 @@
+import Foundation
 import QBTCore
 
-/// `/api/v2/auth/*`: qBittorrent ≤5.1's login (200 `Ok.`/`Fails.`, the `SID` cookie, a ban after failures).
+/// `/api/v2/auth/*`. ≤5.1: 200 `Ok.`/`Fails.` and the `SID` cookie; 5.2 profile: 204/401 and `QBT_SID_<port>`.
+/// Both ban an address after repeated failures.
 public struct AuthController: APIController {
     public let scope = "auth"
     let credentials: Credentials
     let sessions: SessionManager
+    let identity: Identity
+    let gate: WebGate
 
-    public init(credentials: Credentials, sessions: SessionManager) {
+    public init(credentials: Credentials, sessions: SessionManager, identity: Identity, gate: WebGate) {
         self.credentials = credentials
         self.sessions = sessions
+        self.identity = identity
+        self.gate = gate
     }
 
     static let bannedMessage = "Your IP address has been banned after too many failed authentication attempts."
@@ -16,22 +22,39 @@ public struct AuthController: APIController {
     public var actions: [String: APIAction] {
         [
             "login": APIAction(methods: .postOnly, isPublic: true) { params, caller in
+                let success: APIReply = identity.modernAuth ? .status(204, "") : .text("Ok.")
                 // An existing session logs in without a credential check (before the ban check), as in qBittorrent.
-                if await sessions.touch(caller.sessionID) { return .text("Ok.") }
+                if caller.sync != nil { return success }
                 if await sessions.isBanned(caller.clientIP) { throw QBitError.accessDenied(Self.bannedMessage) }
                 let username = params["username"] ?? ""
                 let password = params["password"] ?? ""
                 guard await credentials.verify(username: username, password: password) else {
                     await sessions.recordFailure(caller.clientIP)
-                    return .text("Fails.")
+                    return identity.modernAuth ? .status(401, "Unauthorized") : .text("Fails.")
                 }
                 let sid = await sessions.open(for: caller.clientIP)
-                return .withHeaders(.text("Ok."), [("Set-Cookie", "\(APIRouter.cookieName)=\(sid); HttpOnly; SameSite=Strict; path=/")])
+                let cookie = Self.cookie(name: identity.cookieName(port: caller.localPort), value: sid, identity: identity,
+                                         csrf: gate.policy.csrfProtection, timeout: gate.policy.sessions.sessionTimeout)
+                return .withHeaders(success, [("Set-Cookie", cookie)])
             },
             "logout": .post { _, caller in
                 if let sid = caller.sessionID { await sessions.close(sid) }
-                return .withHeaders(.empty, [("Set-Cookie", "\(APIRouter.cookieName)=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT")])
+                let name = identity.cookieName(port: caller.localPort)
+                return .withHeaders(.empty, [("Set-Cookie", "\(name)=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT")])
             },
         ]
+    }
+
+    /// qBittorrent's cookie: HttpOnly, SameSite=Strict with CSRF protection (≤5.1), Lax with an expiry (5.2).
+    static func cookie(name: String, value: String, identity: Identity, csrf: Bool, timeout: Duration = .seconds(3600)) -> String {
+        if identity.modernAuth {
+            let seconds = timeout > .zero ? Double(timeout.components.seconds) : 365 * 86400
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            return "\(name)=\(value); HttpOnly; SameSite=Lax; path=/; expires=\(formatter.string(from: Date().addingTimeInterval(seconds)))"
+        }
+        return "\(name)=\(value); HttpOnly;\(csrf ? " SameSite=Strict;" : "") path=/"
     }
 }

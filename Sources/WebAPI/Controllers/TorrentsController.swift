@@ -18,7 +18,7 @@ public struct TorrentsController: APIController {
     public var actions: [String: APIAction] {
         [
             "info": .get { p, _ in try await info(p) },
-            "count": .get { _, _ in .text(String(await service.ids.count)) },
+            "count": .get { _, _ in .text(String(await service.count)) },
             "properties": .get { p, _ in try await properties(p) },
             "files": .get { p, _ in try await files(p) },
             "add": .post { p, _ in try await add(p) },
@@ -33,8 +33,14 @@ public struct TorrentsController: APIController {
             "pause": .post { p, _ in await service.setStopped(try await hashes(p), true); return .empty },
             "start": .post { p, _ in await service.setStopped(try await hashes(p), false); return .empty },
             "resume": .post { p, _ in await service.setStopped(try await hashes(p), false); return .empty },
+            "recheck": .post { p, _ in await service.recheck(try await hashes(p)); return .empty },
+            "reannounce": .post { p, _ in await service.reannounce(try await hashes(p)); return .empty },
             "addPeers": .post { p, _ in try await addPeers(p) },
-        ]
+            "increasePrio": .post { p, _ in try await service.queue(try await hashes(p), .up); return .empty },
+            "decreasePrio": .post { p, _ in try await service.queue(try await hashes(p), .down); return .empty },
+            "topPrio": .post { p, _ in try await service.queue(try await hashes(p), .top); return .empty },
+            "bottomPrio": .post { p, _ in try await service.queue(try await hashes(p), .bottom); return .empty },
+        ].merging(swarmActions) { $1 }.merging(settingActions) { $1 }.merging(organizeActions) { $1 }
     }
 
     /// `hashes`: `|`-separated, case-insensitive, or `all`. Missing is a 400.
@@ -47,6 +53,7 @@ public struct TorrentsController: APIController {
     // MARK: info
 
     func info(_ p: Parameters) async throws -> APIReply {
+        if let hashes = p["hashes"], hashes.isEmpty { return .json(.array([])) }
         let filter = QBTFilter(p["filter"])
         let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
         let views = await service.views().filter { view in
@@ -60,7 +67,7 @@ public struct TorrentsController: APIController {
             }
             return filter.matches(view.state, stopped: view.record.stopped, uploadRate: view.status.uploadRate)
         }
-        var infos = views.map { TorrentInfo($0, identity: identity) }
+        var infos = views.map { TorrentInfo($0, identity: identity).jsonObject(identity: identity) }
         if let sort = p["sort"], !sort.isEmpty {
             infos = try Self.sorted(infos, by: sort, reverse: p.bool("reverse") ?? false)
         }
@@ -71,21 +78,16 @@ public struct TorrentsController: APIController {
         if offset < 0 || offset >= infos.count { offset = 0 }  // still out of range: from the start, as qBittorrent
         if offset > 0 { infos = Array(infos.dropFirst(offset)) }
         if limit > 0 { infos = Array(infos.prefix(limit)) }
-        return try .encode(infos)
+        return .json(.array(infos.map { .object($0) }))
     }
 
     /// Sorts by any key of the torrent object, as qBittorrent does; an unknown key is a 400.
-    static func sorted(_ infos: [TorrentInfo], by key: String, reverse: Bool) throws -> [TorrentInfo] {
-        let keyed: [(TorrentInfo, JSONValue)] = try infos.map { info in
-            let object = try JSONDecoder().decode([String: JSONValue].self, from: WireJSON.encoder.encode(info))
-            guard let value = object[key] else { throw QBitError.badParams("'sort' parameter is invalid") }
-            return (info, value)
+    static func sorted(_ infos: [[String: JSONValue]], by key: String, reverse: Bool) throws -> [[String: JSONValue]] {
+        if let first = infos.first, first[key] == nil { throw QBitError.badParams("'sort' parameter is invalid") }
+        return infos.sorted { a, b in
+            let x = a[key] ?? .null, y = b[key] ?? .null
+            return reverse ? Self.less(y, x) : Self.less(x, y)
         }
-        let ordered = keyed.sorted { a, b in
-            let less = Self.less(a.1, b.1)
-            return reverse ? Self.less(b.1, a.1) : less
-        }
-        return ordered.map(\.0)
     }
 
     static func less(_ a: JSONValue, _ b: JSONValue) -> Bool {
@@ -114,7 +116,9 @@ public struct TorrentsController: APIController {
 
     func properties(_ p: Parameters) async throws -> APIReply {
         let view = try await view(p)
-        return try .encode(TorrentProperties(view, info: TorrentInfo(view, identity: identity)))
+        var object = TorrentProperties(view, info: TorrentInfo(view, identity: identity)).jsonObject
+        if !identity.hasV5TorrentFields { for key in TorrentProperties.v5Fields { object[key] = nil } }
+        return .json(.object(object))
     }
 
     func files(_ p: Parameters) async throws -> APIReply {
@@ -159,7 +163,7 @@ public struct TorrentsController: APIController {
             throw QBitError.badParams("\(error)")
         }
         options.category = p["category"]?.trimmingCharacters(in: .whitespaces)
-        if let category = options.category, !category.isEmpty, !Self.validCategory(category) {
+        if let category = options.category, !category.isEmpty, !TorrentService.validCategory(category) {
             throw QBitError.badParams("Incorrect category name")
         }
         options.tags = (p.list("tags", separator: ",") ?? []).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -174,6 +178,10 @@ public struct TorrentsController: APIController {
         options.ratioLimit = p.double("ratioLimit") ?? -2
         options.seedingTimeLimit = p.int("seedingTimeLimit") ?? -2
         options.inactiveSeedingTimeLimit = p.int("inactiveSeedingTimeLimit") ?? -2
+        options.autoTMM = p.bool("autoTMM")
+        options.forced = p.bool("forced") ?? false
+        options.addToTopOfQueue = p.bool("addToTopOfQueue") ?? false
+        if p["stopped"] == nil && p["paused"] == nil { options.stopped = await service.settings.bool("add_stopped_enabled") }
 
         // Every uploaded file must parse before anything is added: a bad upload changes nothing.
         var sources: [AddTorrentRequest.Source] = []
@@ -214,12 +222,6 @@ public struct TorrentsController: APIController {
         case 64: return "magnet:?xt=urn:btmh:1220\(text.lowercased())"
         default: return nil
         }
-    }
-
-    /// qBittorrent's `Category::isValidName`: no leading/trailing `/`, no empty or `.`/`..` components.
-    static func validCategory(_ name: String) -> Bool {
-        guard !name.hasPrefix("/"), !name.hasSuffix("/"), !name.contains("\\") else { return false }
-        return name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
     }
 
     // MARK: peers

@@ -1,3 +1,4 @@
+import Foundation
 import QBTCore
 import TorrentEngine
 
@@ -46,6 +47,13 @@ public struct TorrentProperties: Codable, Sendable, Equatable {
     public var comment: String
     public var has_metadata: Bool
     public var progress: Double
+
+    /// Fields qBittorrent 5.0 added; a 4.6 profile leaves them out.
+    static let v5Fields = ["private", "has_metadata", "popularity"]
+
+    var jsonObject: [String: JSONValue] {
+        (try? JSONDecoder().decode([String: JSONValue].self, from: WireJSON.encoder.encode(self))) ?? [:]
+    }
 
     public init(_ view: TorrentView, info: TorrentInfo) {
         let s = view.status

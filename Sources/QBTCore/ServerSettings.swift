@@ -1,0 +1,179 @@
+import Foundation
+import Store
+import TorrentEngine
+
+/// What the command line forces, whatever the stored preferences say.
+public struct EngineOverrides: Sendable, Equatable {
+    /// `HOST:PORT` for peers; nil keeps the `listen_port` preference.
+    public var peerListen: String?
+    /// false forces DHT, LSD, PeX, UPnP and NAT-PMP off.
+    public var discovery = true
+    /// false forces uTP off.
+    public var utp = true
+    public init(peerListen: String? = nil, discovery: Bool = true, utp: Bool = true) {
+        self.peerListen = peerListen
+        self.discovery = discovery
+        self.utp = utp
+    }
+}
+
+/// The server's preferences: qBittorrent's defaults overlaid with what `app/setPreferences` stored. It turns
+/// them into engine settings and keeps the alternative-speed mode, which qBittorrent also persists.
+public actor ServerSettings {
+    public nonisolated let paths: ServerPaths
+    public nonisolated let overrides: EngineOverrides
+    private let store: Store
+    private let defaults: [String: JSONValue]
+    private var stored: [String: JSONValue]
+    public private(set) var alternativeSpeed: Bool
+    static let alternativeSpeedKey = "qbtd_alternative_speed_enabled"
+
+    /// Keys that are never echoed back nor set as plain preferences.
+    static let privateKeys: Set<String> = [Credentials.passwordKey, alternativeSpeedKey, "qbtd_cookies"]
+
+    public init(store: Store, paths: ServerPaths, overrides: EngineOverrides = EngineOverrides()) async throws {
+        self.store = store
+        self.paths = paths
+        self.overrides = overrides
+        defaults = PreferenceDefaults.values(paths: paths)
+        stored = try await PreferenceSettings.load(from: store)
+        alternativeSpeed = stored[Self.alternativeSpeedKey]?.boolValue ?? false
+    }
+
+    /// Defaults overlaid with stored values, secrets left out.
+    public var values: [String: JSONValue] {
+        var out = defaults
+        for (key, value) in stored where !Self.privateKeys.contains(key) { out[key] = value }
+        return out
+    }
+
+    public func value(_ key: String) -> JSONValue? { stored[key] ?? defaults[key] }
+    public func bool(_ key: String) -> Bool { value(key)?.boolValue ?? false }
+    public func int(_ key: String) -> Int { Int(value(key)?.intValue ?? 0) }
+    public func double(_ key: String) -> Double { value(key)?.doubleValue ?? 0 }
+    public func string(_ key: String) -> String { value(key)?.stringValue ?? "" }
+
+    /// The default save path (always inside the download root).
+    public var defaultSavePath: String { (try? paths.savePath(string("save_path"))) ?? paths.downloadRoot }
+
+    /// Where incomplete torrents download, when the temp path is on.
+    public var tempPath: String? {
+        guard bool("temp_path_enabled") else { return nil }
+        return try? paths.savePath(string("temp_path"))
+    }
+
+    /// Checks and stores changes from `app/setPreferences`: unknown keys and values of the wrong type are
+    /// ignored, as qBittorrent ignores them; paths must stay inside the download root. Returns the keys that
+    /// actually changed.
+    @discardableResult
+    public func update(_ changes: [String: JSONValue]) async throws -> Set<String> {
+        var accepted: [String: JSONValue] = [:]
+        for (key, raw) in changes {
+            guard let current = defaults[key], let value = Self.coerce(raw, like: current) else { continue }
+            if ["save_path", "temp_path"].contains(key) {
+                guard let path = value.stringValue, let resolved = try? paths.savePath(path) else { continue }
+                accepted[key] = .string(resolved)
+                continue
+            }
+            if self.value(key) != value { accepted[key] = value }
+        }
+        guard !accepted.isEmpty else { return [] }
+        try await store.setPreferences(accepted.mapValues { $0 as any Encodable & Sendable })
+        for (key, value) in accepted { stored[key] = value }
+        return Set(accepted.keys)
+    }
+
+    /// Stores a value outside the preference set (qbtd's own state, e.g. `app/setCookies`).
+    public func setPrivate(_ key: String, _ value: JSONValue) async throws {
+        try await store.setPreferences([key: value])
+        stored[key] = value
+    }
+
+    public func setAlternativeSpeed(_ on: Bool) async throws {
+        try await store.setPreferences([Self.alternativeSpeedKey: on])
+        stored[Self.alternativeSpeedKey] = .bool(on)
+        alternativeSpeed = on
+    }
+
+    /// A value of the default's type, or nil; numbers convert between int and double as JSON allows.
+    static func coerce(_ value: JSONValue, like template: JSONValue) -> JSONValue? {
+        switch (template, value) {
+        case (.bool, .bool), (.string, .string), (.object, .object), (.array, .array): value
+        case (.int, _): value.intValue.map { .int($0) }
+        case (.double, _): value.doubleValue.map { .double($0) }
+        default: nil
+        }
+    }
+
+    // MARK: engine settings
+
+    /// Everything the preferences say about the session, then the command line's overrides.
+    public func engineSettings() -> EngineSettings {
+        var s = EngineSettings()
+        s.dht = bool("dht")
+        s.lsd = bool("lsd")
+        s.pex = bool("pex")
+        s.upnp = bool("upnp")
+        s.natpmp = bool("upnp")
+        // qBittorrent's bittorrent_protocol: 0 = TCP and uTP, 1 = TCP, 2 = uTP.
+        let protocolChoice = int("bittorrent_protocol")
+        s.utp = protocolChoice != 1
+        s.tcp = protocolChoice != 2
+        let down = alternativeSpeed ? int("alt_dl_limit") : int("dl_limit")
+        let up = alternativeSpeed ? int("alt_up_limit") : int("up_limit")
+        s.downloadRateLimit = max(0, down)
+        s.uploadRateLimit = max(0, up)
+        s.connectionsLimit = int("max_connec")
+        s.unchokeSlots = int("max_uploads")
+        if bool("queueing_enabled") {
+            s.activeDownloads = int("max_active_downloads")
+            s.activeSeeds = int("max_active_uploads")
+            s.activeLimit = int("max_active_torrents")
+        } else {
+            s.activeDownloads = -1
+            s.activeSeeds = -1
+            s.activeLimit = -1
+        }
+        s.activeChecking = max(1, int("max_active_checking_torrents"))
+        s.dontCountSlowTorrents = bool("dont_count_slow_torrents")
+        s.encryption = int("encryption")
+        s.anonymousMode = bool("anonymous_mode")
+        s.rateLimitUTP = bool("limit_utp_rate")
+        s.rateLimitIPOverhead = bool("limit_tcp_overhead")
+        s.rateLimitLAN = bool("limit_lan_peers")
+        let port = int("listen_port")
+        if (1...65535).contains(port) { s.listenInterfaces = "0.0.0.0:\(port),[::]:\(port)" }
+        if let peerListen = overrides.peerListen { s.listenInterfaces = Self.listenInterfaces(peerListen) }
+        if !overrides.discovery { s.disableDiscovery() }
+        if !overrides.utp { s.utp = false; s.tcp = true }
+        return s
+    }
+
+    /// `HOST:PORT` to libtorrent's form; `0.0.0.0` also opens `[::]`.
+    static func listenInterfaces(_ value: String) -> String {
+        if value.hasPrefix("0.0.0.0:") { return value + ",[::]:" + value.dropFirst("0.0.0.0:".count) }
+        return value
+    }
+
+    // MARK: the alternative-speed schedule
+
+    /// Whether the schedule says alternative limits apply at `date` (qBittorrent's `scheduler_days`:
+    /// 0 every day, 1 weekdays, 2 weekends, 3…9 Monday…Sunday).
+    public func scheduleWantsAlternative(at date: Date, calendar: Calendar = .current) -> Bool? {
+        guard bool("scheduler_enabled") else { return nil }
+        let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
+        let weekday = ((parts.weekday ?? 1) + 5) % 7  // Monday = 0 … Sunday = 6
+        let day: Bool = switch int("scheduler_days") {
+        case 0: true
+        case 1: weekday < 5
+        case 2: weekday >= 5
+        case let d where (3...9).contains(d): weekday == d - 3
+        default: true
+        }
+        guard day else { return false }
+        let now = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        let from = int("schedule_from_hour") * 60 + int("schedule_from_min")
+        let to = int("schedule_to_hour") * 60 + int("schedule_to_min")
+        return from <= to ? (now >= from && now < to) : (now >= from || now < to)  // windows may cross midnight
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Store
+import TorrentEngine
+
+/// Categories and tags: kept in the store, mirrored here for `sync/maindata`.
+extension TorrentService {
+    public var categories: [Category] { categoryTable.values.sorted { $0.name < $1.name } }
+    public var tags: [String] { tagSet.sorted() }
+
+    /// qBittorrent's `Category::isValidName`: no leading/trailing `/`, no empty or `.`/`..` components.
+    public static func validCategory(_ name: String) -> Bool {
+        guard !name.isEmpty, !name.hasPrefix("/"), !name.hasSuffix("/"), !name.contains("\\") else { return false }
+        return name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
+
+    /// Where an automatically managed torrent of `category` goes: the category's path (relative ones under
+    /// the default save path), else the default save path joined with the category name.
+    func categorySavePath(_ category: String?) async -> String {
+        let root = await settings.defaultSavePath
+        guard let category, !category.isEmpty else { return root }
+        let configured = categoryTable[category]?.savePath ?? ""
+        let wanted = configured.isEmpty ? root + "/" + category : configured
+        return (try? paths.savePath(wanted.hasPrefix("/") ? wanted : root + "/" + wanted)) ?? root
+    }
+
+    /// A category's save path must resolve inside the download root.
+    private func checkCategoryPath(_ path: String) async throws {
+        guard !path.isEmpty else { return }
+        let root = await settings.defaultSavePath
+        do { _ = try paths.savePath(path.hasPrefix("/") ? path : root + "/" + path) } catch {
+            throw ServiceError.conflict("\(error)")
+        }
+    }
+
+    public func createCategory(_ category: Category) async throws {
+        guard Self.validCategory(category.name) else { throw ServiceError.conflict("Incorrect category name") }
+        try await checkCategoryPath(category.savePath)
+        if let download = category.downloadPath { try await checkCategoryPath(download) }
+        guard categoryTable[category.name] == nil, try await store.createCategory(category) else {
+            throw ServiceError.conflict("Unable to create category")
+        }
+        categoryTable[category.name] = category
+    }
+
+    public func editCategory(_ category: Category) async throws {
+        guard categoryTable[category.name] != nil else { throw ServiceError.conflict("Unable to edit category") }
+        try await checkCategoryPath(category.savePath)
+        if let download = category.downloadPath { try await checkCategoryPath(download) }
+        try await store.editCategory(category)
+        categoryTable[category.name] = category
+        for (id, stored) in torrents where stored.record.category == category.name { await relocateManaged(id) }
+    }
+
+    public func removeCategories(_ names: [String]) async throws {
+        try await store.removeCategories(names)
+        for name in names {
+            categoryTable[name] = nil
+            for (id, stored) in torrents where stored.record.category == name { torrents[id]?.record.category = nil }
+        }
+    }
+
+    /// "" clears the category; an unknown one is qBittorrent's 409.
+    public func setCategory(_ ids: [TorrentID], _ name: String) async throws {
+        if !name.isEmpty && categoryTable[name] == nil { throw ServiceError.conflict("Incorrect category name") }
+        for id in known(ids) {
+            try await update(id) { $0.category = name.isEmpty ? nil : name }
+            await relocateManaged(id)
+        }
+    }
+
+    // MARK: tags
+
+    public func createTags(_ names: [String]) async throws {
+        let valid = names.filter(Self.validTag).filter { !tagSet.contains($0) }
+        guard !valid.isEmpty else { return }
+        try await store.createTags(valid)
+        tagSet.formUnion(valid)
+    }
+
+    public func addTags(_ ids: [TorrentID], _ names: [String]) async throws {
+        let valid = names.filter(Self.validTag)
+        let targets = known(ids)
+        guard !valid.isEmpty, !targets.isEmpty else { return }
+        try await store.addTags(valid, to: targets)
+        tagSet.formUnion(valid)
+        for id in targets { torrents[id]?.tags = Array(Set(torrents[id]!.tags).union(valid)).sorted() }
+    }
+
+    /// nil removes every tag from the torrents.
+    public func removeTags(_ ids: [TorrentID], _ names: [String]?) async throws {
+        let targets = known(ids)
+        guard !targets.isEmpty else { return }
+        try await store.removeTags(names, from: targets)
+        for id in targets {
+            if let names { torrents[id]?.tags.removeAll { names.contains($0) } } else { torrents[id]?.tags = [] }
+        }
+    }
+
+    /// `setTags` (5.1): the torrents end up with exactly these tags.
+    public func setTags(_ ids: [TorrentID], _ names: [String]) async throws {
+        let valid = Array(Set(names.filter(Self.validTag))).sorted()
+        try await removeTags(ids, nil)
+        try await addTags(ids, valid)
+    }
+
+    public func deleteTags(_ names: [String]) async throws {
+        try await store.deleteTags(names)
+        tagSet.subtract(names)
+        for id in torrents.keys { torrents[id]?.tags.removeAll { names.contains($0) } }
+    }
+}

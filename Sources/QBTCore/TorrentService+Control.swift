@@ -1,0 +1,311 @@
+import Foundation
+import Store
+import TorrentEngine
+
+/// Per-torrent controls behind `torrents/*`: each one records the change, then tells the engine.
+extension TorrentService {
+    /// Stops (pauses) or starts torrents, and remembers it.
+    public func setStopped(_ ids: [TorrentID], _ stopped: Bool) async {
+        for id in known(ids) {
+            try? await update(id) { $0.stopped = stopped }
+            await applyRunState(id)
+            try? await engine.saveResumeData(id)
+        }
+    }
+
+    public func recheck(_ ids: [TorrentID]) async {
+        for id in known(ids) { try? await engine.recheck(id) }
+    }
+
+    public func reannounce(_ ids: [TorrentID]) async {
+        for id in known(ids) { try? await engine.reannounce(id) }
+    }
+
+    /// `increasePrio` and friends: only meaningful with queueing on, as in qBittorrent (409 otherwise).
+    public func queue(_ ids: [TorrentID], _ move: QueueMove) async throws {
+        guard queueingEnabled else { throw ServiceError.conflict("Torrent queueing must be enabled") }
+        // Moving a block up or to the top goes in reverse so the block keeps its order.
+        let ordered = [.up, .top].contains(move) ? known(ids).reversed() : known(ids)
+        for id in ordered { try? await engine.queue(id, move) }
+    }
+
+    /// Connects each torrent to the given peers; returns how many were handed to the engine per torrent.
+    public func addPeers(_ ids: [TorrentID], peers: [(host: String, port: Int)]) async -> [TorrentID: (added: Int, failed: Int)] {
+        var out: [TorrentID: (added: Int, failed: Int)] = [:]
+        for id in known(ids) {
+            var added = 0, failed = 0
+            for peer in peers {
+                do { try await engine.connectPeer(id, host: peer.host, port: peer.port); added += 1 } catch { failed += 1 }
+            }
+            out[id] = (added, failed)
+        }
+        return out
+    }
+
+    // MARK: limits and flags
+
+    /// Bytes per second; nil leaves that direction alone, 0 or less is unlimited.
+    public func setLimits(_ ids: [TorrentID], upload: Int?, download: Int?) async {
+        for id in known(ids) {
+            guard let r = torrents[id]?.record else { continue }
+            let up = upload.map { max(0, $0) } ?? r.uploadLimit
+            let down = download.map { max(0, $0) } ?? r.downloadLimit
+            try? await update(id) { $0.uploadLimit = up; $0.downloadLimit = down }
+            try? await engine.setLimits(id, upload: up, download: down)
+        }
+    }
+
+    public func setShareLimits(_ ids: [TorrentID], ratio: Double, seedingTime: Int, inactiveSeedingTime: Int) async {
+        for id in known(ids) {
+            try? await update(id) {
+                $0.ratioLimit = ratio
+                $0.seedingTimeLimit = seedingTime
+                $0.inactiveSeedingTimeLimit = inactiveSeedingTime
+            }
+        }
+    }
+
+    public func toggleSequential(_ ids: [TorrentID]) async {
+        for id in known(ids) {
+            guard let on = torrents[id].map({ !$0.record.sequential }) else { continue }
+            try? await update(id) { $0.sequential = on }
+            try? await engine.setSequential(id, on)
+        }
+    }
+
+    public func toggleFirstLastPiecePrio(_ ids: [TorrentID]) async {
+        for id in known(ids) {
+            guard let on = torrents[id].map({ !$0.record.firstLastPiecePrio }) else { continue }
+            try? await update(id) { $0.firstLastPiecePrio = on }
+            try? await prioritizeFirstLastPieces(id, on: on)
+        }
+    }
+
+    public func setForceStart(_ ids: [TorrentID], _ on: Bool) async {
+        for id in known(ids) {
+            // Forcing a stopped torrent starts it, as qBittorrent's "Force Resume" does.
+            try? await update(id) { $0.forceStart = on; if on { $0.stopped = false } }
+            await applyRunState(id)
+        }
+    }
+
+    public func setSuperSeeding(_ ids: [TorrentID], _ on: Bool) async {
+        for id in known(ids) {
+            try? await update(id) { $0.superSeeding = on }
+            try? await engine.setSuperSeeding(id, on)
+        }
+    }
+
+    /// qBittorrent's priorities 0 (skip), 1 (normal), 6 (high), 7 (maximum) map to libtorrent's 0, 4, 6, 7.
+    public func setFilePriority(_ id: TorrentID, files: [Int], priority: Int) async throws {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        let count = try await engine.files(id).count
+        guard count > 0 else { throw ServiceError.conflict("Torrent's metadata has not yet downloaded") }
+        for index in files where !(0..<count).contains(index) {
+            throw ServiceError.conflict("File IDs must be integers, between 0 and \(count - 1)")
+        }
+        let lt = priority == 1 ? 4 : priority
+        for index in files { try await engine.setFilePriority(id, file: index, priority: lt) }
+        try? await engine.saveResumeData(id)
+    }
+
+    // MARK: names and paths
+
+    public func rename(_ id: TorrentID, to name: String) async throws {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw ServiceError.conflict("Incorrect torrent name") }
+        try await update(id) { $0.name = trimmed }
+    }
+
+    /// A path inside the torrent: relative, no `.`/`..`/empty parts, no NUL. That keeps every rename inside
+    /// the torrent's save path, whatever the client sends.
+    static func validRelativePath(_ path: String) -> Bool {
+        guard !path.isEmpty, !path.hasPrefix("/"), !path.contains("\0"), !path.contains("\\") else { return false }
+        return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
+
+    public func renameFile(_ id: TorrentID, from oldPath: String, to newPath: String) async throws {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        guard Self.validRelativePath(oldPath) else { throw ServiceError.conflict("The old path is invalid: '\(oldPath)'.") }
+        guard Self.validRelativePath(newPath) else { throw ServiceError.conflict("The new path is invalid: '\(newPath)'.") }
+        let files = try await engine.files(id)
+        guard let file = files.first(where: { $0.path == oldPath }) else { throw ServiceError.conflict("No such file: '\(oldPath)'.") }
+        if oldPath == newPath { return }
+        if files.contains(where: { $0.path == newPath || $0.path.hasPrefix(newPath + "/") }) {
+            throw ServiceError.conflict("The file already exists: '\(newPath)'.")
+        }
+        try await engine.renameFile(id, index: file.index, to: newPath)
+    }
+
+    public func renameFolder(_ id: TorrentID, from oldPath: String, to newPath: String) async throws {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        guard Self.validRelativePath(oldPath) else { throw ServiceError.conflict("The old path is invalid: '\(oldPath)'.") }
+        guard Self.validRelativePath(newPath) else { throw ServiceError.conflict("The new path is invalid: '\(newPath)'.") }
+        let files = try await engine.files(id)
+        let inside = files.filter { $0.path.hasPrefix(oldPath + "/") }
+        guard !inside.isEmpty else { throw ServiceError.conflict("No such folder: '\(oldPath)'.") }
+        if oldPath == newPath { return }
+        if files.contains(where: { $0.path == newPath || $0.path.hasPrefix(newPath + "/") }) {
+            throw ServiceError.conflict("The folder already exists: '\(newPath)'.")
+        }
+        for file in inside {
+            try await engine.renameFile(id, index: file.index, to: newPath + file.path.dropFirst(oldPath.count))
+        }
+    }
+
+    /// Resolves a client path against the download root and creates it; refusals are 409s.
+    func makeSavePath(_ requested: String) throws -> String {
+        let path: String
+        do { path = try paths.savePath(requested) } catch { throw ServiceError.conflict("\(error)") }
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw ServiceError.conflict("Cannot make save path")
+        }
+        return path
+    }
+
+    /// Moves the data and turns automatic management off (qBittorrent's `setLocation`).
+    public func setLocation(_ ids: [TorrentID], to requested: String) async throws {
+        let path = try makeSavePath(requested)
+        for id in known(ids) {
+            try await update(id) { $0.savePath = path; $0.autoTMM = false; $0.downloadPath = nil }
+            moving.insert(id)
+            try? await engine.moveStorage(id, to: path)
+        }
+    }
+
+    /// `setSavePath`: like `setLocation`, but automatically managed torrents are left alone.
+    public func setSavePath(_ ids: [TorrentID], to requested: String) async throws {
+        let path = try makeSavePath(requested)
+        for id in known(ids) where torrents[id]?.record.autoTMM == false {
+            let downloading = torrents[id]?.record.downloadPath != nil
+            try await update(id) { $0.savePath = path }
+            if !downloading {
+                moving.insert(id)
+                try? await engine.moveStorage(id, to: path)
+            }
+        }
+    }
+
+    /// `setDownloadPath`: where an incomplete torrent downloads; "" means straight into the save path.
+    public func setDownloadPath(_ ids: [TorrentID], to requested: String) async throws {
+        let path = requested.isEmpty ? nil : try makeSavePath(requested)
+        for id in known(ids) where torrents[id]?.record.autoTMM == false {
+            guard let view = await view(id), !view.status.isFinished else { continue }
+            try await update(id) { $0.downloadPath = path }
+            moving.insert(id)
+            try? await engine.moveStorage(id, to: path ?? view.record.savePath)
+        }
+    }
+
+    public func setAutoManagement(_ ids: [TorrentID], _ on: Bool) async {
+        for id in known(ids) {
+            guard let record = torrents[id]?.record, record.autoTMM != on else { continue }
+            try? await update(id) { $0.autoTMM = on }
+            if on { await relocateManaged(id) }
+        }
+    }
+
+    /// Puts an automatically managed torrent where its category says.
+    func relocateManaged(_ id: TorrentID) async {
+        guard let record = torrents[id]?.record, record.autoTMM else { return }
+        let target = await categorySavePath(record.category)
+        guard target != record.savePath else { return }
+        try? FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        try? await update(id) { $0.savePath = target }
+        if record.downloadPath == nil {
+            moving.insert(id)
+            try? await engine.moveStorage(id, to: target)
+        }
+    }
+
+    // MARK: trackers and web seeds
+
+    public func trackers(_ id: TorrentID) async throws -> [TrackerEntry] {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        return try await engine.trackers(id)
+    }
+
+    private func writeTrackers(_ id: TorrentID, _ list: [(url: String, tier: Int)]) async throws {
+        try await engine.setTrackers(id, list)
+        trackerURLs[id] = list.map(\.url)
+        try? await engine.saveResumeData(id)
+    }
+
+    /// New trackers go in a tier after the last one, one tier each, skipping ones already there.
+    public func addTrackers(_ id: TorrentID, urls: [String]) async throws {
+        var list = try await trackers(id).map { (url: $0.url, tier: $0.tier) }
+        var tier = (list.map(\.tier).max() ?? -1) + 1
+        for url in urls where !list.contains(where: { $0.url == url }) {
+            list.append((url, tier))
+            tier += 1
+        }
+        try await writeTrackers(id, list)
+    }
+
+    public func editTracker(_ id: TorrentID, from oldURL: String, to newURL: String) async throws {
+        var list = try await trackers(id).map { (url: $0.url, tier: $0.tier) }
+        guard let index = list.firstIndex(where: { $0.url == oldURL }) else { throw ServiceError.conflict("Tracker not found") }
+        if list.contains(where: { $0.url == newURL }) { throw ServiceError.conflict("New tracker URL already exists") }
+        list[index].url = newURL
+        try await writeTrackers(id, list)
+        try? await engine.reannounce(id)
+    }
+
+    public func removeTrackers(_ id: TorrentID, urls: [String]) async throws {
+        let list = try await trackers(id).map { (url: $0.url, tier: $0.tier) }
+        let kept = list.filter { !urls.contains($0.url) }
+        guard kept.count < list.count else { return }
+        try await writeTrackers(id, kept)
+    }
+
+    public func webSeeds(_ id: TorrentID) async throws -> [String] {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        return try await engine.webSeeds(id)
+    }
+
+    public func addWebSeeds(_ id: TorrentID, urls: [String]) async throws {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        for url in urls { try await engine.addWebSeed(id, url) }
+        try? await engine.saveResumeData(id)
+    }
+
+    public func removeWebSeeds(_ id: TorrentID, urls: [String]) async throws {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        for url in urls { try await engine.removeWebSeed(id, url) }
+        try? await engine.saveResumeData(id)
+    }
+
+    public func editWebSeed(_ id: TorrentID, from oldURL: String, to newURL: String) async throws {
+        let seeds = try await webSeeds(id)
+        guard seeds.contains(oldURL) else { throw ServiceError.conflict("Web seed not found: \(oldURL)") }
+        if seeds.contains(newURL) { throw ServiceError.conflict("Web seed already exists: \(newURL)") }
+        try await engine.removeWebSeed(id, oldURL)
+        try await engine.addWebSeed(id, newURL)
+        try? await engine.saveResumeData(id)
+    }
+
+    // MARK: pieces, peers, export
+
+    public func pieceStates(_ id: TorrentID) async throws -> [PieceState] {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        return try await engine.pieceStates(id)
+    }
+
+    public func pieceHashes(_ id: TorrentID) async throws -> [String] {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        return try await engine.pieceHashes(id)
+    }
+
+    public func peers(_ id: TorrentID) async throws -> [PeerEntry] {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        return try await engine.peers(id)
+    }
+
+    public func export(_ id: TorrentID) async throws -> [UInt8] {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        do { return try await engine.exportTorrent(id) } catch {
+            throw ServiceError.conflict("Torrent's metadata has not yet downloaded")
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Store
+import TorrentEngine
+
+/// The whole-session side: preferences reaching the engine, speed modes and their schedule, share limits,
+/// transfer figures and peer bans.
+extension TorrentService {
+    /// Stores `app/setPreferences` changes and applies them: the engine's settings, the queue, per-torrent
+    /// connection limits. Returns the keys that changed.
+    @discardableResult
+    public func applyPreferences(_ changes: [String: JSONValue]) async throws -> Set<String> {
+        let changed = try await settings.update(changes)
+        guard !changed.isEmpty else { return [] }
+        try await engine.apply(await settings.engineSettings())
+        queueingEnabled = await settings.bool("queueing_enabled")
+        if !changed.isDisjoint(with: ["max_connec_per_torrent", "max_uploads_per_torrent"]) {
+            let connections = await settings.int("max_connec_per_torrent")
+            let uploads = await settings.int("max_uploads_per_torrent")
+            for id in torrents.keys { try? await engine.setConnectionLimits(id, connections: connections, uploads: uploads) }
+        }
+        if changed.contains("save_path") {
+            for (id, stored) in torrents where stored.record.autoTMM { await relocateManaged(id) }
+        }
+        return changed
+    }
+
+    /// Switches between the normal and the alternative global limits.
+    public func setAlternativeSpeed(_ on: Bool) async throws {
+        guard await settings.alternativeSpeed != on else { return }
+        try await settings.setAlternativeSpeed(on)
+        try await engine.apply(await settings.engineSettings())
+        log.add(on ? "Alternative speed limits on" : "Alternative speed limits off", kind: .info)
+    }
+
+    /// Sets the global limit of the mode in use (bytes/s, ≤0 = unlimited), as `transfer/set*Limit` does.
+    public func setGlobalLimit(download: Int? = nil, upload: Int? = nil) async throws {
+        let alternative = await settings.alternativeSpeed
+        var changes: [String: JSONValue] = [:]
+        if let download { changes[alternative ? "alt_dl_limit" : "dl_limit"] = .int(Int64(max(0, download))) }
+        if let upload { changes[alternative ? "alt_up_limit" : "up_limit"] = .int(Int64(max(0, upload))) }
+        try await applyPreferences(changes)
+    }
+
+    /// The current global limits in bytes/s (0 = unlimited).
+    public func globalLimits() async -> (download: Int, upload: Int) {
+        let s = await settings.engineSettings()
+        return (s.downloadRateLimit, s.uploadRateLimit)
+    }
+
+    func followSpeedSchedule() async {
+        guard let wanted = await settings.scheduleWantsAlternative(at: Date()) else { return }
+        try? await setAlternativeSpeed(wanted)
+    }
+
+    // MARK: share limits
+
+    /// qBittorrent's share-limit check: a finished, running torrent that reached its ratio, seeding-time or
+    /// inactive-seeding-time limit gets `max_ratio_act` (0 stop, 1 remove, 2 super-seed, 3 remove with files).
+    func enforceShareLimits() async {
+        let globalRatio = await settings.bool("max_ratio_enabled") ? await settings.double("max_ratio") : -1
+        let globalSeeding = await settings.bool("max_seeding_time_enabled") ? await settings.int("max_seeding_time") : -1
+        let globalInactive = await settings.bool("max_inactive_seeding_time_enabled")
+            ? await settings.int("max_inactive_seeding_time") : -1
+        let action = await settings.int("max_ratio_act")
+        let now = Int64(Date().timeIntervalSince1970)
+        for view in await views() where !view.record.stopped && view.status.isFinished {
+            let r = view.record
+            let ratioLimit = r.ratioLimit == -2 ? globalRatio : r.ratioLimit
+            let seedingLimit = r.seedingTimeLimit == -2 ? globalSeeding : r.seedingTimeLimit
+            let inactiveLimit = r.inactiveSeedingTimeLimit == -2 ? globalInactive : r.inactiveSeedingTimeLimit
+            let ratio = TorrentFigures.ratio(view.status)
+            let lastActive = max(view.status.lastUpload, view.status.lastDownload, r.completedOn ?? 0)
+            let reached = (ratioLimit >= 0 && ratio >= 0 && ratio >= ratioLimit)
+                || (seedingLimit >= 0 && view.status.finishedDuration >= Int64(seedingLimit) * 60)
+                || (inactiveLimit >= 0 && now - lastActive >= Int64(inactiveLimit) * 60)
+            guard reached else { continue }
+            switch action {
+            case 1, 3:
+                log.add("Torrent reached the share limit, removing it. Torrent: \"\(view.name)\"", kind: .info)
+                await remove([view.id], deleteFiles: action == 3)
+            case 2 where !view.record.superSeeding:
+                await setSuperSeeding([view.id], true)
+            case 2:
+                break
+            default:
+                log.add("Torrent reached the share limit, stopping it. Torrent: \"\(view.name)\"", kind: .info)
+                await setStopped([view.id], true)
+            }
+        }
+    }
+
+    // MARK: transfer figures and bans
+
+    public struct Transfer: Sendable {
+        public var downloadSpeed = 0, uploadSpeed = 0
+        public var downloadedSession: Int64 = 0, uploadedSession: Int64 = 0
+        public var downloadedAllTime: Int64 = 0, uploadedAllTime: Int64 = 0
+        public var downloadLimit = 0, uploadLimit = 0
+        public var counters = SessionCounters()
+        /// qBittorrent's: connected (peers reached us), firewalled (listening only), disconnected.
+        public var connectionStatus = "disconnected"
+    }
+
+    public func transfer() async -> Transfer {
+        var t = Transfer()
+        for status in await engine.allStatus() {
+            t.downloadSpeed += status.downloadRate
+            t.uploadSpeed += status.uploadRate
+            t.downloadedSession += status.sessionDownload
+            t.uploadedSession += status.sessionUpload
+            t.downloadedAllTime += status.allTimeDownload
+            t.uploadedAllTime += status.allTimeUpload
+        }
+        t.counters = await engine.counters()
+        t.downloadedSession = max(t.downloadedSession, t.counters.receivedBytes)
+        t.uploadedSession = max(t.uploadedSession, t.counters.sentBytes)
+        (t.downloadLimit, t.uploadLimit) = await globalLimits()
+        t.connectionStatus = t.counters.hasIncoming ? "connected" : t.counters.listening ? "firewalled" : "disconnected"
+        return t
+    }
+
+    /// Bans each `ip:port` (or bare IP) for the rest of the session; returns the addresses banned.
+    @discardableResult
+    public func banPeers(_ peers: [String]) async -> [String] {
+        var banned: [String] = []
+        for peer in peers {
+            let host = Self.host(ofPeer: peer)
+            if await engine.ban(ip: host) {
+                banned.append(host)
+                log.addPeer(ip: host, blocked: true, reason: "Manually banned")
+            }
+        }
+        return banned
+    }
+
+    /// `1.2.3.4:5` → `1.2.3.4`, `[::1]:5` → `::1`; a bare address stays as it is.
+    static func host(ofPeer peer: String) -> String {
+        let p = peer.trimmingCharacters(in: .whitespaces)
+        if p.hasPrefix("["), let close = p.firstIndex(of: "]") { return String(p[p.index(after: p.startIndex)..<close]) }
+        if p.filter({ $0 == ":" }).count == 1, let colon = p.firstIndex(of: ":") { return String(p[..<colon]) }
+        return p
+    }
+}
+
+/// Figures derived from a status, shared by the API and the share-limit check.
+public enum TorrentFigures {
+    /// Share ratio as qBittorrent computes it: -1 stands for infinity.
+    public static func ratio(_ s: TorrentStatus) -> Double {
+        let upload = s.allTimeUpload
+        let download = s.allTimeDownload < s.totalDone / 100 ? s.totalDone : s.allTimeDownload
+        if download == 0 { return upload == 0 ? 0 : -1 }
+        let r = Double(upload) / Double(download)
+        return r >= 9999 ? -1 : r
+    }
+}

@@ -1,0 +1,44 @@
+import QBTCore
+import Store
+
+/// `/api/v2/qbtd/*`: qbtd's own additions. API keys, any number of them, named, stored hashed; the secret
+/// is shown once, at creation. Errors answer `{"error": "…"}`.
+public struct QbtdController: APIController {
+    public let scope = "qbtd"
+    let keys: APIKeyRing
+    let sessions: SessionManager
+
+    public init(keys: APIKeyRing, sessions: SessionManager) {
+        self.keys = keys
+        self.sessions = sessions
+    }
+
+    public var actions: [String: APIAction] {
+        [
+            "apiKeys": APIAction(methods: .getOrPost, isPublic: false, jsonErrors: true) { _, _ in
+                .json(.array(await keys.keys.map(Self.json)))
+            },
+            "createAPIKey": APIAction(methods: .postOnly, isPublic: false, jsonErrors: true) { p, _ in
+                let name = (p["name"] ?? "").trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty, name.count <= 100 else {
+                    throw QBitError.badParams("name is required (1 to 100 characters)")
+                }
+                let created = try await keys.create(name: name)
+                var o = Self.json(created.record).objectValue ?? [:]
+                o["key"] = .string(created.key)
+                return .json(.object(o))
+            },
+            "revokeAPIKey": APIAction(methods: .postOnly, isPublic: false, jsonErrors: true) { p, _ in
+                let id = try p.required("id")
+                guard try await keys.revoke(id: id) else { throw QBitError.notFound("no API key with id \(id)") }
+                await sessions.dropKeySession(id)
+                return .json(.object(["revoked": .string(id)]))
+            },
+        ]
+    }
+
+    static func json(_ r: APIKeyRecord) -> JSONValue {
+        .object(["id": .string(r.id), "name": .string(r.name), "created_at": .int(r.createdAt),
+                 "last_used_at": r.lastUsedAt.map { .int($0) } ?? .null])
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+import QBTCore
+import TorrentEngine
+
+/// `/api/v2/sync/*`: snapshots of the whole server (`maindata`) and of one torrent's peers, sent as
+/// diffs against what this client last acknowledged (its `rid`).
+public struct SyncController: APIController {
+    public let scope = "sync"
+    let service: TorrentService
+    let identity: Identity
+
+    public init(service: TorrentService, identity: Identity) {
+        self.service = service
+        self.identity = identity
+    }
+
+    public var actions: [String: APIAction] {
+        [
+            "maindata": .get { p, caller in
+                let data = await mainData()
+                let rid = p.int("rid") ?? 0
+                let answer = Self.answer(caller.sync, peers: false, rid: rid, data: data,
+                                         collections: ["torrents", "categories", "trackers"])
+                return .json(.object(answer))
+            },
+            "torrentPeers": .get { p, caller in
+                let id = try p.required("hash").lowercased()
+                guard await service.exists(id) else { throw QBitError.notFound() }
+                let peers = try await service.peers(id)
+                var table: [String: JSONValue] = [:]
+                for peer in peers { table[Self.peerKey(peer)] = Self.json(peer, hasMetadata: true) }
+                let data: [String: JSONValue] = ["show_flags": .bool(true), "peers": .object(table)]
+                let answer = Self.answer(caller.sync, peers: true, rid: p.int("rid") ?? 0, data: data, collections: ["peers"])
+                return .json(.object(answer))
+            },
+        ]
+    }
+
+    static func answer(_ slot: SyncSlot?, peers: Bool, rid: Int, data: [String: JSONValue], collections: Set<String>) -> [String: JSONValue] {
+        guard let slot else {
+            var fresh = SyncState()
+            return fresh.answer(rid: 0, data: data, collections: collections)
+        }
+        if peers { return slot.peers.withLock { $0.answer(rid: rid, data: data, collections: collections) } }
+        return slot.maindata.withLock { $0.answer(rid: rid, data: data, collections: collections) }
+    }
+
+    static func peerKey(_ p: PeerEntry) -> String { p.ip.contains(":") ? "[\(p.ip)]:\(p.port)" : "\(p.ip):\(p.port)" }
+
+    static func json(_ p: PeerEntry, hasMetadata: Bool) -> JSONValue {
+        .object([
+            "ip": .string(p.ip), "port": .int(Int64(p.port)), "client": .string(p.client),
+            "peer_id_client": .string(p.peerID), "progress": .double(p.progress), "dl_speed": .int(Int64(p.downloadRate)),
+            "up_speed": .int(Int64(p.uploadRate)), "downloaded": .int(p.downloaded), "uploaded": .int(p.uploaded),
+            "connection": .string(p.connection), "flags": .string(p.flags), "flags_desc": .string(p.flagsDescription),
+            "relevance": .double(p.relevance), "files": .string(p.files),
+        ])
+    }
+
+    /// Everything a WebUI shows, as one snapshot.
+    func mainData() async -> [String: JSONValue] {
+        var torrents: [String: JSONValue] = [:]
+        for view in await service.views() {
+            torrents[view.id] = .object(TorrentInfo(view, identity: identity).jsonObject(identity: identity, includeHash: false))
+        }
+        var categories: [String: JSONValue] = [:]
+        for c in await service.categories { categories[c.name] = TorrentsController.json(c) }
+        var trackers: [String: JSONValue] = [:]
+        for (url, ids) in await service.trackerMap() { trackers[url] = .array(ids.map { .string($0) }) }
+        return [
+            "torrents": .object(torrents),
+            "categories": .object(categories),
+            "tags": .array(await service.tags.map { .string($0) }),
+            "trackers": .object(trackers),
+            "server_state": .object(await serverState()),
+        ]
+    }
+
+    func serverState() async -> [String: JSONValue] {
+        let t = await service.transfer()
+        let alternative = await service.settings.alternativeSpeed
+        let queueing = await service.settings.bool("queueing_enabled")
+        let ratio = t.downloadedAllTime > 0 ? String(format: "%.2f", Double(t.uploadedAllTime) / Double(t.downloadedAllTime)) : "-"
+        var s: [String: JSONValue] = [
+            "alltime_dl": .int(t.downloadedAllTime), "alltime_ul": .int(t.uploadedAllTime),
+            "average_time_queue": .int(0), "connection_status": .string(t.connectionStatus),
+            "dht_nodes": .int(t.counters.dhtNodes), "dl_info_data": .int(t.downloadedSession),
+            "dl_info_speed": .int(Int64(t.downloadSpeed)), "dl_rate_limit": .int(Int64(t.downloadLimit)),
+            "free_space_on_disk": .int(Self.freeSpace(service.paths.downloadRoot)), "global_ratio": .string(ratio),
+            "queued_io_jobs": .int(t.counters.queuedDiskJobs), "queueing": .bool(queueing),
+            "read_cache_hits": .string("0"), "read_cache_overload": .string("0"), "write_cache_overload": .string("0"),
+            "refresh_interval": .int(Int64(await service.settings.int("refresh_interval"))),
+            "total_buffers_size": .int(0), "total_peer_connections": .int(t.counters.peerConnections),
+            "total_queued_size": .int(0), "total_wasted_session": .int(t.counters.wastedBytes),
+            "up_info_data": .int(t.uploadedSession), "up_info_speed": .int(Int64(t.uploadSpeed)),
+            "up_rate_limit": .int(Int64(t.uploadLimit)), "use_alt_speed_limits": .bool(alternative),
+        ]
+        if identity.profile != .v5_2 { s["use_subcategories"] = .bool(false) }
+        if identity.profile != .v4_6 {
+            s["last_external_address_v4"] = .string("")
+            s["last_external_address_v6"] = .string("")
+        }
+        return s
+    }
+
+    static func freeSpace(_ path: String) -> Int64 {
+        var st = statvfs()
+        guard statvfs(path, &st) == 0 else { return 0 }
+        return Int64(st.f_bavail) * Int64(st.f_frsize)
+    }
+}

@@ -1,0 +1,297 @@
+import Foundation
+import QBTCore
+import Store
+import TorrentEngine
+
+/// The rest of `torrents/*`: trackers and peers, per-torrent settings, and organizing (paths, names,
+/// categories, tags).
+extension TorrentsController {
+    /// `hash`: one torrent that must exist (404 otherwise).
+    func existing(_ p: Parameters, _ name: String = "hash") async throws -> TorrentID {
+        let id = try p.required(name).lowercased()
+        guard await service.exists(id) else { throw QBitError.notFound() }
+        return id
+    }
+
+    var swarmActions: [String: APIAction] {
+        [
+            "trackers": .get { p, _ in try await trackers(p) },
+            "addTrackers": .post { p, _ in
+                let id = try await existing(p)
+                let urls = try p.required("urls").split(whereSeparator: \.isNewline)
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                try await service.addTrackers(id, urls: urls)
+                return .empty
+            },
+            "editTracker": .post { p, _ in
+                let id = try await existing(p)
+                // 2.13 renamed `origUrl` to `url`; either is taken.
+                guard let old = p["origUrl"] ?? p["url"] else { throw QBitError.badParams() }
+                let new = try p.required("newUrl")
+                guard Self.validURL(new, schemes: ["http", "https", "udp"]) else { throw QBitError.badParams("New tracker URL is invalid") }
+                try await service.editTracker(id, from: old, to: new)
+                return .empty
+            },
+            "removeTrackers": .post { p, _ in
+                let raw = try p.required("hash")
+                let urls = try p.required("urls").split(separator: "|").map(String.init)
+                let ids = raw == "*" ? await service.ids : [try await existing(p)]
+                for id in ids { try await service.removeTrackers(id, urls: urls) }
+                return .empty
+            },
+            "webseeds": .get { p, _ in
+                .json(.array(try await service.webSeeds(try await existing(p)).map { .object(["url": .string($0)]) }))
+            },
+            "addWebSeeds": .post { p, _ in
+                let id = try await existing(p)
+                let urls = try webSeedURLs(p)
+                try await service.addWebSeeds(id, urls: urls)
+                return .empty
+            },
+            "removeWebSeeds": .post { p, _ in
+                let id = try await existing(p)
+                try await service.removeWebSeeds(id, urls: try webSeedURLs(p))
+                return .empty
+            },
+            "editWebSeed": .post { p, _ in
+                let id = try await existing(p)
+                let old = try p.required("origUrl"), new = try p.required("newUrl")
+                guard Self.validURL(new, schemes: ["http", "https", "ftp"]) else { throw QBitError.badParams("Web seed URL is invalid: \(new)") }
+                try await service.editWebSeed(id, from: old, to: new)
+                return .empty
+            },
+            "pieceStates": .get { p, _ in
+                .json(.array(try await service.pieceStates(try await existing(p)).map { .int(Int64($0.rawValue)) }))
+            },
+            "pieceHashes": .get { p, _ in
+                .json(.array(try await service.pieceHashes(try await existing(p)).map { .string($0) }))
+            },
+            "export": .get { p, _ in
+                let id = try await existing(p)
+                let bytes = try await service.export(id)
+                return identity.profile == .v4_6
+                    ? .binary(bytes, contentType: "text/plain; charset=UTF-8", filename: nil)
+                    : .binary(bytes, contentType: "application/x-bittorrent", filename: "\(id).torrent")
+            },
+        ]
+    }
+
+    func webSeedURLs(_ p: Parameters) throws -> [String] {
+        let urls = try p.required("urls").split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        for url in urls where !Self.validURL(url, schemes: ["http", "https", "ftp"]) {
+            throw QBitError.badParams("Web seed URL is invalid: \(url)")
+        }
+        return urls
+    }
+
+    static func validURL(_ text: String, schemes: Set<String>) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false else { return false }
+        return schemes.contains(scheme)
+    }
+
+    /// Three pseudo-trackers (DHT, PeX, LSD) first, as qBittorrent lists them, then the real ones.
+    func trackers(_ p: Parameters) async throws -> APIReply {
+        let id = try await existing(p)
+        let list = try await service.trackers(id)
+        let view = await service.view(id)
+        let peers = (try? await service.peers(id)) ?? []
+        let settings = await service.settings.engineSettings()
+        let isPrivate = view?.status.isPrivate ?? false
+        func pseudo(_ name: String, on: Bool, letter: String) -> JSONValue {
+            let count = Int64(peers.filter { $0.flags.split(separator: " ").contains(Substring(letter)) }.count)
+            return .object([
+                "url": .string("** [\(name)] **"), "status": .int(isPrivate || !on ? 0 : 2), "tier": .int(-1),
+                "msg": .string(isPrivate ? "This torrent is private" : ""), "num_peers": .int(count),
+                "num_seeds": .int(0), "num_leeches": .int(0), "num_downloaded": .int(0),
+            ])
+        }
+        var out: [JSONValue] = [
+            pseudo("DHT", on: settings.dht, letter: "H"), pseudo("PeX", on: settings.pex, letter: "X"),
+            pseudo("LSD", on: settings.lsd, letter: "L"),
+        ]
+        for t in list {
+            out.append(.object([
+                "url": .string(t.url), "status": .int(Int64(t.status.rawValue)), "tier": .int(Int64(t.tier)),
+                "msg": .string(t.message), "num_peers": .int(Int64(t.peers)), "num_seeds": .int(Int64(t.seeds)),
+                "num_leeches": .int(Int64(t.leeches)), "num_downloaded": .int(Int64(t.downloaded)),
+            ]))
+        }
+        return .json(.array(out))
+    }
+
+    // MARK: per-torrent settings
+
+    var settingActions: [String: APIAction] {
+        [
+            "filePrio": .post { p, _ in
+                let id = try await existing(p)
+                let ids = try p.required("id").split(separator: "|").map { Int($0) }
+                guard let priority = Int(try p.required("priority")), [0, 1, 6, 7].contains(priority),
+                      !ids.contains(nil) else { throw QBitError.badParams() }
+                try await service.setFilePriority(id, files: ids.compactMap { $0 }, priority: priority)
+                return .empty
+            },
+            "downloadLimit": .get { p, _ in try await limits(p) { $0.downloadLimit } },
+            "uploadLimit": .get { p, _ in try await limits(p) { $0.uploadLimit } },
+            "setDownloadLimit": .post { p, _ in
+                let ids = try await hashes(p)
+                guard let limit = p.int("limit") else { throw QBitError.badParams() }
+                await service.setLimits(ids, upload: nil, download: limit)
+                return .empty
+            },
+            "setUploadLimit": .post { p, _ in
+                let ids = try await hashes(p)
+                guard let limit = p.int("limit") else { throw QBitError.badParams() }
+                await service.setLimits(ids, upload: limit, download: nil)
+                return .empty
+            },
+            "setShareLimits": .post { p, _ in
+                let ids = try await hashes(p)
+                guard let ratio = p.double("ratioLimit"), let seeding = p.int("seedingTimeLimit") else { throw QBitError.badParams() }
+                // 4.6 made `inactiveSeedingTimeLimit` required; 4.5 clients do not send it, so it defaults to global.
+                await service.setShareLimits(ids, ratio: ratio, seedingTime: seeding,
+                                             inactiveSeedingTime: p.int("inactiveSeedingTimeLimit") ?? -2)
+                return .empty
+            },
+            "toggleSequentialDownload": .post { p, _ in await service.toggleSequential(try await hashes(p)); return .empty },
+            "toggleFirstLastPiecePrio": .post { p, _ in
+                await service.toggleFirstLastPiecePrio(try await hashes(p))
+                return .empty
+            },
+            "setSuperSeeding": .post { p, _ in
+                let ids = try await hashes(p)
+                _ = try p.required("value")
+                await service.setSuperSeeding(ids, p.bool("value") ?? false)
+                return .empty
+            },
+            "setForceStart": .post { p, _ in
+                let ids = try await hashes(p)
+                _ = try p.required("value")
+                await service.setForceStart(ids, p.bool("value") ?? false)
+                return .empty
+            },
+            "setAutoManagement": .post { p, _ in
+                let ids = try await hashes(p)
+                _ = try p.required("enable")
+                await service.setAutoManagement(ids, p.bool("enable") ?? false)
+                return .empty
+            },
+        ]
+    }
+
+    func limits(_ p: Parameters, _ pick: @escaping @Sendable (TorrentRecord) -> Int) async throws -> APIReply {
+        var out: [String: JSONValue] = [:]
+        for id in try await hashes(p) {
+            if let view = await service.view(id) { out[id] = .int(Int64(pick(view.record))) }
+        }
+        return .json(.object(out))
+    }
+
+    // MARK: organizing
+
+    var organizeActions: [String: APIAction] {
+        [
+            "setLocation": .post { p, _ in
+                let ids = try await hashes(p)
+                let location = try p.required("location").trimmingCharacters(in: .whitespaces)
+                guard !location.isEmpty else { throw QBitError.badParams("Save path cannot be empty") }
+                try await service.setLocation(ids, to: location)
+                return .empty
+            },
+            "setSavePath": .post { p, _ in
+                let ids = try p.required("id").split(separator: "|").map { $0.lowercased() }
+                let path = try p.required("path").trimmingCharacters(in: .whitespaces)
+                guard !path.isEmpty else { throw QBitError.badParams("Save path cannot be empty") }
+                try await service.setSavePath(ids, to: path)
+                return .empty
+            },
+            "setDownloadPath": .post { p, _ in
+                let ids = try p.required("id").split(separator: "|").map { $0.lowercased() }
+                try await service.setDownloadPath(ids, to: try p.required("path").trimmingCharacters(in: .whitespaces))
+                return .empty
+            },
+            "rename": .post { p, _ in
+                let id = try await existing(p)
+                try await service.rename(id, to: try p.required("name"))
+                return .empty
+            },
+            "renameFile": .post { p, _ in
+                let id = try await existing(p)
+                try await service.renameFile(id, from: try p.required("oldPath"), to: try p.required("newPath"))
+                return .empty
+            },
+            "renameFolder": .post { p, _ in
+                let id = try await existing(p)
+                try await service.renameFolder(id, from: try p.required("oldPath"), to: try p.required("newPath"))
+                return .empty
+            },
+            "setCategory": .post { p, _ in
+                let ids = try await hashes(p)
+                try await service.setCategory(ids, try p.required("category").trimmingCharacters(in: .whitespaces))
+                return .empty
+            },
+            "categories": .get { _, _ in
+                var out: [String: JSONValue] = [:]
+                for c in await service.categories { out[c.name] = Self.json(c) }
+                return .json(.object(out))
+            },
+            "createCategory": .post { p, _ in
+                try await service.createCategory(try category(p))
+                return .empty
+            },
+            "editCategory": .post { p, _ in
+                _ = try p.required("savePath")
+                try await service.editCategory(try category(p))
+                return .empty
+            },
+            "removeCategories": .post { p, _ in
+                let names = try p.required("categories").split(whereSeparator: \.isNewline)
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                try await service.removeCategories(names)
+                return .empty
+            },
+            "tags": .get { _, _ in .json(.array(await service.tags.map { .string($0) })) },
+            "createTags": .post { p, _ in try await service.createTags(try tagList(p)); return .empty },
+            "deleteTags": .post { p, _ in try await service.deleteTags(try tagList(p)); return .empty },
+            "addTags": .post { p, _ in
+                try await service.addTags(try await hashes(p), try tagList(p))
+                return .empty
+            },
+            "setTags": .post { p, _ in
+                try await service.setTags(try await hashes(p), try tagList(p))
+                return .empty
+            },
+            "removeTags": .post { p, _ in
+                let ids = try await hashes(p)
+                // No (or an empty) `tags` removes them all.
+                let tags = p.list("tags", separator: ",")?.map { $0.trimmingCharacters(in: .whitespaces) }
+                try await service.removeTags(ids, tags?.isEmpty == false ? tags : nil)
+                return .empty
+            },
+        ]
+    }
+
+    func tagList(_ p: Parameters) throws -> [String] {
+        try p.required("tags").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    func category(_ p: Parameters) throws -> Category {
+        let name = try p.required("category").trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { throw QBitError.badParams("Category cannot be empty") }
+        var category = Category(name: name, savePath: (p["savePath"] ?? "").trimmingCharacters(in: .whitespaces))
+        switch p.bool("downloadPathEnabled") {
+        case true?: category.downloadPath = (p["downloadPath"] ?? "").trimmingCharacters(in: .whitespaces)
+        case false?: category.downloadPath = ""
+        case nil: category.downloadPath = nil
+        }
+        return category
+    }
+
+    /// `{name, savePath, download_path?}`: the key is absent when the category follows the global setting,
+    /// `false` when it has none, else its path.
+    static func json(_ c: Category) -> JSONValue {
+        var o: [String: JSONValue] = ["name": .string(c.name), "savePath": .string(c.savePath)]
+        if let download = c.downloadPath { o["download_path"] = download.isEmpty ? .bool(false) : .string(download) }
+        return .object(o)
+    }
+}

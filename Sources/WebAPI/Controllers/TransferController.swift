@@ -1,0 +1,60 @@
+import QBTCore
+
+/// `/api/v2/transfer/*`: global speeds and totals, the two global limits and the alternative-speed mode,
+/// and peer bans.
+public struct TransferController: APIController {
+    public let scope = "transfer"
+    let service: TorrentService
+    let identity: Identity
+
+    public init(service: TorrentService, identity: Identity) {
+        self.service = service
+        self.identity = identity
+    }
+
+    public var actions: [String: APIAction] {
+        [
+            "info": .get { _, _ in
+                let t = await service.transfer()
+                var o: [String: JSONValue] = [
+                    "dl_info_speed": .int(Int64(t.downloadSpeed)), "dl_info_data": .int(t.downloadedSession),
+                    "up_info_speed": .int(Int64(t.uploadSpeed)), "up_info_data": .int(t.uploadedSession),
+                    "dl_rate_limit": .int(Int64(t.downloadLimit)), "up_rate_limit": .int(Int64(t.uploadLimit)),
+                    "dht_nodes": .int(t.counters.dhtNodes), "connection_status": .string(t.connectionStatus),
+                ]
+                if identity.profile != .v4_6 {
+                    o["last_external_address_v4"] = .string("")
+                    o["last_external_address_v6"] = .string("")
+                }
+                return .json(.object(o))
+            },
+            "speedLimitsMode": .get { _, _ in .text(await service.settings.alternativeSpeed ? "1" : "0") },
+            "toggleSpeedLimitsMode": .post { _, _ in
+                try await service.setAlternativeSpeed(!(await service.settings.alternativeSpeed))
+                return .empty
+            },
+            "setSpeedLimitsMode": .post { p, _ in
+                guard let mode = p.int("mode") else { throw QBitError.badParams() }
+                try await service.setAlternativeSpeed(mode != 0)
+                return .empty
+            },
+            "downloadLimit": .get { _, _ in .text(String(await service.globalLimits().download)) },
+            "uploadLimit": .get { _, _ in .text(String(await service.globalLimits().upload)) },
+            "setDownloadLimit": .post { p, _ in
+                guard let limit = p.int("limit") else { throw QBitError.badParams() }
+                try await service.setGlobalLimit(download: limit)
+                return .empty
+            },
+            "setUploadLimit": .post { p, _ in
+                guard let limit = p.int("limit") else { throw QBitError.badParams() }
+                try await service.setGlobalLimit(upload: limit)
+                return .empty
+            },
+            "banPeers": .post { p, _ in
+                let peers = try p.required("peers").split(separator: "|").map(String.init)
+                await service.banPeers(peers)
+                return .empty
+            },
+        ]
+    }
+}

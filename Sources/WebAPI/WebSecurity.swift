@@ -1,0 +1,145 @@
+import Foundation
+import QBTCore
+import Synchronization
+
+/// The WebUI security preferences, read on every request (so kept in a snapshot, not behind an actor).
+public struct WebSecurityPolicy: Sendable, Equatable {
+    public var csrfProtection = true
+    public var hostHeaderValidation = true
+    public var clickjackingProtection = true
+    /// `web_ui_domain_list`: `;`-separated host names, `*` wildcards allowed.
+    public var domains: [String] = ["*"]
+    public var bypassLocalAuth = false
+    public var bypassSubnets: [Subnet] = []
+    public var reverseProxy = false
+    public var trustedProxies: [Subnet] = []
+    public var sessions = SessionManager.Policy()
+
+    public init() {}
+
+    /// From the preferences (`app/preferences` keys).
+    public init(_ p: [String: JSONValue]) {
+        csrfProtection = p["web_ui_csrf_protection_enabled"]?.boolValue ?? true
+        hostHeaderValidation = p["web_ui_host_header_validation_enabled"]?.boolValue ?? true
+        clickjackingProtection = p["web_ui_clickjacking_protection_enabled"]?.boolValue ?? true
+        domains = (p["web_ui_domain_list"]?.stringValue ?? "*").split(separator: ";")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        bypassLocalAuth = p["bypass_local_auth"]?.boolValue ?? false
+        if p["bypass_auth_subnet_whitelist_enabled"]?.boolValue ?? false {
+            bypassSubnets = Subnet.list(p["bypass_auth_subnet_whitelist"]?.stringValue ?? "", separators: "\n,")
+        }
+        reverseProxy = p["web_ui_reverse_proxy_enabled"]?.boolValue ?? false
+        trustedProxies = Subnet.list(p["web_ui_reverse_proxies_list"]?.stringValue ?? "", separators: ";,")
+        sessions.sessionTimeout = .seconds(p["web_ui_session_timeout"]?.intValue ?? 3600)
+        sessions.maxFailures = Int(p["web_ui_max_auth_fail_count"]?.intValue ?? 5)
+        sessions.banDuration = .seconds(p["web_ui_ban_duration"]?.intValue ?? 3600)
+    }
+}
+
+/// An IPv4 or IPv6 network (`10.0.0.0/8`, `::1`, `192.168.1.7`).
+public struct Subnet: Sendable, Equatable {
+    let address: [UInt8]
+    let prefix: Int
+
+    public init?(_ text: String) {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "/", maxSplits: 1)
+        guard let first = parts.first, let bytes = Self.bytes(String(first)) else { return nil }
+        let bits = bytes.count * 8
+        let prefix = parts.count == 2 ? Int(parts[1]) : bits
+        guard let prefix, (0...bits).contains(prefix) else { return nil }
+        address = bytes
+        self.prefix = prefix
+    }
+
+    static func list(_ text: String, separators: String) -> [Subnet] {
+        text.split(whereSeparator: { separators.contains($0) }).compactMap { Subnet(String($0)) }
+    }
+
+    public func contains(_ ip: String) -> Bool {
+        guard var bytes = Self.bytes(ip) else { return false }
+        // An IPv4-mapped IPv6 address matches IPv4 networks.
+        if bytes.count == 16, address.count == 4, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+            bytes = Array(bytes[12...])
+        }
+        guard bytes.count == address.count else { return false }
+        var remaining = prefix
+        for i in 0..<bytes.count where remaining > 0 {
+            let take = min(8, remaining)
+            let mask = UInt8(truncatingIfNeeded: 0xff << (8 - take))
+            if bytes[i] & mask != address[i] & mask { return false }
+            remaining -= take
+        }
+        return true
+    }
+
+    static func bytes(_ ip: String) -> [UInt8]? {
+        var v4 = in_addr(), v6 = in6_addr()
+        if inet_pton(AF_INET, ip, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        if inet_pton(AF_INET6, ip, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
+        return nil
+    }
+
+    static func isLoopback(_ ip: String) -> Bool {
+        Subnet("127.0.0.0/8")!.contains(ip) || Subnet("::1")!.contains(ip)
+    }
+}
+
+/// The current policy, swapped whole when the preferences change.
+public final class WebGate: Sendable {
+    private let state: Mutex<WebSecurityPolicy>
+    public init(_ policy: WebSecurityPolicy) { state = Mutex(policy) }
+    public var policy: WebSecurityPolicy { state.withLock { $0 } }
+    public func update(_ policy: WebSecurityPolicy) { state.withLock { $0 = policy } }
+
+    /// The client's address: the socket peer, or — when it is a trusted reverse proxy — the nearest address
+    /// in `X-Forwarded-For` that is not itself a trusted proxy.
+    public func clientIP(socketIP: String, forwardedFor: String?) -> String {
+        let p = policy
+        guard p.reverseProxy, p.trustedProxies.contains(where: { $0.contains(socketIP) }), let forwardedFor else { return socketIP }
+        for candidate in forwardedFor.split(separator: ",").reversed() {
+            let ip = candidate.trimmingCharacters(in: .whitespaces)
+            guard Subnet.bytes(ip) != nil else { continue }
+            if !p.trustedProxies.contains(where: { $0.contains(ip) }) { return ip }
+        }
+        return socketIP
+    }
+
+    /// qBittorrent's `isCrossSiteRequest`: Origin, else Referer, must name the host and port the request was
+    /// sent to (`X-Forwarded-Host` or `Host`); a request with neither passes.
+    public static func isCrossSite(origin: String?, referer: String?, host: String?, forwardedHost: String?) -> Bool {
+        let target = (forwardedHost ?? host ?? "").lowercased()
+        guard let source = origin ?? referer, !source.isEmpty else { return false }
+        guard let url = URL(string: source), let sourceHost = url.host?.lowercased() else { return true }
+        let (targetHost, targetPort) = Self.splitHostPort(target)
+        let sourcePort = url.port ?? (url.scheme == "https" ? 443 : 80)
+        return sourceHost != targetHost || sourcePort != (targetPort ?? (url.scheme == "https" ? 443 : 80))
+    }
+
+    /// qBittorrent's `validateHostHeader`: a port that is not ours fails; then the host must be our address
+    /// or match the domain list.
+    public func isValidHost(_ host: String?, localIP: String, localPort: Int) -> Bool {
+        let p = policy
+        guard let host, !host.isEmpty else { return true }  // HTTP/1.0 clients may omit it
+        let (name, port) = Self.splitHostPort(host.lowercased())
+        if let port, port != localPort { return false }
+        if name == localIP.lowercased() || Subnet.bytes(name) != nil && name == localIP { return true }
+        return p.domains.contains { Self.wildcard($0.lowercased(), matches: name) }
+    }
+
+    static func splitHostPort(_ text: String) -> (String, Int?) {
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return (text, nil) }
+            let host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            return (host, rest.hasPrefix(":") ? Int(rest.dropFirst()) : nil)
+        }
+        let parts = text.split(separator: ":", maxSplits: 1)
+        return (parts.first.map(String.init) ?? "", parts.count == 2 ? Int(parts[1]) ?? -1 : nil)
+    }
+
+    static func wildcard(_ pattern: String, matches text: String) -> Bool {
+        if pattern == "*" { return true }
+        let regex = "^" + NSRegularExpression.escapedPattern(for: pattern).replacingOccurrences(of: "\\*", with: ".*") + "$"
+        return text.range(of: regex, options: .regularExpression) != nil
+    }
+}
