@@ -50,7 +50,7 @@ let package = Package(
         ),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine"]),
-        .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore"]),
+        .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store"]),
         .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer"]),
     ],
     cxxLanguageStandard: .cxx17

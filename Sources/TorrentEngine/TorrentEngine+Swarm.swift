@@ -77,6 +77,7 @@ extension TorrentEngine {
     // MARK: trackers and web seeds
 
     public func trackers(_ id: TorrentID) throws -> [TrackerEntry] {
+        let sessionRaw = try live()
         let (result, items) = collect(TrackerEntry.self) { ctx in
             qbt_get_trackers(sessionRaw, id, { ctx, t in
                 let t = t!.pointee
@@ -92,6 +93,7 @@ extension TorrentEngine {
 
     /// Replaces the tracker list (order and tiers as given).
     public func setTrackers(_ id: TorrentID, _ trackers: [(url: String, tier: Int)]) throws {
+        let sessionRaw = try live()
         var cStrings: [UnsafeMutablePointer<CChar>?] = trackers.map { strdup($0.url) }
         defer { cStrings.forEach { free($0) } }
         let tiers = trackers.map { Int32(clamping: $0.tier) }
@@ -105,9 +107,10 @@ extension TorrentEngine {
         try check(result, id)
     }
 
-    public func reannounce(_ id: TorrentID) throws { try check(qbt_reannounce(sessionRaw, id), id) }
+    public func reannounce(_ id: TorrentID) throws { let sessionRaw = try live(); try check(qbt_reannounce(sessionRaw, id), id) }
 
     public func webSeeds(_ id: TorrentID) throws -> [String] {
+        let sessionRaw = try live()
         let (result, items) = collect(String.self) { ctx in
             qbt_get_web_seeds(sessionRaw, id, { ctx, s in Collector<String>.from(ctx).items.append(String(cString: s!)) }, ctx)
         }
@@ -115,12 +118,13 @@ extension TorrentEngine {
         return items
     }
 
-    public func addWebSeed(_ id: TorrentID, _ url: String) throws { try check(qbt_add_web_seed(sessionRaw, id, url), id) }
-    public func removeWebSeed(_ id: TorrentID, _ url: String) throws { try check(qbt_remove_web_seed(sessionRaw, id, url), id) }
+    public func addWebSeed(_ id: TorrentID, _ url: String) throws { let sessionRaw = try live(); try check(qbt_add_web_seed(sessionRaw, id, url), id) }
+    public func removeWebSeed(_ id: TorrentID, _ url: String) throws { let sessionRaw = try live(); try check(qbt_remove_web_seed(sessionRaw, id, url), id) }
 
     // MARK: pieces
 
     public func pieceStates(_ id: TorrentID) throws -> [PieceState] {
+        let sessionRaw = try live()
         let (result, items) = collect([UInt8].self) { ctx in
             qbt_get_piece_states(sessionRaw, id, { ctx, data, size in
                 Collector<[UInt8]>.from(ctx).items.append(Array(UnsafeBufferPointer(start: data, count: size)))
@@ -131,6 +135,7 @@ extension TorrentEngine {
     }
 
     public func pieceHashes(_ id: TorrentID) throws -> [String] {
+        let sessionRaw = try live()
         let (result, items) = collect(String.self) { ctx in
             qbt_get_piece_hashes(sessionRaw, id, { ctx, s in Collector<String>.from(ctx).items.append(String(cString: s!)) }, ctx)
         }
@@ -141,6 +146,7 @@ extension TorrentEngine {
     // MARK: queue, flags, storage
 
     public func queue(_ id: TorrentID, _ move: QueueMove) throws {
+        let sessionRaw = try live()
         let m: qbt_queue_move = switch move {
         case .up: QBT_QUEUE_UP
         case .down: QBT_QUEUE_DOWN
@@ -150,25 +156,28 @@ extension TorrentEngine {
         try check(qbt_queue(sessionRaw, id, m), id)
     }
 
-    public func setAutoManaged(_ id: TorrentID, _ on: Bool) throws { try check(qbt_set_auto_managed(sessionRaw, id, on), id) }
-    public func setSuperSeeding(_ id: TorrentID, _ on: Bool) throws { try check(qbt_set_super_seeding(sessionRaw, id, on), id) }
+    public func setAutoManaged(_ id: TorrentID, _ on: Bool) throws { let sessionRaw = try live(); try check(qbt_set_auto_managed(sessionRaw, id, on), id) }
+    public func setSuperSeeding(_ id: TorrentID, _ on: Bool) throws { let sessionRaw = try live(); try check(qbt_set_super_seeding(sessionRaw, id, on), id) }
 
     /// 0 or less means unlimited.
     public func setConnectionLimits(_ id: TorrentID, connections: Int, uploads: Int) throws {
+        let sessionRaw = try live()
         try check(qbt_set_connection_limits(sessionRaw, id, Int32(clamping: connections), Int32(clamping: uploads)), id)
     }
 
     /// Renames one file (path relative to the save path); `fileRenamed` or `fileRenameFailed` follows.
     public func renameFile(_ id: TorrentID, index: Int, to path: String) throws {
+        let sessionRaw = try live()
         try check(qbt_rename_file(sessionRaw, id, Int32(clamping: index), path), id)
     }
 
     /// Moves the torrent's data; `storageMoved` or `storageMoveFailed` follows.
-    public func moveStorage(_ id: TorrentID, to path: String) throws { try check(qbt_move_storage(sessionRaw, id, path), id) }
+    public func moveStorage(_ id: TorrentID, to path: String) throws { let sessionRaw = try live(); try check(qbt_move_storage(sessionRaw, id, path), id) }
 
     // MARK: peers and the session
 
     public func peers(_ id: TorrentID) throws -> [PeerEntry] {
+        let sessionRaw = try live()
         let (result, items) = collect(PeerEntry.self) { ctx in
             qbt_get_peers(sessionRaw, id, { ctx, p in
                 let p = p!.pointee
@@ -186,10 +195,11 @@ extension TorrentEngine {
     }
 
     /// Blocks an IP address for every torrent; false if it is not an address.
-    public func ban(ip: String) -> Bool { qbt_ban_ip(sessionRaw, ip) }
+    public func ban(ip: String) -> Bool { closed ? false : qbt_ban_ip(sessionRaw, ip) }
 
     /// The latest counters, and a request for fresh ones (they arrive with the next drain).
     public func counters() -> SessionCounters {
+        guard !closed else { return SessionCounters() }
         var c = qbt_session_counters()
         qbt_get_session_counters(sessionRaw, &c)
         qbt_post_session_stats(sessionRaw)

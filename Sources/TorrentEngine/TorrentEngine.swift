@@ -42,7 +42,14 @@ public actor TorrentEngine {
     private var pieceReads: [String: [CheckedContinuation<[UInt8], Error>]] = [:]
     private var pendingResumeSaves = 0
     private let background = BackgroundTasks()
-    private var closed = false
+    private(set) var closed = false
+
+    /// Every call into libtorrent checks this first: after `shutdown` the session is gone.
+    @discardableResult
+    func live() throws -> OpaquePointer {
+        guard !closed else { throw EngineError.failed("the torrent engine has shut down") }
+        return session.raw
+    }
 
     /// Starts a session. `resumeInterval` is how often torrents with unsaved changes write fast-resume data.
     public init(
@@ -90,6 +97,8 @@ public actor TorrentEngine {
 
     /// Applies new session settings (PeX is fixed for the life of the session).
     public func apply(_ settings: EngineSettings) throws {
+        try live()
+        try live()
         let pack = qbt_settings_new()!
         defer { qbt_settings_free(pack) }
         try Self.fill(pack, settings)
@@ -99,7 +108,7 @@ public actor TorrentEngine {
     }
 
     /// The TCP port peers reach this session on.
-    public var listenPort: Int { Int(qbt_session_listen_port(session.raw)) }
+    public var listenPort: Int { closed ? 0 : Int(qbt_session_listen_port(session.raw)) }
 
     /// Every event from now on, in order. The stream ends when the engine shuts down.
     public func events() -> AsyncStream<EngineEvent> {
@@ -132,28 +141,32 @@ public actor TorrentEngine {
     }
 
     @discardableResult
-    public func add(_ request: AddTorrentRequest) throws -> TorrentID { try session.add(request) }
+    public func add(_ request: AddTorrentRequest) throws -> TorrentID { try live(); return try session.add(request) }
 
     public func remove(_ id: TorrentID, deleteFiles: Bool) throws {
+        try live()
         try check(qbt_remove(session.raw, id, deleteFiles), id)
     }
 
     // MARK: control
 
-    public func pause(_ id: TorrentID) throws { try check(qbt_pause(session.raw, id), id) }
-    public func resume(_ id: TorrentID) throws { try check(qbt_resume(session.raw, id), id) }
-    public func recheck(_ id: TorrentID) throws { try check(qbt_recheck(session.raw, id), id) }
+    public func pause(_ id: TorrentID) throws { try live(); try check(qbt_pause(session.raw, id), id) }
+    public func resume(_ id: TorrentID) throws { try live(); try check(qbt_resume(session.raw, id), id) }
+    public func recheck(_ id: TorrentID) throws { try live(); try check(qbt_recheck(session.raw, id), id) }
 
     public func setSequential(_ id: TorrentID, _ on: Bool) throws {
+        try live()
         try check(qbt_set_sequential(session.raw, id, on), id)
     }
 
     /// Bytes per second; 0 or less means unlimited.
     public func setLimits(_ id: TorrentID, upload: Int, download: Int) throws {
+        try live()
         try check(qbt_set_limits(session.raw, id, Int32(clamping: upload), Int32(clamping: download)), id)
     }
 
     public func connectPeer(_ id: TorrentID, host: String, port: Int) throws {
+        try live()
         guard (1...65535).contains(port) else { throw EngineError.invalidArgument("bad port \(port)") }
         let result = qbt_connect_peer(session.raw, id, host, UInt16(port))
         if result == QBT_ERR_INVALID { throw EngineError.invalidArgument("bad peer address \(host):\(port)") }
@@ -163,25 +176,30 @@ public actor TorrentEngine {
     // MARK: piece-level control (streaming, selective download)
 
     public func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int, alertWhenAvailable: Bool = false) throws {
+        try live()
         try check(qbt_set_piece_deadline(session.raw, id, Int32(piece), Int32(clamping: milliseconds), alertWhenAvailable), id)
     }
 
     public func resetPieceDeadline(_ id: TorrentID, piece: Int) throws {
+        try live()
         try check(qbt_reset_piece_deadline(session.raw, id, Int32(piece)), id)
     }
 
-    public func clearPieceDeadlines(_ id: TorrentID) throws { try check(qbt_clear_piece_deadlines(session.raw, id), id) }
+    public func clearPieceDeadlines(_ id: TorrentID) throws { try live(); try check(qbt_clear_piece_deadlines(session.raw, id), id) }
 
     /// 0 = skip, 1 = low … 4 = default … 7 = top.
     public func setPiecePriority(_ id: TorrentID, piece: Int, priority: Int) throws {
+        try live()
         try check(qbt_set_piece_priority(session.raw, id, Int32(piece), UInt8(clamping: priority)), id)
     }
 
     public func setFilePriority(_ id: TorrentID, file: Int, priority: Int) throws {
+        try live()
         try check(qbt_set_file_priority(session.raw, id, Int32(file), UInt8(clamping: priority)), id)
     }
 
     public func havePiece(_ id: TorrentID, piece: Int) throws -> Bool {
+        try live()
         var have = false
         try check(qbt_have_piece(session.raw, id, Int32(piece), &have), id)
         return have
@@ -189,6 +207,7 @@ public actor TorrentEngine {
 
     /// Reads a piece the torrent has (from disk or cache); throws if it is missing.
     public func readPiece(_ id: TorrentID, piece: Int) async throws -> [UInt8] {
+        try live()
         try check(qbt_read_piece(session.raw, id, Int32(piece)), id)
         return try await withCheckedThrowingContinuation { continuation in
             pieceReads["\(id):\(piece)", default: []].append(continuation)
@@ -197,17 +216,17 @@ public actor TorrentEngine {
 
     // MARK: status
 
-    public func status(_ id: TorrentID) throws -> TorrentStatus { try session.status(id) }
+    public func status(_ id: TorrentID) throws -> TorrentStatus { try live(); return try session.status(id) }
 
-    public func allStatus() -> [TorrentStatus] { session.allStatus() }
+    public func allStatus() -> [TorrentStatus] { closed ? [] : session.allStatus() }
 
     /// The files of a torrent; empty until its metadata is known.
-    public func files(_ id: TorrentID) throws -> [TorrentFile] { try session.files(id) }
+    public func files(_ id: TorrentID) throws -> [TorrentFile] { try live(); return try session.files(id) }
 
-    public func magnetURI(_ id: TorrentID) throws -> String { try session.magnetURI(id) }
+    public func magnetURI(_ id: TorrentID) throws -> String { try live(); return try session.magnetURI(id) }
 
     /// The .torrent file of a torrent with metadata.
-    public func exportTorrent(_ id: TorrentID) throws -> [UInt8] { try session.exportTorrent(id) }
+    public func exportTorrent(_ id: TorrentID) throws -> [UInt8] { try live(); return try session.exportTorrent(id) }
 
     // MARK: fast-resume
 
@@ -218,6 +237,7 @@ public actor TorrentEngine {
     }
 
     public func saveResumeData(_ id: TorrentID) throws {
+        try live()
         try check(qbt_save_resume(session.raw, id, false), id)
         pendingResumeSaves += 1
     }

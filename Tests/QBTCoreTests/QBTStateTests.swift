@@ -2,6 +2,7 @@ import XCTest
 
 @testable import QBTCore
 @testable import TorrentEngine
+import Store
 
 final class QBTStateTests: XCTestCase {
     func status(_ state: TorrentStatus.State, metadata: Bool = true, finished: Bool = false, down: Int = 0, up: Int = 0,
@@ -61,17 +62,53 @@ final class QBTStateTests: XCTestCase {
     }
 }
 
-final class PreferenceSettingsTests: XCTestCase {
-    func testStoredPreferencesDriveTheEngine() {
-        var base = EngineSettings()
-        base.listenInterfaces = "0.0.0.0:6881"
-        let s = PreferenceSettings.apply(
-            ["dht": .bool(false), "lsd": .bool(false), "pex": .bool(false), "upnp": .bool(false), "dl_limit": .int(4096),
-             "up_limit": .int(1024), "bittorrent_protocol": .int(1), "listen_port": .int(7000)], to: base)
+final class ServerSettingsTests: XCTestCase {
+    func makeSettings(_ overrides: EngineOverrides = EngineOverrides()) async throws -> ServerSettings {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+        let paths = try ServerPaths(dataDirectory: dir)
+        return try await ServerSettings(store: try Store(path: paths.databasePath), paths: paths, overrides: overrides)
+    }
+
+    func testPreferencesDriveTheEngineAndPersist() async throws {
+        let settings = try await makeSettings()
+        let changed = try await settings.update([
+            "dht": .bool(false), "lsd": .bool(false), "pex": .bool(false), "upnp": .bool(false), "dl_limit": .int(4096),
+            "up_limit": .double(1024), "bittorrent_protocol": .int(1), "listen_port": .int(7000),
+            "queueing_enabled": .bool(true), "max_active_downloads": .int(2), "encryption": .int(1),
+            "unknown_key": .int(1), "max_connec": .string("wrong type"), "save_path": .string("/etc"),
+        ])
+        XCTAssertFalse(changed.contains("unknown_key") || changed.contains("max_connec") || changed.contains("save_path"))
+        let s = await settings.engineSettings()
         XCTAssertFalse(s.dht || s.lsd || s.pex || s.upnp || s.natpmp || s.utp)
         XCTAssertEqual(s.downloadRateLimit, 4096)
         XCTAssertEqual(s.uploadRateLimit, 1024)
         XCTAssertEqual(s.listenInterfaces, "0.0.0.0:7000,[::]:7000")
-        XCTAssertEqual(PreferenceSettings.apply([:], to: base), base)
+        XCTAssertEqual(s.activeDownloads, 2)
+        XCTAssertEqual(s.encryption, 1)
+        try await settings.setAlternativeSpeed(true)
+        let alt = await settings.engineSettings()
+        XCTAssertEqual(alt.downloadRateLimit, 10240)
+    }
+
+    func testOverridesWin() async throws {
+        let settings = try await makeSettings(EngineOverrides(peerListen: "127.0.0.1:0", discovery: false, utp: false))
+        try await settings.update(["dht": .bool(true), "bittorrent_protocol": .int(2)])
+        let s = await settings.engineSettings()
+        XCTAssertFalse(s.dht || s.utp)
+        XCTAssertTrue(s.tcp)
+        XCTAssertEqual(s.listenInterfaces, "127.0.0.1:0")
+    }
+
+    func testScheduleWindowsCrossMidnight() async throws {
+        let settings = try await makeSettings()
+        try await settings.update(["scheduler_enabled": .bool(true), "schedule_from_hour": .int(22), "schedule_to_hour": .int(6)])
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let late = calendar.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 23))!
+        let noon = calendar.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 12))!
+        let lateWants = await settings.scheduleWantsAlternative(at: late, calendar: calendar)
+        let noonWants = await settings.scheduleWantsAlternative(at: noon, calendar: calendar)
+        XCTAssertEqual(lateWants, true)
+        XCTAssertEqual(noonWants, false)
     }
 }

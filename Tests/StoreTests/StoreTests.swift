@@ -20,8 +20,23 @@ final class StoreTests: XCTestCase {
     }
 
     func testMigrationsAreVersionedAndIdempotent() throws {
-        XCTAssertEqual(try Store(path: path).appliedMigrations(), ["v1: torrents, categories, tags, preferences"])
-        XCTAssertEqual(try Store(path: path).appliedMigrations().count, 1)
+        let expected = ["v1: torrents, categories, tags, preferences",
+                        "v2: API keys, category download paths, forced and super-seeding torrents"]
+        XCTAssertEqual(try Store(path: path).appliedMigrations(), expected)
+        XCTAssertEqual(try Store(path: path).appliedMigrations().count, expected.count)
+    }
+
+    func testAPIKeysAreStoredHashedAndRevocable() async throws {
+        let store = try Store(path: path)
+        let key = APIKeyRecord(id: "k1", name: "script", keyHash: Digest.sha256Hex("qbt_secret"), createdAt: 1)
+        try await store.insertAPIKey(key)
+        let keys = try await store.apiKeys()
+        XCTAssertEqual(keys, [key])
+        XCTAssertNotEqual(keys.first?.keyHash, "qbt_secret")
+        let revoked = try await store.deleteAPIKey(id: "k1")
+        let again = try await store.deleteAPIKey(id: "k1")
+        XCTAssertTrue(revoked)
+        XCTAssertFalse(again)
     }
 
     func testTorrentSurvivesReopenWithCategoryTagsAndResumeData() async throws {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WebAPI
+import QBTCore
 
 final class ParsingTests: XCTestCase {
     func testMultipartFieldsAndFiles() throws {
@@ -44,9 +45,9 @@ final class ParsingTests: XCTestCase {
     }
 
     func testCategoryNames() {
-        XCTAssertTrue(TorrentsController.validCategory("tv/shows"))
-        XCTAssertFalse(TorrentsController.validCategory("/abs"))
-        XCTAssertFalse(TorrentsController.validCategory("a//b"))
-        XCTAssertFalse(TorrentsController.validCategory("a/../b"))
+        XCTAssertTrue(TorrentService.validCategory("tv/shows"))
+        XCTAssertFalse(TorrentService.validCategory("/abs"))
+        XCTAssertFalse(TorrentService.validCategory("a//b"))
+        XCTAssertFalse(TorrentService.validCategory("a/../b"))
     }
 }

@@ -19,7 +19,7 @@ final class ServerTests: XCTestCase {
         config.discovery = false
         config.utp = false
         let (ports, portSink) = AsyncStream<Int>.makeStream()
-        let (app, _) = try await buildApplication(config) { portSink.yield($0) }
+        let (app, _) = try await buildApplication(config, onServerRunning: { portSink.yield($0) })
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
         var iterator = ports.makeAsyncIterator()
         let bound = await iterator.next()
