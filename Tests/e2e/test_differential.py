@@ -302,6 +302,9 @@ def compare(req, a_srv, a, b_srv, b):
     if a.status_code != b.status_code:
         diffs.append(("", "status", f"{a.status_code} vs {b.status_code}"))
     ka, kb = body_kind(a), body_kind(b)
+    ma, mb = (r.headers.get("Content-Type", "").split(";")[0].strip().lower() for r in (a, b))
+    if ka == kb and ma != mb and (a.content or b.content):
+        diffs.append(("", "format", f"{ma or '-'} vs {mb or '-'}"))
     if ka != kb:
         diffs.append(("", "format", f"{ka} ({a.headers.get('Content-Type')}) vs {kb} ({b.headers.get('Content-Type')})"))
         return diffs + [("", "text", f"{a.text[:80]!r} vs {b.text[:80]!r}")] if req.text and "text" in (ka, kb) else diffs
@@ -361,7 +364,8 @@ def build_scenario(fast, slow, magnet_hash):
              "[].super_seeding", "[].auto_tmm", "[].dl_limit", "[].up_limit", "[].ratio_limit",
              "[].seeding_time_limit", "[].size", "[].total_size", "[].trackers_count", "[].magnet_uri",
              "[].completion_on|sign", "[].added_on|sign", "[].eta|sign", "[].ratio|sign",
-             "[].max_ratio", "[].max_seeding_time", "[].infohash_v1", "[].infohash_v2", "[].download_path")
+             "[].max_ratio", "[].max_seeding_time", "[].infohash_v1", "[].infohash_v2", "[].download_path",
+             "[].content_path", "[].priority")
     # Properties that must agree (no timing in them).
     PROPS = ("hash", "name", "save_path", "download_path", "total_size", "piece_size", "pieces_num", "comment",
              "created_by", "is_private", "creation_date", "nb_connections_limit", "infohash_v1", "infohash_v2",
@@ -396,9 +400,10 @@ def build_scenario(fast, slow, magnet_hash):
                                      "web_ui_csrf_protection_enabled", "save_path")),
         P("app/setPreferences", params={"json": json.dumps({
             "max_ratio_enabled": True, "max_ratio": 2.5, "alt_dl_limit": 204800, "alt_up_limit": 102400,
-            "max_active_downloads": 7, "dont_count_slow_torrents": True, "unknown_key_ignored": 1})}),
+            "max_active_downloads": 7, "dont_count_slow_torrents": True, "unknown_key_ignored": 1,
+            "resolve_peer_countries": False})}),
         G("app/preferences", values=("max_ratio_enabled", "max_ratio", "alt_dl_limit", "alt_up_limit",
-                                     "max_active_downloads", "dont_count_slow_torrents")),
+                                     "max_active_downloads", "dont_count_slow_torrents", "resolve_peer_countries")),
         P("app/setPreferences", note="no json"),
         P("app/setPreferences", params={"json": "{not json"}, note="bad json"),
         G("app/setPreferences", params={"json": "{}"}, note="GET on POST-only"),
@@ -430,11 +435,16 @@ def build_scenario(fast, slow, magnet_hash):
         P("torrents/addPeers", params={"hashes": F, "peers": "not-a-peer"}, note="no valid peer"),
         P("torrents/addPeers", params={"hashes": F}, note="no peers"),
         Wait("fast torrent complete", lambda s: s.torrent(F).get("progress") == 1, 30),
-        Wait("slow torrent has peers", lambda s: s.get("sync/torrentPeers", hash=S).json().get("peers"), 20),
+        Wait("slow torrent talks to its seeder", lambda s: any(
+            p.get("client") for p in s.get("sync/torrentPeers", hash=S).json().get("peers", {}).values()), 20),
         # ---- sync
         G("sync/maindata", dyn=("torrents", "categories", "trackers"),
           keep=lambda s, r: s.state.update(rid=r.json()["rid"]),
-          values=("full_update", "torrents.@keys", "categories.@keys", "tags[]|sorted", "trackers.@keys")),
+          values=("full_update", "torrents.@keys", "categories.@keys", "categories.*.savePath", "tags[]|sorted",
+                  "trackers.@keys", "trackers.*[]|sorted", "server_state.queueing", "server_state.use_alt_speed_limits",
+                  "server_state.refresh_interval", "server_state.connection_status", "server_state.dht_nodes",
+                  "server_state.dl_rate_limit", "server_state.up_rate_limit", "server_state.alltime_dl|sign",
+                  "server_state.dl_info_data|sign", "server_state.total_peer_connections|sign")),
         P("torrents/createCategory", params={"category": "rid-cat", "savePath": lambda s: s.path("rid-cat")}),
         P("torrents/createTags", params={"tags": "rid-tag"}),
         G("sync/maindata", params={"rid": lambda s: s.state["rid"]}, dyn=("torrents", "categories", "trackers"),
@@ -442,7 +452,9 @@ def build_scenario(fast, slow, magnet_hash):
           note="rid after a change"),
         G("sync/maindata", params={"rid": 987654}, dyn=("torrents", "categories", "trackers"),
           values=("full_update",), note="unknown rid"),
-        G("sync/torrentPeers", params={"hash": S}, dyn=("peers",), values=("full_update", "peers.*.ip")),
+        G("sync/torrentPeers", params={"hash": S}, dyn=("peers",),
+          values=("full_update", "show_flags", "peers.@keys", "peers.*.ip", "peers.*.port", "peers.*.client",
+                  "peers.*.peer_id_client", "peers.*.connection")),
         G("sync/torrentPeers", params={"hash": M}, dyn=("peers",), note="no metadata"),
         G("sync/torrentPeers", params={"hash": "0" * 40}, note="unknown hash"),
         G("sync/torrentPeers", note="no hash"),
@@ -469,7 +481,8 @@ def build_scenario(fast, slow, magnet_hash):
           for r, kw in (("properties", {"values": PROPS + (("dl_speed_avg", "up_speed_avg") if h == M else ())}),
                         ("trackers", {"values": ("[].url", "[].tier")}),
                         ("webseeds", {"values": ("[].url",)}),
-                        ("files", {"values": ("[].name", "[].size", "[].index", "[].priority")}),
+                        ("files", {"values": ("[].name", "[].size", "[].index", "[].priority", "[].piece_range",
+                                              "[].is_seed") + (("[].progress",) if h == F else ())}),
                         ("pieceStates", {"values": ("@len",)} if h != S else {}),
                         ("pieceHashes", {"values": ("[]",)}))],
         G("torrents/files", params={"hash": F, "indexes": "0|2"}, values=("[].index",), note="indexes"),
@@ -649,6 +662,7 @@ def build_scenario(fast, slow, magnet_hash):
         G("torrents/info", params={"hashes": F}, values=("[].save_path", "[].content_path", "[].state"),
           note="after move"),
         G("sync/maindata", dyn=("torrents", "categories", "trackers"),
+          keep=lambda s, r: s.state.update(rid=r.json()["rid"]),
           values=("torrents.@keys", "categories.@keys", "tags[]|sorted"), note="full, at the end"),
         # ---- banning the slow seeder's address blocks it: log/peers gets an entry
         P("transfer/banPeers", params={"peers": slow.peer}, note="the seeder"),
@@ -664,7 +678,11 @@ def build_scenario(fast, slow, magnet_hash):
         Wait("all gone", lambda s: not s.get("torrents/info").json(), 15),
         Wait("files deleted", lambda s: not (s.save / "moved" / "fast").exists(), 15),
         G("torrents/info", note="empty again"),
-        G("sync/maindata", dyn=("torrents", "categories", "trackers"), values=("categories.@keys",),
+        G("sync/maindata", params={"rid": lambda s: s.state["rid"]}, dyn=("torrents", "categories", "trackers"),
+          ignore=("server_state",), values=("torrents_removed[]|sorted", "trackers_removed[]|sorted", "full_update"),
+          note="rid after deletions"),
+        G("sync/maindata", dyn=("torrents", "categories", "trackers"),
+          values=("categories.@keys", "server_state.alltime_dl|sign", "server_state.dl_info_data|sign"),
           note="no torrents"),
     ]
 
