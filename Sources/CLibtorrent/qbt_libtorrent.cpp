@@ -636,15 +636,25 @@ static void report_status(const lt::torrent_status &st, qbt_status_fn fn, void *
     std::string error = st.errc ? st.errc.message() : std::string();
     std::string comment = ti ? ti->comment() : std::string();
     std::string creator = ti ? ti->creator() : std::string();
+    // qBittorrent's rootPath/contentPath: the top folder all files share (after renames), else the only
+    // file, else the save path. Pad files do not count.
     std::string content = st.save_path, root;
     if (ti && ti->num_files() > 0) {
         const auto &fs = ti->files();
-        if (fs.num_files() == 1) {
-            content = st.save_path + "/" + fs.file_path(lt::file_index_t(0));
-        } else {
-            root = st.save_path + "/" + fs.name();
-            content = root;
+        std::string top, only;
+        int count = 0;
+        bool shared = true;
+        for (auto index : fs.file_range()) {
+            if (fs.pad_file_at(index)) continue;
+            std::string path = fs.file_path(index);
+            if (++count == 1) only = path;
+            auto slash = path.find('/');
+            std::string first = slash == std::string::npos ? std::string() : path.substr(0, slash);
+            if (first.empty() || (count > 1 && first != top)) shared = false;
+            if (count == 1) top = first;
         }
+        if (shared && !top.empty()) root = st.save_path + "/" + top;
+        content = count == 1 ? st.save_path + "/" + only : !root.empty() ? root : st.save_path;
     }
     out.content_path = content.c_str();
     out.root_path = root.c_str();
@@ -759,13 +769,17 @@ qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn
     QBT_GUARD({
         auto h = session->find(id);
         if (!h.is_valid()) return QBT_ERR_NOT_FOUND;
-        auto ti = h.torrent_file();
+        // As qBittorrent's exportTorrent: the info with its v2 piece layers (torrent_file() drops them, and a
+        // hybrid torrent would not serialize), the current trackers with their tiers.
+        std::shared_ptr<const lt::torrent_info> ti = h.torrent_file_with_hashes();
+        if (!ti) ti = h.torrent_file();
         if (!ti) return QBT_ERR_INVALID;
-        lt::add_torrent_params atp;
-        atp.ti = std::const_pointer_cast<lt::torrent_info>(ti);
-        atp.trackers = {};
-        for (auto &t : h.trackers()) atp.trackers.push_back(t.url);
-        auto buffer = lt::write_torrent_file_buf(atp, lt::write_torrent_flags_t{});
+        lt::torrent_info info(*ti);
+        info.clear_trackers();  // create_torrent would copy the metainfo's own trackers as well
+        lt::create_torrent creator(info);
+        for (const auto &t : h.trackers()) creator.add_tracker(t.url, t.tier);
+        std::vector<char> buffer;
+        lt::bencode(std::back_inserter(buffer), creator.generate());
         fn(context, reinterpret_cast<const uint8_t *>(buffer.data()), buffer.size());
         return QBT_OK;
     })
@@ -964,8 +978,15 @@ qbt_result qbt_get_peers(qbt_session *session, const char *id, qbt_peer_fn fn, v
             if (missing > 0)
                 for (int i = 0; i < p.pieces.size() && i < st.pieces.size(); ++i)
                     if (p.pieces[lt::piece_index_t(i)] && !st.pieces[lt::piece_index_t(i)]) ++useful;
+            // qBittorrent's peerIdClient(): the first 8 bytes, "" while unknown, "Unknown" if not printable.
             std::string peer_id;
-            for (auto c : p.pid) peer_id += (c >= 32 && c < 127) ? static_cast<char>(c) : '.';
+            if (!p.pid.is_all_zeros()) {
+                for (int i = 0; i < 8; ++i) {
+                    auto c = static_cast<unsigned char>(p.pid[i]);
+                    if (c < 32 || c > 126) { peer_id = "Unknown"; break; }
+                    peer_id += static_cast<char>(c);
+                }
+            }
             qbt_peer out;
             out.ip = ip.c_str();
             out.port = p.ip.port();
@@ -1025,6 +1046,15 @@ bool qbt_ban_ip(qbt_session *session, const char *ip) {
         return true;
     } catch (...) {
         return false;
+    }
+}
+
+void qbt_clear_bans(qbt_session *session) {
+    try {
+        std::lock_guard<std::mutex> lock(session->mutex);
+        session->filter = lt::ip_filter();
+        session->session.set_ip_filter(session->filter);
+    } catch (...) {
     }
 }
 

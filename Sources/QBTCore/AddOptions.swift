@@ -1,3 +1,4 @@
+import Foundation
 import TorrentEngine
 
 /// The options of `torrents/add` after parsing, shared by every source in one request.
@@ -20,8 +21,39 @@ public struct AddOptions: Sendable, Equatable {
     public var autoTMM: Bool?
     public var forced = false
     public var addToTopOfQueue = false
+    /// nil = the `torrent_content_layout` preference.
+    public var contentLayout: ContentLayout?
 
     public init() {}
+}
+
+/// qBittorrent's `TorrentContentLayout`: keep the torrent's folders, always have a top folder, or never.
+public enum ContentLayout: String, Sendable, Equatable {
+    case original = "Original", subfolder = "Subfolder", noSubfolder = "NoSubfolder"
+
+    /// The top folder all files share, or "" (`Path::findRootFolder`).
+    static func rootFolder(_ paths: [String]) -> String {
+        var root: Substring?
+        for path in paths {
+            guard let slash = path.firstIndex(of: "/") else { return "" }
+            let top = path[..<slash]
+            if root == nil { root = top } else if root != top { return "" }
+        }
+        return root.map(String.init) ?? ""
+    }
+
+    /// The new path of each file, or nil when the layout leaves the files as they are (`applyContentLayout`).
+    func paths(for files: [String], torrentName: String) -> [String]? {
+        let root = Self.rootFolder(files)
+        switch self {
+        case .original: return nil
+        case .noSubfolder where !root.isEmpty: return files.map { String($0.dropFirst(root.count + 1)) }
+        case .subfolder where root.isEmpty && !files.isEmpty:
+            let folder = files.count > 1 ? torrentName : (files[0] as NSString).deletingPathExtension
+            return files.map { folder + "/" + $0 }
+        default: return nil
+        }
+    }
 }
 
 public enum AddOutcome: Sendable, Equatable {

@@ -8,7 +8,7 @@ public final class EventLog: Sendable {
 
     public struct Message: Sendable, Equatable {
         public var id: Int
-        public var timestamp: Int64  // milliseconds since the epoch
+        public var timestamp: Int64  // seconds since the epoch (Logger uses currentSecsSinceEpoch)
         public var kind: Kind
         public var message: String
     }
@@ -33,7 +33,7 @@ public final class EventLog: Sendable {
 
     public init(capacity: Int = 20_000) { self.capacity = capacity }
 
-    static var now: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
     public func add(_ message: String, kind: Kind = .normal) {
         state.withLock { s in

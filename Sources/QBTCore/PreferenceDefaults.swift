@@ -74,6 +74,39 @@ public enum PreferenceDefaults {
             "peer_turnover": .int(4), "peer_turnover_cutoff": .int(90), "peer_turnover_interval": .int(300),
             "request_queue_size": .int(500), "dht_bootstrap_nodes": .string("dht.libtorrent.org:25401, router.bittorrent.com:6881"),
         ]
+        // Settings qbtd keeps and reports but has no feature behind (mail, dynamic DNS, RSS, I2P, file log,
+        // proxy credentials): clients show and save them, so they are there with qBittorrent's defaults.
+        let unused: [String: JSONValue] = [
+            "banned_IPs": .string(""), "add_trackers_from_url_enabled": .bool(false), "add_trackers_url": .string(""),
+            "add_trackers_url_list": .string(""), "autorun_on_torrent_added_program": .string(""),
+            "autorun_program": .string(""), "bdecode_depth_limit": .int(100),
+            "bdecode_token_limit": .int(10_000_000), "dyndns_domain": .string("changeme.dyndns.org"),
+            "dyndns_password": .string(""), "dyndns_service": .int(0), "dyndns_username": .string(""),
+            "embedded_tracker_port_forwarding": .bool(false), "enable_coalesce_read_write": .bool(false),
+            "file_log_age": .int(1), "file_log_age_type": .int(1), "file_log_backup_enabled": .bool(true),
+            "file_log_delete_old": .bool(true), "file_log_max_size": .int(65),
+            "file_log_path": .string(paths.dataDirectory + "/logs"), "i2p_address": .string("127.0.0.1"),
+            "i2p_inbound_length": .int(3), "i2p_inbound_quantity": .int(3), "i2p_mixed_mode": .bool(false),
+            "i2p_outbound_length": .int(3), "i2p_outbound_quantity": .int(3), "i2p_port": .int(7656),
+            "ip_filter_trackers": .bool(false), "mail_notification_auth_enabled": .bool(false),
+            "mail_notification_email": .string(""), "mail_notification_password": .string(""),
+            "mail_notification_sender": .string("qBittorrent_notification@example.com"),
+            "mail_notification_smtp": .string("smtp.changeme.com"), "mail_notification_ssl_enabled": .bool(false),
+            "mail_notification_username": .string(""), "mark_of_the_web": .bool(true),
+            "proxy_bittorrent": .bool(true), "proxy_hostname_lookup": .bool(true), "proxy_misc": .bool(true),
+            "proxy_password": .string(""), "proxy_peer_connections": .bool(false), "proxy_rss": .bool(true),
+            "proxy_username": .string(""), "rss_download_repack_proper_episodes": .bool(true),
+            "rss_fetch_delay": .int(2), "rss_max_articles_per_feed": .int(50),
+            "rss_smart_episode_filters": .string([
+                #"s(\d+)e(\d+)"#, #"(\d+)x(\d+)"#, #"(\d{4}[.\-]\d{1,2}[.\-]\d{1,2})"#,
+                #"(\d{1,2}[.\-]\d{1,2}[.\-]\d{4})"#,
+            ].joined(separator: "\n")),
+            "socket_receive_buffer_size": .int(0), "socket_send_buffer_size": .int(0), "ssl_listen_port": .int(0),
+            "web_ui_https_cert_path": .string(""), "web_ui_https_key_path": .string(""),
+            // 5.2
+            "hostname_cache_ttl": .int(1200), "resolve_peer_host_names": .bool(false), "web_ui_api_key": .string(""),
+        ]
+        p.merge(unused) { current, _ in current }
         p["web_ui_password"] = nil  // never sent, as in qBittorrent
         return p
     }

@@ -28,8 +28,8 @@ public actor ServerSettings {
     public private(set) var alternativeSpeed: Bool
     static let alternativeSpeedKey = "qbtd_alternative_speed_enabled"
 
-    /// Keys that are never echoed back nor set as plain preferences.
-    static let privateKeys: Set<String> = [Credentials.passwordKey, alternativeSpeedKey, "qbtd_cookies"]
+    /// Keys that are never echoed back nor set as plain preferences: the password and qbtd's own state.
+    static func isPrivate(_ key: String) -> Bool { key == Credentials.passwordKey || key.hasPrefix("qbtd_") }
 
     public init(store: Store, paths: ServerPaths, overrides: EngineOverrides = EngineOverrides()) async throws {
         self.store = store
@@ -43,7 +43,7 @@ public actor ServerSettings {
     /// Defaults overlaid with stored values, secrets left out.
     public var values: [String: JSONValue] {
         var out = defaults
-        for (key, value) in stored where !Self.privateKeys.contains(key) { out[key] = value }
+        for (key, value) in stored where !Self.isPrivate(key) { out[key] = value }
         return out
     }
 

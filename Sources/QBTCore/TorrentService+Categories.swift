@@ -83,7 +83,10 @@ extension TorrentService {
         guard !valid.isEmpty, !targets.isEmpty else { return }
         try await store.addTags(valid, to: targets)
         tagSet.formUnion(valid)
-        for id in targets { torrents[id]?.tags = Array(Set(torrents[id]!.tags).union(valid)).sorted() }
+        for id in targets {
+            guard let current = torrents[id]?.tags else { continue }  // read before the write: exclusivity
+            torrents[id]?.tags = Array(Set(current).union(valid)).sorted()
+        }
     }
 
     /// nil removes every tag from the torrents.

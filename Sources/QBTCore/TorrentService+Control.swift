@@ -97,15 +97,14 @@ extension TorrentService {
     }
 
     /// qBittorrent's priorities 0 (skip), 1 (normal), 6 (high), 7 (maximum) map to libtorrent's 0, 4, 6, 7.
+    /// `files` are API indexes (pad files not counted); libtorrent's own indexes count them.
     public func setFilePriority(_ id: TorrentID, files: [Int], priority: Int) async throws {
         guard torrents[id] != nil else { throw ServiceError.notFound }
-        let count = try await engine.files(id).count
-        guard count > 0 else { throw ServiceError.conflict("Torrent's metadata has not yet downloaded") }
-        for index in files where !(0..<count).contains(index) {
-            throw ServiceError.conflict("File IDs must be integers, between 0 and \(count - 1)")
-        }
+        let list = try await engine.files(id)
+        guard !list.isEmpty else { throw ServiceError.conflict("Torrent's metadata has not yet downloaded") }
+        guard files.allSatisfy(list.indices.contains) else { throw ServiceError.conflict("File ID is not valid") }
         let lt = priority == 1 ? 4 : priority
-        for index in files { try await engine.setFilePriority(id, file: index, priority: lt) }
+        for index in files { try await engine.setFilePriority(id, file: list[index].index, priority: lt) }
         try? await engine.saveResumeData(id)
     }
 
@@ -136,6 +135,15 @@ extension TorrentService {
             throw ServiceError.conflict("The file already exists: '\(newPath)'.")
         }
         try await engine.renameFile(id, index: file.index, to: newPath)
+    }
+
+    /// Lays the files out as `layout` says, once the torrent has metadata.
+    func applyContentLayout(_ id: TorrentID, _ layout: ContentLayout) async {
+        guard let files = try? await engine.files(id), !files.isEmpty,
+              let paths = layout.paths(for: files.map(\.path), torrentName: torrents[id]?.record.name ?? id) else { return }
+        for (file, path) in zip(files, paths) where file.path != path {
+            try? await engine.renameFile(id, index: file.index, to: path)
+        }
     }
 
     public func renameFolder(_ id: TorrentID, from oldPath: String, to newPath: String) async throws {
@@ -232,14 +240,12 @@ extension TorrentService {
         try? await engine.saveResumeData(id)
     }
 
-    /// New trackers go in a tier after the last one, one tier each, skipping ones already there.
-    public func addTrackers(_ id: TorrentID, urls: [String]) async throws {
+    /// Adds trackers at the tiers given, skipping URLs already there (as `TorrentImpl::addTrackers`).
+    public func addTrackers(_ id: TorrentID, _ entries: [(url: String, tier: Int)]) async throws {
         var list = try await trackers(id).map { (url: $0.url, tier: $0.tier) }
-        var tier = (list.map(\.tier).max() ?? -1) + 1
-        for url in urls where !list.contains(where: { $0.url == url }) {
-            list.append((url, tier))
-            tier += 1
-        }
+        let count = list.count
+        for entry in entries where !list.contains(where: { $0.url == entry.url }) { list.append(entry) }
+        guard list.count > count else { return }
         try await writeTrackers(id, list)
     }
 
@@ -267,12 +273,14 @@ extension TorrentService {
     public func addWebSeeds(_ id: TorrentID, urls: [String]) async throws {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         for url in urls { try await engine.addWebSeed(id, url) }
+        await rememberSources(id)
         try? await engine.saveResumeData(id)
     }
 
     public func removeWebSeeds(_ id: TorrentID, urls: [String]) async throws {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         for url in urls { try await engine.removeWebSeed(id, url) }
+        await rememberSources(id)
         try? await engine.saveResumeData(id)
     }
 
@@ -282,6 +290,7 @@ extension TorrentService {
         if seeds.contains(newURL) { throw ServiceError.conflict("Web seed already exists: \(newURL)") }
         try await engine.removeWebSeed(id, oldURL)
         try await engine.addWebSeed(id, newURL)
+        await rememberSources(id)
         try? await engine.saveResumeData(id)
     }
 
@@ -304,8 +313,11 @@ extension TorrentService {
 
     public func export(_ id: TorrentID) async throws -> [UInt8] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
+        guard try await engine.status(id).hasMetadata else {
+            throw ServiceError.conflict("Unable to export torrent file. Error: Missing metadata")
+        }
         do { return try await engine.exportTorrent(id) } catch {
-            throw ServiceError.conflict("Torrent's metadata has not yet downloaded")
+            throw ServiceError.conflict("Unable to export torrent file. Error: \(error)")
         }
     }
 }

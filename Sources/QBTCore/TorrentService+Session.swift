@@ -13,11 +13,13 @@ extension TorrentService {
         guard !changed.isEmpty else { return [] }
         try await engine.apply(await settings.engineSettings())
         queueingEnabled = await settings.bool("queueing_enabled")
+        shareLimits = await ShareLimits(settings)
         if !changed.isDisjoint(with: ["max_connec_per_torrent", "max_uploads_per_torrent"]) {
             let connections = await settings.int("max_connec_per_torrent")
             let uploads = await settings.int("max_uploads_per_torrent")
             for id in torrents.keys { try? await engine.setConnectionLimits(id, connections: connections, uploads: uploads) }
         }
+        if changed.contains("banned_IPs") { await applyBans() }
         if changed.contains("save_path") {
             for (id, stored) in torrents where stored.record.autoTMM { await relocateManaged(id) }
         }
@@ -57,17 +59,11 @@ extension TorrentService {
     /// qBittorrent's share-limit check: a finished, running torrent that reached its ratio, seeding-time or
     /// inactive-seeding-time limit gets `max_ratio_act` (0 stop, 1 remove, 2 super-seed, 3 remove with files).
     func enforceShareLimits() async {
-        let globalRatio = await settings.bool("max_ratio_enabled") ? await settings.double("max_ratio") : -1
-        let globalSeeding = await settings.bool("max_seeding_time_enabled") ? await settings.int("max_seeding_time") : -1
-        let globalInactive = await settings.bool("max_inactive_seeding_time_enabled")
-            ? await settings.int("max_inactive_seeding_time") : -1
         let action = await settings.int("max_ratio_act")
         let now = Int64(Date().timeIntervalSince1970)
         for view in await views() where !view.record.stopped && view.status.isFinished {
             let r = view.record
-            let ratioLimit = r.ratioLimit == -2 ? globalRatio : r.ratioLimit
-            let seedingLimit = r.seedingTimeLimit == -2 ? globalSeeding : r.seedingTimeLimit
-            let inactiveLimit = r.inactiveSeedingTimeLimit == -2 ? globalInactive : r.inactiveSeedingTimeLimit
+            let ratioLimit = view.maxRatio, seedingLimit = view.maxSeedingTime, inactiveLimit = view.maxInactiveSeedingTime
             let ratio = TorrentFigures.ratio(view.status)
             let lastActive = max(view.status.lastUpload, view.status.lastDownload, r.completedOn ?? 0)
             let reached = (ratioLimit >= 0 && ratio >= 0 && ratio >= ratioLimit)
@@ -108,29 +104,69 @@ extension TorrentService {
             t.uploadSpeed += status.uploadRate
             t.downloadedSession += status.sessionDownload
             t.uploadedSession += status.sessionUpload
-            t.downloadedAllTime += status.allTimeDownload
-            t.uploadedAllTime += status.allTimeUpload
         }
         t.counters = await engine.counters()
         t.downloadedSession = max(t.downloadedSession, t.counters.receivedBytes)
         t.uploadedSession = max(t.uploadedSession, t.counters.sentBytes)
+        // qBittorrent's Statistics: the stored totals plus what this session moved since they were saved.
+        t.downloadedAllTime = allTime.download + t.counters.receivedBytes - allTime.countedDownload
+        t.uploadedAllTime = allTime.upload + t.counters.sentBytes - allTime.countedUpload
         (t.downloadLimit, t.uploadLimit) = await globalLimits()
         t.connectionStatus = t.counters.hasIncoming ? "connected" : t.counters.listening ? "firewalled" : "disconnected"
         return t
     }
 
-    /// Bans each `ip:port` (or bare IP) for the rest of the session; returns the addresses banned.
+    /// All-time transfer totals: stored ones, and how much of this session's counters they already hold.
+    struct AllTime: Sendable {
+        static let downloadKey = "qbtd_alltime_dl", uploadKey = "qbtd_alltime_ul"
+        var download: Int64 = 0, upload: Int64 = 0
+        var countedDownload: Int64 = 0, countedUpload: Int64 = 0
+    }
+
+    func loadStatistics() async {
+        allTime.download = await settings.value(AllTime.downloadKey)?.intValue ?? 0
+        allTime.upload = await settings.value(AllTime.uploadKey)?.intValue ?? 0
+    }
+
+    /// Folds the session's new bytes into the stored totals (each minute and at shutdown).
+    func saveStatistics() async {
+        let counters = await engine.counters()
+        let download = counters.receivedBytes - allTime.countedDownload, upload = counters.sentBytes - allTime.countedUpload
+        guard download > 0 || upload > 0 else { return }
+        allTime.download += download
+        allTime.upload += upload
+        allTime.countedDownload = counters.receivedBytes
+        allTime.countedUpload = counters.sentBytes
+        try? await settings.setPrivate(AllTime.downloadKey, .int(allTime.download))
+        try? await settings.setPrivate(AllTime.uploadKey, .int(allTime.upload))
+    }
+
+    /// The banned addresses: qBittorrent keeps them in its settings (`banned_IPs`, one per line).
+    public var bannedIPs: [String] {
+        get async { await settings.string("banned_IPs").split(whereSeparator: \.isNewline).map(String.init) }
+    }
+
+    /// Bans each `ip:port` (or bare IP) for good; returns the addresses banned.
     @discardableResult
     public func banPeers(_ peers: [String]) async -> [String] {
+        var list = await bannedIPs
         var banned: [String] = []
         for peer in peers {
             let host = Self.host(ofPeer: peer)
+            // Not a peer-log entry: that log records the connections the filter then blocks.
             if await engine.ban(ip: host) {
                 banned.append(host)
-                log.addPeer(ip: host, blocked: true, reason: "Manually banned")
+                if !list.contains(host) { list.append(host) }
             }
         }
+        if !banned.isEmpty { _ = try? await settings.update(["banned_IPs": .string(list.sorted().joined(separator: "\n"))]) }
         return banned
+    }
+
+    /// Makes the engine's filter hold exactly the stored bans.
+    func applyBans() async {
+        await engine.clearBans()
+        for ip in await bannedIPs { _ = await engine.ban(ip: ip) }
     }
 
     /// `1.2.3.4:5` → `1.2.3.4`, `[::1]:5` → `::1`; a bare address stays as it is.

@@ -15,11 +15,18 @@ public actor TorrentService {
     var torrents: [TorrentID: StoredTorrent] = [:]
     /// Tracker URLs per torrent, kept here because `sync/maindata` lists them for every torrent on each poll.
     var trackerURLs: [TorrentID: [String]] = [:]
+    /// Web seed URLs per torrent, for the magnet links every listing carries.
+    var webSeedURLs: [TorrentID: [String]] = [:]
     var categoryTable: [String: Category] = [:]
     var tagSet: Set<String> = []
     /// Torrents whose data is being moved.
     var moving: Set<TorrentID> = []
     var queueingEnabled = false
+    /// The global share limits, for torrents that follow them (kept here: every view needs them).
+    var shareLimits = ShareLimits()
+    var allTime = AllTime()
+    /// Content layouts waiting for a magnet's metadata.
+    var pendingLayouts: [TorrentID: ContentLayout] = [:]
     private var tasks: [Task<Void, Never>] = []
 
     /// Opens the engine over the store and brings back every stored torrent.
@@ -44,11 +51,17 @@ public actor TorrentService {
             for await event in events { await self?.handle(event) }
         })
         try await restore()
+        await applyBans()
+        await loadStatistics()
+        shareLimits = await ShareLimits(settings)
         tasks.append(Task { [weak self] in
+            var ticks = 0
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(5))
                 await self?.enforceShareLimits()
                 await self?.followSpeedSchedule()
+                ticks += 1
+                if ticks % 12 == 0 { await self?.saveStatistics() }
             }
         })
     }
@@ -75,6 +88,7 @@ public actor TorrentService {
 
     public func shutdown() async {
         for task in tasks { task.cancel() }
+        await saveStatistics()
         await engine.shutdown()
     }
 
@@ -86,7 +100,13 @@ public actor TorrentService {
         let uploads = await settings.int("max_uploads_per_torrent")
         try? await engine.setConnectionLimits(id, connections: connections, uploads: uploads)
         if torrents[id]?.record.superSeeding == true { try? await engine.setSuperSeeding(id, true) }
+        await rememberSources(id)
+    }
+
+    /// Trackers and web seeds as the engine has them now (after an add, metadata, or an edit).
+    func rememberSources(_ id: TorrentID) async {
         trackerURLs[id] = (try? await engine.trackers(id))?.map(\.url) ?? []
+        webSeedURLs[id] = (try? await engine.webSeeds(id)) ?? []
     }
 
     /// Stopped torrents are paused and left alone; forced ones run outside the queue; the rest are
@@ -114,6 +134,8 @@ public actor TorrentService {
                 if torrents[id]?.record.name.isEmpty ?? false { torrents[id]?.record.name = name }
                 torrents[id]?.record.metainfo = Data(bytes)
                 if torrents[id]?.record.firstLastPiecePrio == true { try await prioritizeFirstLastPieces(id, on: true) }
+                await rememberSources(id)
+                if let layout = pendingLayouts.removeValue(forKey: id) { await applyContentLayout(id, layout) }
                 try await engine.saveResumeData(id)
             } catch {
                 logger.error("could not store the metadata of \(id): \(error)")
@@ -205,6 +227,12 @@ public actor TorrentService {
         await started(record.id)
         if options.addToTopOfQueue { try? await engine.queue(record.id, .top) }
         if options.firstLastPiecePrio { try? await prioritizeFirstLastPieces(record.id, on: true) }
+        let preferred = ContentLayout(rawValue: await settings.string("torrent_content_layout")) ?? .original
+        let layout = options.contentLayout ?? preferred
+        if layout != .original {
+            // A magnet gets its layout when the metadata arrives (not kept across a restart before that).
+            if record.metainfo != nil { await applyContentLayout(record.id, layout) } else { pendingLayouts[record.id] = layout }
+        }
         try? await engine.saveResumeData(record.id)
         log.add("Added new torrent. Torrent: \"\(record.name)\"")
         return .added(record.id)
@@ -220,6 +248,8 @@ public actor TorrentService {
             let name = torrents[id]?.record.name ?? id
             torrents[id] = nil
             trackerURLs[id] = nil
+            webSeedURLs[id] = nil
+            pendingLayouts[id] = nil
             moving.remove(id)
             try? await engine.remove(id, deleteFiles: deleteFiles)
             log.add(deleteFiles ? "Removed torrent and deleted its content. Torrent: \"\(name)\""
@@ -273,7 +303,8 @@ public actor TorrentService {
         return TorrentView(record: r, tags: stored.tags, status: status,
                            state: QBTState(status: status, stopped: r.stopped, queued: queued,
                                            forced: r.forceStart, moving: moving.contains(r.id)),
-                           trackers: trackerURLs[r.id] ?? [], queueingEnabled: queueingEnabled)
+                           trackers: trackerURLs[r.id] ?? [], webSeeds: webSeedURLs[r.id] ?? [],
+                           globalLimits: shareLimits)
     }
 
     public func files(_ id: TorrentID) async throws -> [TorrentFile] { try await engine.files(id) }

@@ -197,12 +197,16 @@ extension TorrentEngine {
     /// Blocks an IP address for every torrent; false if it is not an address.
     public func ban(ip: String) -> Bool { closed ? false : qbt_ban_ip(sessionRaw, ip) }
 
-    /// The latest counters, and a request for fresh ones (they arrive with the next drain).
+    public func clearBans() { if !closed { qbt_clear_bans(sessionRaw) } }
+
+    /// Asks libtorrent for fresh counters; they arrive with the next drain.
+    func postSessionStats() { if !closed { qbt_post_session_stats(sessionRaw) } }
+
+    /// The latest counters (at most a second old: the engine asks for them every second).
     public func counters() -> SessionCounters {
         guard !closed else { return SessionCounters() }
         var c = qbt_session_counters()
         qbt_get_session_counters(sessionRaw, &c)
-        qbt_post_session_stats(sessionRaw)
         return SessionCounters(dhtNodes: c.dht_nodes, receivedBytes: c.recv_bytes, sentBytes: c.sent_bytes,
                                wastedBytes: c.wasted_bytes, queuedDiskJobs: c.queued_disk_jobs,
                                peerConnections: c.peer_connections, listening: c.listening, hasIncoming: c.has_incoming)

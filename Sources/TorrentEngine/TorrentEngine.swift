@@ -85,7 +85,14 @@ public actor TorrentEngine {
                 await self?.saveResumeData(onlyIfModified: true)
             }
         }
-        background.tasks.withLock { $0 = [drainer, saver] }
+        // Fresh session counters (peer connections, bytes, DHT nodes) each second, as qBittorrent's refresh timer.
+        let stats = Task { [weak self] in
+            while !Task.isCancelled {
+                await self?.postSessionStats()
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        background.tasks.withLock { $0 = [drainer, saver, stats] }
     }
 
     private static func fill(_ pack: OpaquePointer, _ settings: EngineSettings) throws {
@@ -97,7 +104,6 @@ public actor TorrentEngine {
 
     /// Applies new session settings (PeX is fixed for the life of the session).
     public func apply(_ settings: EngineSettings) throws {
-        try live()
         try live()
         let pack = qbt_settings_new()!
         defer { qbt_settings_free(pack) }

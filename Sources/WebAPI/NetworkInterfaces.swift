@@ -26,7 +26,8 @@ enum NetworkInterfaces {
 
     static func names() -> [String] {
         var seen: [String] = []
-        for entry in all() where !seen.contains(entry.name) { seen.append(entry.name) }
+        // Like Qt's addressEntries(): an interface without an IP address is not listed.
+        for entry in all() where entry.address != nil && !seen.contains(entry.name) { seen.append(entry.name) }
         return seen
     }
 

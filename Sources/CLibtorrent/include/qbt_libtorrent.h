@@ -298,6 +298,8 @@ void qbt_set_rate_limit_scope(qbt_session *session, bool limit_lan, bool limit_u
 
 /// Blocks an address from now on (added to the session's IP filter). False for an unparsable address.
 bool qbt_ban_ip(qbt_session *session, const char *ip);
+/// Lifts every ban.
+void qbt_clear_bans(qbt_session *session);
 
 typedef struct {
     int64_t dht_nodes;

@@ -36,7 +36,8 @@ public struct AppController: APIController {
                 // No Qt or zlib of our own; clients only display these.
                 try .encode(BuildInfo(qt: "none", libtorrent: LibraryVersions.libtorrent, boost: LibraryVersions.boost,
                                       openssl: LibraryVersions.openssl, zlib: "none",
-                                      bitness: MemoryLayout<Int>.size * 8, platform: Self.platform))
+                                      bitness: MemoryLayout<Int>.size * 8,
+                                      platform: identity.profile == .v4_6 ? nil : Self.platform))  // 5.0 added it
             },
             "shutdown": .post { _, _ in
                 onShutdown()
@@ -49,7 +50,7 @@ public struct AppController: APIController {
                 .json(.array(NetworkInterfaces.names().map { .object(["name": .string($0), "value": .string($0)]) }))
             },
             "networkInterfaceAddressList": .get { p, _ in
-                .json(.array(NetworkInterfaces.addresses(of: p["iface"] ?? "").map { .string($0) }))
+                .json(.array(NetworkInterfaces.addresses(of: try p.required("iface")).map { .string($0) }))
             },
             "getDirectoryContent": .get { p, _ in try directoryContent(p) },
             "sendTestEmail": .post { _, _ in
@@ -96,6 +97,9 @@ public struct AppController: APIController {
         "torrent_content_remove_option", "use_unwanted_folder",
     ]
 
+    /// Keys 5.2.0 added.
+    static let v5_2OnlyKeys: Set<String> = ["hostname_cache_ttl", "resolve_peer_host_names", "web_ui_api_key"]
+
     /// The stored preferences, with what the running server actually uses laid over them.
     func preferences() async -> [String: JSONValue] {
         let settings = service.settings
@@ -110,19 +114,23 @@ public struct AppController: APIController {
         values["lsd"] = .bool(engine.lsd)
         values["upnp"] = .bool(engine.upnp)
         values["save_path"] = .string(await settings.defaultSavePath)
-        values["qbtd_cookies"] = nil
         if identity.profile == .v4_6 {
             for key in Self.v5OnlyKeys { values[key] = nil }
             values["start_paused_enabled"] = values.removeValue(forKey: "add_stopped_enabled")
+        }
+        if identity.profile != .v5_2 {
+            for key in Self.v5_2OnlyKeys { values[key] = nil }
         }
         return values
     }
 
     func setPreferences(_ p: Parameters) async throws -> APIReply {
-        guard let text = p["json"] else { throw QBitError.badParams() }
-        guard let data = text.data(using: .utf8), let parsed = try? JSONDecoder().decode(JSONValue.self, from: data),
-              case .object(var changes) = parsed
-        else { throw QBitError.badParams() }
+        let text = try p.required("json")
+        // qBittorrent reads JSON that is not an object (or not JSON) as an empty change set: 200, nothing set.
+        var changes: [String: JSONValue] = [:]
+        if let data = text.data(using: .utf8), case .object(let parsed)? = try? JSONDecoder().decode(JSONValue.self, from: data) {
+            changes = parsed
+        }
         // The 4.x spelling of the same switch.
         if let paused = changes.removeValue(forKey: "start_paused_enabled"), changes["add_stopped_enabled"] == nil {
             changes["add_stopped_enabled"] = paused

@@ -25,25 +25,30 @@ public struct SyncController: APIController {
                 return .json(.object(answer))
             },
             "torrentPeers": .get { p, caller in
-                let id = try p.required("hash").lowercased()
+                // No hash is simply an unknown torrent: 404, as qBittorrent answers.
+                let id = (p["hash"] ?? "").lowercased()
                 guard await service.exists(id) else { throw QBitError.notFound() }
                 let peers = try await service.peers(id)
                 var table: [String: JSONValue] = [:]
                 for peer in peers { table[Self.peerKey(peer)] = Self.json(peer, hasMetadata: true) }
-                let data: [String: JSONValue] = ["show_flags": .bool(true), "peers": .object(table)]
+                let flags = await service.settings.bool("resolve_peer_countries")
+                let data: [String: JSONValue] = ["show_flags": .bool(flags), "peers": .object(table)]
                 let answer = Self.answer(caller.sync, peers: true, rid: p.int("rid") ?? 0, data: data, collections: ["peers"])
                 return .json(.object(answer))
             },
         ]
     }
 
+    /// A full `maindata` update leaves out empty collections (4.6's event-driven sync); a full `torrentPeers`
+    /// update is the data as it is, `"peers": {}` included.
     static func answer(_ slot: SyncSlot?, peers: Bool, rid: Int, data: [String: JSONValue], collections: Set<String>) -> [String: JSONValue] {
+        let dropEmpty = !peers
         guard let slot else {
             var fresh = SyncState()
-            return fresh.answer(rid: 0, data: data, collections: collections)
+            return fresh.answer(rid: 0, data: data, collections: collections, dropEmptyInFull: dropEmpty)
         }
-        if peers { return slot.peers.withLock { $0.answer(rid: rid, data: data, collections: collections) } }
-        return slot.maindata.withLock { $0.answer(rid: rid, data: data, collections: collections) }
+        if peers { return slot.peers.withLock { $0.answer(rid: rid, data: data, collections: collections, dropEmptyInFull: dropEmpty) } }
+        return slot.maindata.withLock { $0.answer(rid: rid, data: data, collections: collections, dropEmptyInFull: dropEmpty) }
     }
 
     static func peerKey(_ p: PeerEntry) -> String { p.ip.contains(":") ? "[\(p.ip)]:\(p.port)" : "\(p.ip):\(p.port)" }

@@ -18,9 +18,7 @@ extension TorrentsController {
             "trackers": .get { p, _ in try await trackers(p) },
             "addTrackers": .post { p, _ in
                 let id = try await existing(p)
-                let urls = try p.required("urls").split(whereSeparator: \.isNewline)
-                    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                try await service.addTrackers(id, urls: urls)
+                try await service.addTrackers(id, Self.trackerEntries(try p.required("urls")))
                 return .empty
             },
             "editTracker": .post { p, _ in
@@ -76,6 +74,17 @@ extension TorrentsController {
         ]
     }
 
+    /// `parseTrackerEntries`: one URL per line, a blank line starts the next tier (counted from 0).
+    static func trackerEntries(_ text: String) -> [(url: String, tier: Int)] {
+        var tier = 0
+        var out: [(url: String, tier: Int)] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let url = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if url.isEmpty { tier += 1 } else { out.append((url, tier)) }
+        }
+        return out
+    }
+
     func webSeedURLs(_ p: Parameters) throws -> [String] {
         let urls = try p.required("urls").split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
         for url in urls where !Self.validURL(url, schemes: ["http", "https", "ftp"]) {
@@ -123,12 +132,21 @@ extension TorrentsController {
 
     var settingActions: [String: APIAction] {
         [
+            // qBittorrent's order: parameters, priority, torrent, metadata, then each file id in turn.
             "filePrio": .post { p, _ in
-                let id = try await existing(p)
-                let ids = try p.required("id").split(separator: "|").map { Int($0) }
-                guard let priority = Int(try p.required("priority")), [0, 1, 6, 7].contains(priority),
-                      !ids.contains(nil) else { throw QBitError.badParams() }
-                try await service.setFilePriority(id, files: ids.compactMap { $0 }, priority: priority)
+                let hash = try p.required("hash").lowercased(), ids = try p.required("id")
+                guard let priority = Int(try p.required("priority")) else { throw QBitError.badParams("Priority must be an integer") }
+                guard [0, 1, 6, 7].contains(priority) else { throw QBitError.badParams("Priority is not valid") }
+                guard await service.exists(hash) else { throw QBitError.notFound() }
+                let count = try await service.files(hash).count
+                guard count > 0 else { throw QBitError.conflict("Torrent's metadata has not yet downloaded") }
+                var files: [Int] = []
+                for item in ids.split(separator: "|", omittingEmptySubsequences: false) {
+                    guard let index = Int(item) else { throw QBitError.badParams("File IDs must be integers") }
+                    guard (0..<count).contains(index) else { throw QBitError.conflict("File ID is not valid") }
+                    files.append(index)
+                }
+                try await service.setFilePriority(hash, files: files, priority: priority)
                 return .empty
             },
             "downloadLimit": .get { p, _ in try await limits(p) { $0.downloadLimit } },

@@ -116,7 +116,7 @@ public struct TorrentsController: APIController {
 
     func properties(_ p: Parameters) async throws -> APIReply {
         let view = try await view(p)
-        var object = TorrentProperties(view, info: TorrentInfo(view, identity: identity)).jsonObject
+        var object = TorrentProperties(view, info: TorrentInfo(view, identity: identity), identity: identity).jsonObject
         if !identity.hasV5TorrentFields { for key in TorrentProperties.v5Fields { object[key] = nil } }
         return .json(.object(object))
     }
@@ -181,6 +181,9 @@ public struct TorrentsController: APIController {
         options.autoTMM = p.bool("autoTMM")
         options.forced = p.bool("forced") ?? false
         options.addToTopOfQueue = p.bool("addToTopOfQueue") ?? false
+        // 4.3+ `contentLayout`; older clients send `root_folder` (true: a top folder, false: none).
+        if let layout = p["contentLayout"] { options.contentLayout = ContentLayout(rawValue: layout) }
+        else if let root = p.bool("root_folder") { options.contentLayout = root ? .subfolder : .noSubfolder }
         if p["stopped"] == nil && p["paused"] == nil { options.stopped = await service.settings.bool("add_stopped_enabled") }
 
         // Every uploaded file must parse before anything is added: a bad upload changes nothing.

@@ -14,7 +14,8 @@ public struct SyncState: Sendable {
     ///   accepted rid gets everything since then);
     /// - anything else gets a full update.
     /// `collections` names the keys holding id → object maps (their removals go in `<key>_removed`).
-    public mutating func answer(rid: Int, data: [String: JSONValue], collections: Set<String>) -> [String: JSONValue] {
+    public mutating func answer(rid: Int, data: [String: JSONValue], collections: Set<String>,
+                                dropEmptyInFull: Bool = true) -> [String: JSONValue] {
         if rid > 0 && rid == lastSentID, let lastSent {
             accepted = lastSent
             acceptedID = lastSentID
@@ -23,7 +24,7 @@ public struct SyncState: Sendable {
         if rid > 0 && rid == acceptedID, let accepted {
             out = SyncDiff.changes(from: accepted, to: data, collections: collections)
         } else {
-            out = SyncDiff.full(data)
+            out = dropEmptyInFull ? SyncDiff.full(data) : data
             out["full_update"] = .bool(true)
         }
         lastSentID = lastSentID % 1_000_000 + 1

@@ -143,13 +143,13 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         infohash_v1 = s.infoHashV1
         infohash_v2 = s.infoHashV2
         name = view.name
-        magnet_uri = r.magnet ?? Self.magnet(s, name: view.name)
+        magnet_uri = Self.magnet(view, identity: identity)
         size = s.totalWanted
         progress = s.progress
         dlspeed = r.stopped ? 0 : s.downloadRate
         upspeed = r.stopped ? 0 : s.uploadRate
-        // Queue position + 1 while queueing is on; 0 = not queued (or queueing off).
-        priority = view.queueingEnabled && s.queuePosition >= 0 ? s.queuePosition + 1 : 0
+        // libtorrent's queue position + 1, queueing on or off; 0 for torrents outside the queue (seeds).
+        priority = s.queuePosition >= 0 ? s.queuePosition + 1 : 0
         num_seeds = s.numSeeds
         num_complete = max(s.numComplete, 0)
         num_leechs = max(0, s.numPeers - s.numSeeds)
@@ -167,7 +167,8 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         content_path = s.hasMetadata ? s.contentPath : ""
         root_path = s.rootPath
         added_on = r.addedOn
-        completion_on = r.completedOn ?? (s.completedTime > 0 ? s.completedTime : -1)
+        // Never completed: 4.x sends an invalid QDateTime's seconds (0), 5.x sends -1.
+        completion_on = r.completedOn ?? (s.completedTime > 0 ? s.completedTime : identity.profile == .v4_6 ? 0 : -1)
         tracker = s.currentTracker
         trackers_count = view.trackers.count
         dl_limit = max(0, r.downloadLimit)  // 0 = unlimited here; properties says -1 (as qBittorrent does)
@@ -178,9 +179,9 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         uploaded_session = s.sessionUpload
         amount_left = amountLeft
         completed = s.totalWantedDone
-        max_ratio = r.ratioLimit >= 0 ? r.ratioLimit : -1
-        max_seeding_time = r.seedingTimeLimit >= 0 ? r.seedingTimeLimit : -1
-        max_inactive_seeding_time = r.inactiveSeedingTimeLimit >= 0 ? r.inactiveSeedingTimeLimit : -1
+        max_ratio = view.maxRatio
+        max_seeding_time = view.maxSeedingTime
+        max_inactive_seeding_time = view.maxInactiveSeedingTime
         ratio = TorrentFigures.ratio(s)
         ratio_limit = r.ratioLimit
         seeding_time_limit = r.seedingTimeLimit
@@ -202,13 +203,33 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         has_metadata = s.hasMetadata
     }
 
-    static func magnet(_ s: TorrentStatus, name: String) -> String {
+    /// `TorrentImpl::createMagnetURI`: hashes, the name unless it is the hash, the size (5.x, with metadata),
+    /// every tracker and web seed.
+    static func magnet(_ view: TorrentView, identity: Identity) -> String {
+        let s = view.status
         var parts: [String] = []
         if !s.infoHashV1.isEmpty { parts.append("xt=urn:btih:\(s.infoHashV1)") }
         if !s.infoHashV2.isEmpty { parts.append("xt=urn:btmh:1220\(s.infoHashV2)") }
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        parts.append("dn=\(name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name)")
+        if view.name != view.id { parts.append("dn=" + percentEncoded(view.name)) }
+        if identity.profile != .v4_6 && s.hasMetadata { parts.append("xl=\(s.totalSize)") }
+        parts += view.trackers.map { "tr=" + percentEncoded($0) }
+        parts += view.webSeeds.map { "ws=" + $0 }
         return "magnet:?" + parts.joined(separator: "&")
+    }
+
+    /// `QUrl::toPercentEncoding`: everything but unreserved characters, as UTF-8 with upper-case hex.
+    static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
     }
 }
 

@@ -49,13 +49,13 @@ public struct TorrentProperties: Codable, Sendable, Equatable {
     public var progress: Double
 
     /// Fields qBittorrent 5.0 added; a 4.6 profile leaves them out.
-    static let v5Fields = ["private", "has_metadata", "popularity"]
+    static let v5Fields = ["private", "has_metadata", "popularity", "progress"]
 
     var jsonObject: [String: JSONValue] {
         (try? JSONDecoder().decode([String: JSONValue].self, from: WireJSON.encoder.encode(self))) ?? [:]
     }
 
-    public init(_ view: TorrentView, info: TorrentInfo) {
+    public init(_ view: TorrentView, info: TorrentInfo, identity: Identity) {
         let s = view.status
         infohash_v1 = s.infoHashV1
         infohash_v2 = s.infoHashV2
@@ -72,9 +72,14 @@ public struct TorrentProperties: Codable, Sendable, Equatable {
         total_uploaded_session = s.sessionUpload
         dl_speed = s.downloadRate
         let downloading = s.activeDuration - s.finishedDuration
-        dl_speed_avg = downloading > 0 ? s.allTimeDownload / downloading : -1
         up_speed = s.uploadRate
-        up_speed_avg = s.activeDuration > 0 ? s.allTimeUpload / s.activeDuration : -1
+        if identity.profile == .v4_6 {  // 4.x divides by -1 when the duration is 0
+            dl_speed_avg = s.allTimeDownload / (downloading == 0 ? -1 : downloading)
+            up_speed_avg = s.allTimeUpload / (s.activeDuration == 0 ? -1 : s.activeDuration)
+        } else {
+            dl_speed_avg = downloading > 0 ? s.allTimeDownload / downloading : -1
+            up_speed_avg = s.activeDuration > 0 ? s.allTimeUpload / s.activeDuration : -1
+        }
         dl_limit = info.dl_limit > 0 ? info.dl_limit : -1
         up_limit = info.up_limit > 0 ? info.up_limit : -1
         total_wasted = s.totalFailed + s.totalRedundant
@@ -85,16 +90,17 @@ public struct TorrentProperties: Codable, Sendable, Equatable {
         share_ratio = info.ratio
         popularity = info.ratio < 0 ? -1 : info.popularity
         reannounce = s.nextAnnounce
-        total_size = s.totalWanted
-        pieces_num = s.numPieces
-        piece_size = s.pieceLength
+        // Without metadata libtorrent knows no pieces: qBittorrent's TorrentInfo answers -1.
+        total_size = s.hasMetadata ? s.totalSize : -1
+        pieces_num = s.hasMetadata ? s.numPieces : -1
+        piece_size = s.hasMetadata ? s.pieceLength : -1
         pieces_have = s.piecesHave
         created_by = s.creator
         is_private = s.isPrivate
         `private` = info.private
         addition_date = info.added_on
         last_seen = s.lastSeenComplete > 0 ? s.lastSeenComplete : -1
-        completion_date = info.completion_on
+        completion_date = info.completion_on > 0 ? info.completion_on : -1
         creation_date = s.creationDate > 0 ? s.creationDate : -1
         save_path = info.save_path
         download_path = info.download_path
@@ -124,5 +130,5 @@ public struct BuildInfo: Codable, Sendable, Equatable {
     public var openssl: String
     public var zlib: String
     public var bitness: Int
-    public var platform: String
+    public var platform: String?
 }
