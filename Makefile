@@ -1,7 +1,8 @@
 # The two commands of the README. Both install what they need on Debian 12 when it is missing.
 SHELL := /bin/bash
 APT_RUN  := libtorrent-rasterbar-dev libsqlite3-dev libssl-dev libmpg123-dev pkg-config
-APT_TEST := $(APT_RUN) python3-libtorrent python3-venv
+# qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates.
+APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 
@@ -25,9 +26,10 @@ e2e-test: $(VENV)/.ready
 # Benchmarks print figures and ratios against qbittorrent-nox run in the same script; not part of `make test`.
 bench: deps-bench build $(VENV)/.ready
 	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python Benchmarks/loopback_download.py $(MIB)
+	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python Benchmarks/api_load.py $(TORRENTS)
 
 deps-bench:
-	@contrib/apt-ensure $(APT_TEST) qbittorrent-nox
+	@contrib/apt-ensure $(APT_TEST)
 
 deps-run:
 	@contrib/apt-ensure $(APT_RUN)

@@ -27,6 +27,8 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -1117,6 +1119,31 @@ bool qbt_random_bytes(uint8_t *out, size_t len) { return RAND_bytes(out, static_
 bool qbt_sha256(const uint8_t *data, size_t len, uint8_t out[32]) {
     unsigned int size = 0;
     return EVP_Digest(data, len, out, &size, EVP_sha256(), nullptr) == 1 && size == 32;
+}
+
+bool qbt_pem_certificate_valid(const char *pem) {
+    BIO *bio = BIO_new_mem_buf(pem, -1);
+    if (!bio) return false;
+    X509 *cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    if (!cert) return false;
+    X509_free(cert);
+    return true;
+}
+
+bool qbt_pem_private_key_valid(const char *pem) {
+    BIO *bio = BIO_new_mem_buf(pem, -1);
+    if (!bio) return false;
+    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    if (!key) return false;
+    EVP_PKEY_free(key);
+    return true;
+}
+
+qbt_result qbt_set_ssl_certificate(qbt_session *session, const char *id, const char *certificate,
+                                   const char *private_key, const char *dh_params) {
+    QBT_WITH_HANDLE(h.set_ssl_certificate_buffer(certificate, private_key, dh_params))
 }
 
 const char *qbt_libtorrent_version(void) { return lt::version(); }

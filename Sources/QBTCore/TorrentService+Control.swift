@@ -311,6 +311,24 @@ extension TorrentService {
         return try await engine.peers(id)
     }
 
+    // MARK: SSL torrents
+
+    public func sslParameters(_ id: TorrentID) async throws -> SSLParameters? {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        return try await store.sslParameters(id)
+    }
+
+    /// Stored first, then handed to the engine (it matters only to SSL torrents); `false` when the
+    /// certificate or key does not parse or the DH parameters are missing.
+    public func setSSLParameters(_ id: TorrentID, _ p: SSLParameters) async throws -> Bool {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        guard TorrentEngine.isCertificate(p.certificate), TorrentEngine.isPrivateKey(p.privateKey), !p.dhParams.isEmpty
+        else { return false }
+        try await store.setSSLParameters(id, p)
+        try? await engine.setSSLCertificate(id, certificate: p.certificate, privateKey: p.privateKey, dhParams: p.dhParams)
+        return true
+    }
+
     public func export(_ id: TorrentID) async throws -> [UInt8] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         guard try await engine.status(id).hasMetadata else {

@@ -100,6 +100,9 @@ public actor TorrentService {
         let uploads = await settings.int("max_uploads_per_torrent")
         try? await engine.setConnectionLimits(id, connections: connections, uploads: uploads)
         if torrents[id]?.record.superSeeding == true { try? await engine.setSuperSeeding(id, true) }
+        if let ssl = try? await store.sslParameters(id) {
+            try? await engine.setSSLCertificate(id, certificate: ssl.certificate, privateKey: ssl.privateKey, dhParams: ssl.dhParams)
+        }
         await rememberSources(id)
     }
 

@@ -60,6 +60,14 @@ extension Store {
                 t.column("last_used_at", .integer)
             }
         }
+        migrator.registerMigration("v3: SSL parameters of torrents") { db in
+            try db.create(table: "torrent_ssl") { t in
+                t.primaryKey("torrent_id", .text).references("torrents", onDelete: .cascade)
+                t.column("certificate", .text).notNull()
+                t.column("private_key", .text).notNull()
+                t.column("dh_params", .text).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -165,6 +165,15 @@ extension TorrentEngine {
         try check(qbt_set_connection_limits(sessionRaw, id, Int32(clamping: connections), Int32(clamping: uploads)), id)
     }
 
+    public func setSSLCertificate(_ id: TorrentID, certificate: String, privateKey: String, dhParams: String) throws {
+        let sessionRaw = try live()
+        try check(qbt_set_ssl_certificate(sessionRaw, id, certificate, privateKey, dhParams), id)
+    }
+
+    /// Whether OpenSSL reads the PEM text as a certificate / as a private key.
+    public static func isCertificate(_ pem: String) -> Bool { qbt_pem_certificate_valid(pem) }
+    public static func isPrivateKey(_ pem: String) -> Bool { qbt_pem_private_key_valid(pem) }
+
     /// Renames one file (path relative to the save path); `fileRenamed` or `fileRenameFailed` follows.
     public func renameFile(_ id: TorrentID, index: Int, to path: String) throws {
         let sessionRaw = try live()

@@ -328,6 +328,13 @@ bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t 
                        int32_t iterations, uint8_t *out, size_t out_len);
 bool qbt_random_bytes(uint8_t *out, size_t len);
 bool qbt_sha256(const uint8_t *data, size_t len, uint8_t out[32]);
+/// Whether the text holds a PEM certificate / a PEM private key OpenSSL can read.
+bool qbt_pem_certificate_valid(const char *pem);
+bool qbt_pem_private_key_valid(const char *pem);
+
+/// The certificate, key and DH parameters an SSL torrent presents to its peers (PEM).
+qbt_result qbt_set_ssl_certificate(qbt_session *session, const char *id, const char *certificate,
+                                   const char *private_key, const char *dh_params);
 
 /// Versions of the libraries this build runs on (static strings).
 const char *qbt_libtorrent_version(void);

@@ -53,8 +53,10 @@ public struct AppController: APIController {
                 .json(.array(NetworkInterfaces.addresses(of: try p.required("iface")).map { .string($0) }))
             },
             "getDirectoryContent": .get { p, _ in try directoryContent(p) },
+            // qBittorrent answers at once and mails in the background; qbtd has no mailer, so it says so in its log.
             "sendTestEmail": .post { _, _ in
-                throw QBitError.conflict("Email notifications are not available in qbtd")
+                service.log.add("Test email not sent: qbtd does not send email notifications", kind: .warning)
+                return .empty
             },
             "cookies": .get { _, _ in .json(await service.settings.value("qbtd_cookies") ?? .array([])) },
             "setCookies": .post { p, _ in

@@ -58,6 +58,21 @@ extension TorrentsController {
                 try await service.editWebSeed(id, from: old, to: new)
                 return .empty
             },
+            "SSLParameters": .get { p, _ in
+                let ssl = try await service.sslParameters(try await existing(p))
+                return .json(.object(["ssl_certificate": .string(ssl?.certificate ?? ""),
+                                      "ssl_private_key": .string(ssl?.privateKey ?? ""),
+                                      "ssl_dh_params": .string(ssl?.dhParams ?? "")]))
+            },
+            "setSSLParameters": .post { p, _ in
+                let hash = try p.required("hash").lowercased()
+                let ssl = SSLParameters(certificate: try p.required("ssl_certificate"),
+                                        privateKey: try p.required("ssl_private_key"), dhParams: try p.required("ssl_dh_params"))
+                guard await service.exists(hash) else { throw QBitError.notFound() }
+                // qBittorrent's BadData: 415 with an empty message.
+                guard try await service.setSSLParameters(hash, ssl) else { throw QBitError.unsupportedMediaType("") }
+                return .empty
+            },
             "pieceStates": .get { p, _ in
                 .json(.array(try await service.pieceStates(try await existing(p)).map { .int(Int64($0.rawValue)) }))
             },
