@@ -21,9 +21,24 @@ final class StoreTests: XCTestCase {
 
     func testMigrationsAreVersionedAndIdempotent() throws {
         let expected = ["v1: torrents, categories, tags, preferences",
-                        "v2: API keys, category download paths, forced and super-seeding torrents"]
+                        "v2: API keys, category download paths, forced and super-seeding torrents",
+                        "v3: SSL parameters of torrents"]
         XCTAssertEqual(try Store(path: path).appliedMigrations(), expected)
         XCTAssertEqual(try Store(path: path).appliedMigrations().count, expected.count)
+    }
+
+    func testSSLParametersAreStoredAndGoWithTheirTorrent() async throws {
+        let store = try Store(path: path)
+        try await store.insert(record("a"), tags: [])
+        let ssl = SSLParameters(certificate: "CERT", privateKey: "KEY", dhParams: "DH")
+        try await store.setSSLParameters("a", ssl)
+        try await store.setSSLParameters("a", SSLParameters(certificate: "CERT2", privateKey: "KEY", dhParams: "DH"))
+        let reopened = try Store(path: path)
+        let stored = try await reopened.sslParameters("a")
+        XCTAssertEqual(stored?.certificate, "CERT2")
+        try await reopened.deleteTorrent("a")
+        let afterDelete = try await reopened.sslParameters("a")
+        XCTAssertNil(afterDelete)
     }
 
     func testAPIKeysAreStoredHashedAndRevocable() async throws {

@@ -50,4 +50,15 @@ final class ParsingTests: XCTestCase {
         XCTAssertFalse(TorrentService.validCategory("a//b"))
         XCTAssertFalse(TorrentService.validCategory("a/../b"))
     }
+
+    func testTrackerTiersFollowBlankLines() {
+        let entries = TorrentsController.trackerEntries("http://a/\nhttp://b/\n\n http://c/ \r\n\n\nudp://d/")
+        XCTAssertEqual(entries.map(\.url), ["http://a/", "http://b/", "http://c/", "udp://d/"])
+        XCTAssertEqual(entries.map(\.tier), [0, 0, 1, 3])
+    }
+
+    func testMagnetEscapesAsQtDoes() {
+        XCTAssertEqual(TorrentInfo.percentEncoded("http://127.0.0.1:9/a b~"), "http%3A%2F%2F127.0.0.1%3A9%2Fa%20b~")
+        XCTAssertEqual(TorrentInfo.percentEncoded("é"), "%C3%A9")
+    }
 }

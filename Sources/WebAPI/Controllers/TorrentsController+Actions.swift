@@ -93,7 +93,8 @@ extension TorrentsController {
     static func trackerEntries(_ text: String) -> [(url: String, tier: Int)] {
         var tier = 0
         var out: [(url: String, tier: Int)] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // ("\r\n" is one Character in Swift: split on it too, as Qt's split on '\n' then trim does)
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             let url = line.trimmingCharacters(in: .whitespacesAndNewlines)
             if url.isEmpty { tier += 1 } else { out.append((url, tier)) }
         }
