@@ -33,9 +33,11 @@ let package = Package(
         .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
         .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", .product(name: "Logging", package: "swift-log")]),
+        // qBittorrent's search: nova3 Python plugins run as supervised child processes, Torznab indexers, jobs.
+        .target(name: "Search", dependencies: ["QBTCore", "Store", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "WebAPI",
-            dependencies: ["QBTCore", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: ["QBTCore", "Search", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         .target(
             name: "QBTServer",
@@ -52,6 +54,7 @@ let package = Package(
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine"]),
         .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store"]),
         .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer"]),
+        .testTarget(name: "SearchTests", dependencies: ["Search"]),
     ],
     cxxLanguageStandard: .cxx17
 )

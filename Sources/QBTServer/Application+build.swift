@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import QBTCore
+import Search
 import Store
 import TorrentEngine
 import WebAPI
@@ -34,6 +35,8 @@ public func buildApplication(
     let gate = WebGate(policy)
     let sessions = SessionManager(policy: policy.sessions)
     let identity = Identity(profile: config.profile)
+    let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,
+                                         log: config.eventLog, logger: logger, timeout: config.searchTimeout)
 
     let router = Router(context: QBTRequestContext.self)
     router.add(middleware: SecurityHeadersMiddleware(gate: gate))
@@ -48,7 +51,8 @@ public func buildApplication(
         SyncController(service: service, identity: identity),
         TransferController(service: service, identity: identity),
         TorrentsController(service: service, identity: identity),
-        QbtdController(keys: keys, sessions: sessions),
+        SearchController(search: search, service: service, identity: identity),
+        QbtdController(keys: keys, sessions: sessions, search: search),
     ], sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
         .addRoutes(to: router)
 

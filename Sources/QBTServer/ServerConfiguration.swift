@@ -17,6 +17,8 @@ public struct ServerConfiguration: Sendable {
     /// false forces uTP off.
     public var utp = true
     public var resumeInterval: Duration = .seconds(15)
+    /// How long one search plugin may run before it is stopped (qBittorrent: 3 minutes).
+    public var searchTimeout: Duration = .seconds(180)
     /// Which qBittorrent release qbtd presents itself as.
     public var profile: Identity.Profile = .v5_1
     /// The execution log behind `log/main`; `main` also feeds it from the logger.

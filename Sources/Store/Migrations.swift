@@ -68,6 +68,20 @@ extension Store {
                 t.column("dh_params", .text).notNull()
             }
         }
+        migrator.registerMigration("v4: search plugins") { db in
+            try db.create(table: "search_plugins") { t in
+                t.primaryKey("name", .text)
+                t.column("kind", .text).notNull()  // nova3 (a Python file in <data>/nova3/engines) or torznab
+                t.column("enabled", .boolean).notNull().defaults(to: true)
+                t.column("version", .text).notNull().defaults(to: "")
+                t.column("full_name", .text).notNull()
+                t.column("url", .text).notNull()
+                t.column("categories", .text).notNull().defaults(to: "[]")  // JSON list of qBittorrent category ids
+                t.column("api_key", .text)  // torznab only
+                t.column("source", .text)  // where a nova3 plugin was installed from (for updatePlugins)
+                t.column("installed_at", .integer).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TorrentEngine
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,6 +12,24 @@ public struct TorrentFetcher: Sendable {
     public init() {}
 
     public enum Failure: Error { case notHTTP, status(Int), tooLarge, transport(String) }
+
+    /// What a `torrents/add` URL names: a magnet, a bare info-hash, or an http(s) .torrent (downloaded here).
+    public func source(for url: String) async -> AddTorrentRequest.Source? {
+        if url.lowercased().hasPrefix("magnet:") { return .magnet(url) }
+        if let magnet = Self.magnet(forBareHash: url) { return .magnet(magnet) }
+        return (try? await fetch(url)).map { .metainfo($0) }
+    }
+
+    /// A bare info-hash (40 hex v1, 64 hex v2) is a magnet, as qBittorrent's `TorrentDescriptor::parse` takes it.
+    static func magnet(forBareHash text: String) -> String? {
+        guard text.allSatisfy(\.isHexDigit) else { return nil }
+        switch text.count {
+        case 40: return "magnet:?xt=urn:btih:\(text.lowercased())"
+        case 64: return "magnet:?xt=urn:btmh:1220\(text.lowercased())"
+        default: return nil
+        }
+    }
+
 
     public func fetch(_ text: String) async throws -> [UInt8] {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",

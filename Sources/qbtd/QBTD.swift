@@ -49,6 +49,9 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Seconds between fast-resume saves of changed torrents. [QBTD_RESUME_INTERVAL] (default: 15)")
     var resumeInterval: Int?
 
+    @Option(help: "Seconds one search plugin may run before it is stopped. [QBTD_SEARCH_TIMEOUT] (default: 180)")
+    var searchTimeout: Int?
+
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
@@ -70,6 +73,10 @@ struct QBTD: AsyncParsableCommand {
         if let seconds = resumeInterval ?? env["QBTD_RESUME_INTERVAL"].flatMap({ Int($0) }) {
             guard seconds > 0 else { throw ValidationError("--resume-interval must be positive") }
             config.resumeInterval = .seconds(seconds)
+        }
+        if let seconds = searchTimeout ?? env["QBTD_SEARCH_TIMEOUT"].flatMap({ Int($0) }) {
+            guard seconds > 0 else { throw ValidationError("--search-timeout must be positive") }
+            config.searchTimeout = .seconds(seconds)
         }
 
         let profileName = profile ?? env["QBTD_PROFILE"] ?? "5.1"

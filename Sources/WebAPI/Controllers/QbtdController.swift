@@ -1,4 +1,5 @@
 import QBTCore
+import Search
 import Store
 
 /// `/api/v2/qbtd/*`: qbtd's own additions. API keys, any number of them, named, stored hashed; the secret
@@ -7,10 +8,12 @@ public struct QbtdController: APIController {
     public let scope = "qbtd"
     let keys: APIKeyRing
     let sessions: SessionManager
+    let search: SearchService
 
-    public init(keys: APIKeyRing, sessions: SessionManager) {
+    public init(keys: APIKeyRing, sessions: SessionManager, search: SearchService) {
         self.keys = keys
         self.sessions = sessions
+        self.search = search
     }
 
     public var actions: [String: APIAction] {
@@ -33,6 +36,16 @@ public struct QbtdController: APIController {
                 guard try await keys.revoke(id: id) else { throw QBitError.notFound("no API key with id \(id)") }
                 await sessions.dropKeySession(id)
                 return .json(.object(["revoked": .string(id)]))
+            },
+            // A Torznab indexer (Jackett, Prowlarr) becomes a search plugin: `name`, `url`, `apiKey`, `fullName`.
+            "addTorznabIndexer": APIAction(methods: .postOnly, isPublic: false, jsonErrors: true) { p, _ in
+                let name = try p.required("name"), url = try p.required("url")
+                do {
+                    try await search.addTorznab(name: name, url: url, apiKey: p["apiKey"] ?? "", fullName: p["fullName"])
+                } catch let error as SearchService.InstallError {
+                    throw QBitError.badParams(error.description)
+                }
+                return .json(.object(["added": .string(name)]))
             },
         ]
     }

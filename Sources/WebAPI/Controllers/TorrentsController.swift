@@ -199,32 +199,13 @@ public struct TorrentsController: APIController {
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var added = 0
         for url in urls {
-            let source: AddTorrentRequest.Source
-            if url.lowercased().hasPrefix("magnet:") {
-                source = .magnet(url)
-            } else if let magnet = Self.magnet(forBareHash: url) {
-                source = .magnet(magnet)
-            } else if let bytes = try? await fetcher.fetch(url) {
-                source = .metainfo(bytes)
-            } else {
-                continue
-            }
+            guard let source = await fetcher.source(for: url) else { continue }
             if case .added = await service.add(source, options: options) { added += 1 }
         }
         for source in sources {
             if case .added = await service.add(source, options: options) { added += 1 }
         }
         return .text(added > 0 ? "Ok." : "Fails.")
-    }
-
-    /// A bare info-hash (40 hex v1, 64 hex v2) is a magnet, as qBittorrent's `TorrentDescriptor::parse` takes it.
-    static func magnet(forBareHash text: String) -> String? {
-        guard text.allSatisfy(\.isHexDigit) else { return nil }
-        switch text.count {
-        case 40: return "magnet:?xt=urn:btih:\(text.lowercased())"
-        case 64: return "magnet:?xt=urn:btmh:1220\(text.lowercased())"
-        default: return nil
-        }
     }
 
     // MARK: peers

@@ -1,0 +1,113 @@
+import Foundation
+import Synchronization
+
+/// One nova3 engine run in its own `python3 -I` child process (argv only, never a shell), its stdout read
+/// line by line as it arrives. The run ends when the engine exits, on `stop()`, at the timeout, or when it has
+/// printed more than `maxOutput` bytes; a stopped process gets SIGTERM, then SIGKILL.
+final class NovaProcess: @unchecked Sendable {
+    enum Ending: Equatable, Sendable {
+        case finished
+        case failed(String)
+        case timedOut
+        case tooMuchOutput
+        case stopped
+    }
+
+    private let process = Process()
+    /// Why it was ended, when something ended it (the first reason wins).
+    private let ending = Mutex<Ending?>(nil)
+
+    init(python: String, script: String, arguments: [String]) {
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-I", script] + arguments
+        process.standardInput = FileHandle.nullDevice
+    }
+
+    /// Runs to the end, handing each stdout line to `onLine` (on a reader thread, in order).
+    func run(timeout: Duration, maxOutput: Int, onLine: @escaping @Sendable (Substring) -> Void) async -> Ending {
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let exited = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in exited.continuation.finish() }
+        do { try process.run() } catch { return .failed("could not start \(process.executableURL?.path ?? "python"): \(error)") }
+        let stderrTail = StderrTail(err.fileHandleForReading)
+        let reading = readLines(out.fileHandleForReading, maxOutput: maxOutput, onLine: onLine)
+        let watchdog = Task {
+            try? await Task.sleep(for: timeout)
+            if !Task.isCancelled { self.end(.timedOut) }
+        }
+        for await _ in exited.stream {}
+        watchdog.cancel()
+        await reading.value
+        if let reason = ending.withLock({ $0 }) { return reason }
+        if process.terminationReason == .exit && process.terminationStatus == 0 { return .finished }
+        let how = process.terminationReason == .exit ? "exit code \(process.terminationStatus)" : "signal \(process.terminationStatus)"
+        let tail = stderrTail.text
+        return .failed(tail.isEmpty ? how : "\(how): \(tail)")
+    }
+
+    func stop() { end(.stopped) }
+
+    /// The first reason to end wins; the process gets SIGTERM and, 2 s later if still there, SIGKILL.
+    private func end(_ reason: Ending) {
+        ending.withLock { if $0 == nil { $0 = reason } }
+        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        process.terminate()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 2) { [process] in
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// Reads stdout on a thread of its own (blocking reads stay off the concurrency pool).
+    private func readLines(_ handle: FileHandle, maxOutput: Int, onLine: @escaping @Sendable (Substring) -> Void) -> Task<Void, Never> {
+        let done = AsyncStream<Void>.makeStream()
+        Thread.detachNewThread {
+            var pending = Data(), total = 0
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                total += chunk.count
+                if total > maxOutput {
+                    self.end(.tooMuchOutput)
+                    break
+                }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    onLine(Substring(line.replacingOccurrences(of: "\r", with: "")))
+                }
+            }
+            if !pending.isEmpty, total <= maxOutput { onLine(Substring(String(decoding: pending, as: UTF8.self))) }
+            // Drain whatever is left so the child never blocks on a full pipe.
+            while !handle.availableData.isEmpty {}
+            done.continuation.finish()
+        }
+        return Task { for await _ in done.stream {} }
+    }
+}
+
+/// The last 500 bytes a child wrote to stderr, for the log line that says why it failed.
+private final class StderrTail: Sendable {
+    private let buffer = Mutex(Data())
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { return }
+                buffer.withLock { b in
+                    b.append(chunk)
+                    if b.count > 500 { b = b.suffix(500) }
+                }
+            }
+        }
+    }
+
+    var text: String {
+        String(decoding: buffer.withLock { $0 }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            .split(whereSeparator: \.isNewline).suffix(3).joined(separator: " / ")
+    }
+}

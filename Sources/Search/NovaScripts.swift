@@ -1,0 +1,143 @@
+import Foundation
+
+/// The Python side of qBittorrent's nova3 plugin format, written for qbtd: the helper modules plugins import
+/// (`novaprinter`, `helpers`), a runner that executes one engine, and a probe that reads an engine's metadata.
+/// qbtd writes them into `<data>/nova3` at start, as qBittorrent rewrites its own copies.
+enum NovaScripts {
+    static let files: [String: String] = [
+        "novaprinter.py": novaprinter, "helpers.py": helpers, "qbtd_run.py": runner, "qbtd_probe.py": probe,
+    ]
+
+    /// Writes the scripts (and the `engines` folder) under `directory`.
+    static func install(into directory: String) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: directory + "/engines", withIntermediateDirectories: true)
+        for (name, text) in files {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: directory + "/" + name), options: .atomic)
+        }
+        let initFile = directory + "/engines/__init__.py"
+        if !fm.fileExists(atPath: initFile) { _ = fm.createFile(atPath: initFile, contents: Data()) }
+    }
+
+    /// One result per line: `link|name|size|seeds|leech|engine_url|desc_link|pub_date` (qBittorrent 5.x).
+    static let novaprinter = #"""
+    # qbtd's novaprinter: the output half of qBittorrent's nova3 plugin API.
+    import re
+
+
+    def prettyPrinter(dictionary):
+        def field(key, default=""):
+            return str(dictionary.get(key, default)).replace("|", " ").replace("\n", " ").replace("\r", " ")
+        size = anySizeToBytes(dictionary.get("size", -1))
+        line = "|".join([
+            field("link"), field("name"), str(size), field("seeds", -1), field("leech", -1),
+            field("engine_url"), field("desc_link"), field("pub_date", -1),
+        ])
+        print(line, flush=True)
+
+
+    def anySizeToBytes(size_string):
+        """'1.5 GB' -> bytes (binary units, as qBittorrent); -1 when it cannot be read."""
+        if isinstance(size_string, (int, float)):
+            return int(size_string)
+        text = str(size_string).strip()
+        match = re.fullmatch(r"([0-9]+(?:[.,][0-9]+)?)\s*([A-Za-z]*)", text)
+        if not match:
+            return -1
+        number = float(match.group(1).replace(",", "."))
+        unit = match.group(2).upper().rstrip("B").rstrip("I")
+        powers = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
+        if unit not in powers:
+            return -1
+        return int(number * 1024 ** powers[unit])
+    """#
+
+    /// `retrieve_url` and `download_file`, as plugins call them.
+    static let helpers = #"""
+    # qbtd's helpers: the network half of qBittorrent's nova3 plugin API.
+    import gzip
+    import html
+    import os
+    import re
+    import tempfile
+    import urllib.request
+
+    user_agent = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0"
+    headers = {"User-Agent": user_agent}
+
+
+    def htmlentitydecode(s):
+        return html.unescape(s)
+
+
+    def _open(url, custom_headers=None, request_data=None):
+        request = urllib.request.Request(url, request_data, {**headers, **(custom_headers or {})})
+        response = urllib.request.urlopen(request, timeout=30)
+        data = response.read()
+        if response.info().get("Content-Encoding") == "gzip":
+            data = gzip.decompress(data)
+        return response, data
+
+
+    def retrieve_url(url, custom_headers={}, request_data=None, ssl_context=None, unsafe=False):
+        """The page at `url` as text ('' on failure, as qBittorrent's helper)."""
+        try:
+            response, data = _open(url, custom_headers, request_data)
+        except Exception:
+            return ""
+        charset = "utf-8"
+        match = re.search(r"charset=([\w-]+)", response.info().get("Content-Type", ""))
+        if match:
+            charset = match.group(1)
+        return data.decode(charset, "replace")
+
+
+    def download_file(url, referer=None, ssl_context=None, unsafe=False):
+        """Saves `url` to a temporary file; returns 'path url'."""
+        _, data = _open(url, {"referer": referer} if referer else None)
+        fd, path = tempfile.mkstemp(suffix=".torrent")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return path + " " + url
+    """#
+
+    /// `qbtd_run.py ENGINE CATEGORY WORD...`: runs one engine's `search(what, cat)`; exit 2 for a bad call.
+    static let runner = #"""
+    # qbtd's runner: one nova3 engine per process, so qbtd can supervise each one on its own.
+    import importlib
+    import os
+    import sys
+    import urllib.parse
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:0] = [here, os.path.join(here, "engines")]
+
+    if len(sys.argv) < 4:
+        sys.exit(2)
+    name, category, words = sys.argv[1], sys.argv[2], sys.argv[3:]
+    engine = getattr(importlib.import_module(name), name)()
+    if category != "all" and category not in getattr(engine, "supported_categories", {}):
+        sys.exit(0)
+    engine.search(urllib.parse.quote(" ".join(words)), category)
+    """#
+
+    /// `qbtd_probe.py ENGINE`: the engine's name, url and categories as one JSON line.
+    static let probe = #"""
+    # qbtd's probe: what qBittorrent's `nova2.py --capabilities` tells about one engine, as JSON.
+    import importlib
+    import json
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:0] = [here, os.path.join(here, "engines")]
+
+    name = sys.argv[1]
+    engine = getattr(importlib.import_module(name), name)
+    print(json.dumps({
+        "name": str(getattr(engine, "name", name)),
+        "url": str(getattr(engine, "url", "")),
+        "categories": [c for c in getattr(engine, "supported_categories", {}) if c != "all"],
+    }))
+    """#
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// One search hit, as `search/results` lists it.
+public struct SearchResult: Sendable, Equatable {
+    public var fileName: String
+    public var fileURL: String
+    public var fileSize: Int64
+    public var seeders: Int64
+    public var leechers: Int64
+    public var siteURL: String
+    public var descriptionLink: String
+    public var engineName: String
+    /// Unix seconds, -1 when unknown.
+    public var pubDate: Int64
+
+    public init(fileName: String, fileURL: String, fileSize: Int64 = -1, seeders: Int64 = -1, leechers: Int64 = -1,
+                siteURL: String, descriptionLink: String = "", engineName: String, pubDate: Int64 = -1) {
+        self.fileName = fileName
+        self.fileURL = fileURL
+        self.fileSize = fileSize
+        self.seeders = seeders
+        self.leechers = leechers
+        self.siteURL = siteURL
+        self.descriptionLink = descriptionLink
+        self.engineName = engineName
+        self.pubDate = pubDate
+    }
+
+    /// `SearchHandler::parseSearchResult`: `link|name|size|seeds|leech|engine_url[|desc_link[|pub_date]]`.
+    /// Fewer than 6 fields, an empty link or name: not a result (nil). Numbers that do not parse become -1.
+    public static func parse(line: Substring, engine: String) -> SearchResult? {
+        let parts = line.split(separator: "|", omittingEmptySubsequences: false)
+        guard parts.count >= 6 else { return nil }
+        func text(_ i: Int) -> String { i < parts.count ? parts[i].trimmingCharacters(in: .whitespaces) : "" }
+        func number(_ i: Int) -> Int64 { Int64(text(i)) ?? -1 }
+        let link = text(0), name = text(1)
+        guard !link.isEmpty, !name.isEmpty else { return nil }
+        let date = number(7)
+        return SearchResult(fileName: name, fileURL: link, fileSize: number(2), seeders: number(3), leechers: number(4),
+                            siteURL: text(5), descriptionLink: text(6), engineName: engine, pubDate: date > 0 ? date : -1)
+    }
+}
+
+/// qBittorrent's search categories, in its order.
+public enum SearchCategory {
+    public static let all = ["all", "anime", "books", "games", "movies", "music", "pictures", "software", "tv"]
+    public static let names = [
+        "all": "All categories", "anime": "Anime", "books": "Books", "games": "Games", "movies": "Movies",
+        "music": "Music", "pictures": "Pictures", "software": "Software", "tv": "TV shows",
+    ]
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+import Synchronization
+import QBTCore
+import Store
+
+/// qBittorrent's search engine: installed plugins (nova3 Python engines, Torznab indexers, and the built-in
+/// one that searches qbtd's own torrents) and the search jobs of each client.
+public actor SearchService {
+    public enum Failure: Error, Equatable {
+        case noPython
+        case tooManySearches
+        case unknownJob
+        case offsetOutOfRange
+    }
+
+    /// As qBittorrent: at most this many running searches per client session.
+    public static let maxConcurrentSearches = 5
+    static let builtinName = "qbtd_local"
+
+    let store: Store
+    let novaDirectory: String
+    let torrents: TorrentService
+    let log: EventLog
+    let logger: Logger
+    /// How long one plugin may run (qBittorrent: 3 minutes).
+    let timeout: Duration
+    /// How much one plugin run may print before it is stopped.
+    let maxOutput: Int
+    var plugins: [String: SearchPluginRecord] = [:]
+    var jobs: [String: [Int: SearchJob]] = [:]
+
+    public init(store: Store, dataDirectory: String, torrents: TorrentService, log: EventLog, logger: Logger,
+                timeout: Duration = .seconds(180), maxOutput: Int = 16 << 20) async throws {
+        self.store = store
+        self.novaDirectory = dataDirectory + "/nova3"
+        self.torrents = torrents
+        self.log = log
+        self.logger = logger
+        self.timeout = timeout
+        self.maxOutput = maxOutput
+        try NovaScripts.install(into: novaDirectory)
+        for record in try await store.searchPlugins() { plugins[record.name] = record }
+        if plugins[Self.builtinName] == nil {
+            let builtin = SearchPluginRecord(name: Self.builtinName, kind: .builtin, version: "1.0",
+                                             fullName: "Torrents in qbtd", url: "qbtd://torrents",
+                                             categories: Array(SearchCategory.all.dropFirst()))
+            try await store.saveSearchPlugin(builtin)
+            plugins[builtin.name] = builtin
+        }
+        if await python() == nil {
+            log.add("Python not found: nova3 search plugins need python3 (apt-get install python3); "
+                    + "Torznab indexers and the built-in search work without it", kind: .warning)
+        }
+    }
+
+    // MARK: python
+
+    /// The `python_executable_path` preference (5.0), else `python3`, then `python` on PATH.
+    func python() async -> String? {
+        let preferred = await torrents.settings.string("python_executable_path")
+        if !preferred.isEmpty { return FileManager.default.isExecutableFile(atPath: preferred) ? preferred : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for name in ["python3", "python"] {
+            for dir in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") {
+                return "\(dir)/\(name)"
+            }
+        }
+        return nil
+    }
+
+    // MARK: jobs
+
+    /// `plugins`: `all`, `enabled` (or `multi`), or names separated by `|`.
+    public func start(owner: String, pattern: String, category: String, plugins selection: String) async throws -> Int {
+        let names = selectedPlugins(selection)
+        let chosen = names.compactMap { plugins[$0] }
+        if chosen.contains(where: { $0.kind == .nova3 }), await python() == nil { throw Failure.noPython }
+        let running = jobs[owner, default: [:]].values.filter(\.isRunning).count
+        guard running < Self.maxConcurrentSearches else { throw Failure.tooManySearches }
+        var id = Int.random(in: 1...Int(Int32.max))
+        while jobs[owner]?[id] != nil { id = Int.random(in: 1...Int(Int32.max)) }
+        let job = SearchJob(id: id, pattern: pattern, category: category, plugins: chosen.map(\.name))
+        jobs[owner, default: [:]][id] = job
+        let words = pattern.split(separator: " ").map(String.init)
+        let python = await python()
+        for plugin in chosen {
+            switch plugin.kind {
+            case .nova3:
+                guard let python else { continue }
+                let urls = self.plugins.values.filter { $0.kind == .nova3 }.sorted { $0.name < $1.name }.map { ($0.url, $0.name) }
+                job.launch { [novaDirectory, timeout, maxOutput, log] in
+                    await Self.runNova(plugin, python: python, novaDirectory: novaDirectory, category: category, words: words,
+                                       job: job, engineNames: urls, timeout: timeout, maxOutput: maxOutput, log: log)
+                }
+            case .torznab:
+                job.launch { [timeout, log] in
+                    do {
+                        let found = try await Torznab.search(
+                            base: plugin.url, apiKey: plugin.apiKey ?? "", query: pattern, category: category,
+                            engine: plugin.name, siteURL: plugin.url, timeout: TimeInterval(timeout.components.seconds))
+                        job.append(found)
+                    } catch {
+                        log.add("Search plugin '\(plugin.name)' failed: \(error)", kind: .warning)
+                    }
+                }
+            case .builtin:
+                let found = await localResults(pattern: pattern, category: category)
+                job.launch { job.append(found) }
+            }
+        }
+        return id
+    }
+
+    func selectedPlugins(_ selection: String) -> [String] {
+        let tokens = selection.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        if tokens.count == 1 {
+            switch tokens[0].lowercased() {
+            case "all": return plugins.keys.sorted()
+            case "enabled", "multi": return plugins.values.filter(\.enabled).map(\.name).sorted()
+            default: break
+            }
+        }
+        return tokens
+    }
+
+    /// One nova3 engine in its own process; good lines become results, the rest is counted and logged.
+    static func runNova(_ plugin: SearchPluginRecord, python: String, novaDirectory: String, category: String,
+                        words: [String], job: SearchJob, engineNames: [(url: String, name: String)], timeout: Duration,
+                        maxOutput: Int, log: EventLog) async {
+        let run = NovaProcess(python: python, script: novaDirectory + "/qbtd_run.py",
+                              arguments: [plugin.name, category] + words)
+        guard job.track(run) else { return }
+        let malformed = Counter()
+        let ending = await run.run(timeout: timeout, maxOutput: maxOutput) { line in
+            guard !line.allSatisfy(\.isWhitespace) else { return }
+            guard var result = SearchResult.parse(line: line, engine: "") else { malformed.add(); return }
+            // qBittorrent names the engine whose url is the result's site url.
+            result.engineName = engineNames.first { $0.url == result.siteURL }?.name ?? ""
+            job.append(result)
+        }
+        if malformed.value > 0 {
+            log.add("Search plugin '\(plugin.name)' printed \(malformed.value) line(s) that are not results", kind: .warning)
+        }
+        switch ending {
+        case .finished, .stopped: break
+        case .timedOut: log.add("Search plugin '\(plugin.name)' timed out and was stopped", kind: .warning)
+        case .tooMuchOutput: log.add("Search plugin '\(plugin.name)' printed too much and was stopped", kind: .warning)
+        case .failed(let why):
+            log.add("Search plugin '\(plugin.name)' failed (\(why))", kind: .warning)
+        }
+    }
+
+    /// The built-in plugin: torrents qbtd has whose name holds every word of the pattern.
+    func localResults(pattern: String, category: String) async -> [SearchResult] {
+        let words = pattern.lowercased().split(separator: " ")
+        return await torrents.views().compactMap { view in
+            let name = view.name.lowercased()
+            guard !words.isEmpty, words.allSatisfy({ name.contains($0) }) else { return nil }
+            let s = view.status
+            return SearchResult(fileName: view.name, fileURL: Self.magnet(view), fileSize: s.totalWanted,
+                                seeders: Int64(max(s.numComplete, s.numSeeds)), leechers: Int64(max(s.numIncomplete, 0)),
+                                siteURL: "qbtd://torrents", engineName: Self.builtinName, pubDate: view.record.addedOn)
+        }
+    }
+
+    static func magnet(_ view: TorrentView) -> String {
+        let s = view.status
+        var parts: [String] = []
+        if !s.infoHashV1.isEmpty { parts.append("xt=urn:btih:\(s.infoHashV1)") }
+        if !s.infoHashV2.isEmpty { parts.append("xt=urn:btmh:1220\(s.infoHashV2)") }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        parts.append("dn=" + (view.name.addingPercentEncoding(withAllowedCharacters: allowed) ?? view.id))
+        return "magnet:?" + parts.joined(separator: "&")
+    }
+
+    func job(_ owner: String, _ id: Int) throws -> SearchJob {
+        guard let job = jobs[owner]?[id] else { throw Failure.unknownJob }
+        return job
+    }
+
+    public func stop(owner: String, id: Int) throws { try job(owner, id).stop() }
+
+    public func delete(owner: String, id: Int) throws {
+        try job(owner, id).stop()
+        jobs[owner]?[id] = nil
+    }
+
+    /// Every job of the client (id 0), or the one.
+    public func status(owner: String, id: Int) throws -> [SearchJob] {
+        if id != 0 { return [try job(owner, id)] }
+        return jobs[owner, default: [:]].values.sorted { $0.id < $1.id }
+    }
+
+    public func results(owner: String, id: Int, limit: Int, offset: Int) throws -> (results: [SearchResult], total: Int, running: Bool) {
+        guard let page = try job(owner, id).page(limit: limit, offset: offset) else { throw Failure.offsetOutOfRange }
+        return page
+    }
+
+    /// A client's session ended: its searches stop and go (qBittorrent's controller goes with its session).
+    public func endSession(owner: String) {
+        for job in jobs[owner, default: [:]].values { job.stop() }
+        jobs[owner] = nil
+    }
+}
+
+/// A count bumped from a reader thread.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import QBTCore
+import Search
+import TorrentEngine
+
+/// `/api/v2/search/*`: jobs of the client's session (as qBittorrent keeps them per session) and plugins.
+public struct SearchController: APIController {
+    public let scope = "search"
+    let search: SearchService
+    let service: TorrentService
+    let identity: Identity
+    let fetcher: TorrentFetcher
+
+    public init(search: SearchService, service: TorrentService, identity: Identity, fetcher: TorrentFetcher = TorrentFetcher()) {
+        self.search = search
+        self.service = service
+        self.identity = identity
+        self.fetcher = fetcher
+    }
+
+    public var actions: [String: APIAction] {
+        var table: [String: APIAction] = [
+            "start": .post { p, caller in
+                let pattern = try p.required("pattern").trimmingCharacters(in: .whitespaces)
+                let category = try p.required("category").trimmingCharacters(in: .whitespaces)
+                let plugins = try p.required("plugins")
+                let id = try await run {
+                    try await search.start(owner: Self.owner(caller), pattern: pattern, category: category, plugins: plugins)
+                }
+                return .json(.object(["id": .int(Int64(id))]))
+            },
+            "stop": .post { p, caller in
+                try await run { try await search.stop(owner: Self.owner(caller), id: Self.id(try p.required("id"))) }
+                return .empty
+            },
+            "delete": .post { p, caller in
+                try await run { try await search.delete(owner: Self.owner(caller), id: Self.id(try p.required("id"))) }
+                return .empty
+            },
+            "status": .get { p, caller in
+                let jobs = try await run { try await search.status(owner: Self.owner(caller), id: Self.id(p["id"] ?? "")) }
+                return .json(.array(jobs.map {
+                    .object(["id": .int(Int64($0.id)), "status": .string($0.isRunning ? "Running" : "Stopped"),
+                             "total": .int(Int64($0.total))])
+                }))
+            },
+            "results": .get { p, caller in
+                let id = Self.id(try p.required("id"))
+                let page = try await run {
+                    try await search.results(owner: Self.owner(caller), id: id, limit: Int(p["limit"] ?? "") ?? 0,
+                                             offset: Int(p["offset"] ?? "") ?? 0)
+                }
+                return .json(.object([
+                    "results": .array(page.results.map(json)), "status": .string(page.running ? "Running" : "Stopped"),
+                    "total": .int(Int64(page.total)),
+                ]))
+            },
+            "plugins": .get { _, _ in .json(.array(await search.pluginList.map(Self.json))) },
+            "installPlugin": .post { p, _ in
+                await search.install(sources: try p.required("sources").split(separator: "|").map(String.init))
+                return .empty
+            },
+            "uninstallPlugin": .post { p, _ in
+                await search.uninstall(names: Self.names(try p.required("names")))
+                return .empty
+            },
+            "enablePlugin": .post { p, _ in
+                let names = Self.names(try p.required("names"))
+                await search.enable(names: names, (try p.required("enable")).lowercased() == "true")
+                return .empty
+            },
+            "updatePlugins": .post { _, _ in
+                await search.update()
+                return .empty
+            },
+        ]
+        if identity.profile != .v4_6 {
+            // 5.0: a magnet is added as is; otherwise the .torrent is fetched (qbtd does not run nova2dl.py).
+            table["downloadTorrent"] = .get { p, _ in
+                let url = try p.required("torrentUrl")
+                _ = try p.required("pluginName")
+                if let source = await fetcher.source(for: url) { _ = await service.add(source, options: AddOptions()) }
+                return .empty
+            }
+        }
+        return table
+    }
+
+    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as SearchService.Failure {
+            switch error {
+            case .noPython: throw QBitError.conflict("Python must be installed to use the Search Engine.")
+            case .tooManySearches:
+                throw QBitError.conflict("Unable to create more than \(SearchService.maxConcurrentSearches) concurrent searches.")
+            case .unknownJob: throw QBitError.notFound()
+            case .offsetOutOfRange: throw QBitError.conflict("Offset is out of range")
+            }
+        }
+    }
+
+    /// Jobs belong to the caller's session (or API key), as qBittorrent's controller belongs to its session.
+    static func owner(_ caller: APICaller) -> String {
+        caller.sessionID.map { "session:" + $0 } ?? caller.apiKeyID.map { "key:" + $0 } ?? "ip:" + caller.clientIP
+    }
+
+    /// Qt's `toInt`: not a number reads as 0 (no such job).
+    static func id(_ text: String) -> Int { Int(text.trimmingCharacters(in: .whitespaces)) ?? 0 }
+
+    static func names(_ text: String) -> [String] {
+        text.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    func json(_ r: SearchResult) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "fileName": .string(r.fileName), "fileUrl": .string(r.fileURL), "fileSize": .int(r.fileSize),
+            "nbSeeders": .int(r.seeders < 0 ? -1 : r.seeders), "nbLeechers": .int(r.leechers < 0 ? -1 : r.leechers),
+            "siteUrl": .string(r.siteURL), "descrLink": .string(r.descriptionLink),
+        ]
+        if identity.profile != .v4_6 {  // 5.0 added them
+            o["engineName"] = .string(r.engineName)
+            o["pubDate"] = .int(r.pubDate)
+        }
+        return .object(o)
+    }
+
+    static func json(_ p: SearchService.PluginInfo) -> JSONValue {
+        let categories = [JSONValue.object(["id": .string("all"), "name": .string("All categories")])]
+            + p.record.categories.sorted { $0.lowercased() < $1.lowercased() }.map {
+                .object(["id": .string($0), "name": .string(SearchCategory.names[$0] ?? "")])
+            }
+        return .object([
+            "name": .string(p.record.name), "version": .string(p.version), "fullName": .string(p.record.fullName),
+            "url": .string(p.record.url), "supportedCategories": .array(categories), "enabled": .bool(p.record.enabled),
+        ])
+    }
+}
