@@ -23,8 +23,8 @@ final class NovaProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
     }
 
-    /// Runs to the end, handing each stdout line to `onLine` (on a reader thread, in order).
-    func run(timeout: Duration, maxOutput: Int, onLine: @escaping @Sendable (Substring) -> Void) async -> Ending {
+    /// Runs to the end, handing the complete stdout lines of each read to `onLines` (on a reader thread, in order).
+    func run(timeout: Duration, maxOutput: Int, onLines: @escaping @Sendable ([Substring]) -> Void) async -> Ending {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -32,7 +32,7 @@ final class NovaProcess: @unchecked Sendable {
         process.terminationHandler = { _ in exited.continuation.finish() }
         do { try process.run() } catch { return .failed("could not start \(process.executableURL?.path ?? "python"): \(error)") }
         let stderrTail = StderrTail(err.fileHandleForReading)
-        let reading = readLines(out.fileHandleForReading, maxOutput: maxOutput, onLine: onLine)
+        let reading = readLines(out.fileHandleForReading, maxOutput: maxOutput, onLines: onLines)
         let watchdog = Task {
             try? await Task.sleep(for: timeout)
             if !Task.isCancelled { self.end(.timedOut) }
@@ -49,6 +49,8 @@ final class NovaProcess: @unchecked Sendable {
 
     func stop() { end(.stopped) }
 
+    static func droppingCR(_ line: Substring) -> Substring { line.last == "\r" ? line.dropLast() : line }
+
     /// The first reason to end wins; the process gets SIGTERM and, 2 s later if still there, SIGKILL.
     private func end(_ reason: Ending) {
         ending.withLock { if $0 == nil { $0 = reason } }
@@ -61,10 +63,10 @@ final class NovaProcess: @unchecked Sendable {
     }
 
     /// Reads stdout on a thread of its own (blocking reads stay off the concurrency pool).
-    private func readLines(_ handle: FileHandle, maxOutput: Int, onLine: @escaping @Sendable (Substring) -> Void) -> Task<Void, Never> {
+    private func readLines(_ handle: FileHandle, maxOutput: Int, onLines: @escaping @Sendable ([Substring]) -> Void) -> Task<Void, Never> {
         let done = AsyncStream<Void>.makeStream()
         Thread.detachNewThread {
-            var pending = Data(), total = 0
+            var pending: [UInt8] = [], total = 0
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
@@ -73,14 +75,17 @@ final class NovaProcess: @unchecked Sendable {
                     self.end(.tooMuchOutput)
                     break
                 }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    onLine(Substring(line.replacingOccurrences(of: "\r", with: "")))
+                // Everything up to the chunk's last newline is whole lines; the rest waits for the next read.
+                guard let last = chunk.lastIndex(of: UInt8(ascii: "\n")) else {
+                    pending.append(contentsOf: chunk)
+                    continue
                 }
+                pending.append(contentsOf: chunk[..<last])
+                let text = String(decoding: pending, as: UTF8.self)
+                pending = Array(chunk[chunk.index(after: last)...])
+                onLines(text.split(separator: "\n", omittingEmptySubsequences: false).map(Self.droppingCR))
             }
-            if !pending.isEmpty, total <= maxOutput { onLine(Substring(String(decoding: pending, as: UTF8.self))) }
+            if !pending.isEmpty, total <= maxOutput { onLines([Self.droppingCR(Substring(String(decoding: pending, as: UTF8.self)))]) }
             // Drain whatever is left so the child never blocks on a full pipe.
             while !handle.availableData.isEmpty {}
             done.continuation.finish()

@@ -95,7 +95,9 @@ extension SearchService {
             try FileManager.default.copyItem(atPath: novaDirectory + "/" + helper, toPath: scratch + "/" + helper)
         }
         let run = NovaProcess(python: python, script: scratch + "/qbtd_probe.py", arguments: [name])
-        let ending = await run.run(timeout: .seconds(30), maxOutput: 1 << 20) { collected.add(String($0)) }
+        let ending = await run.run(timeout: .seconds(30), maxOutput: 1 << 20) { lines in
+            for line in lines { collected.add(String(line)) }
+        }
         guard ending == .finished, let line = collected.all.last,
               let info = try? JSONDecoder().decode(ProbeInfo.self, from: Data(line.utf8)) else {
             if case .failed(let why) = ending { throw InstallError.notSupported(why) }

@@ -132,12 +132,18 @@ public actor SearchService {
                               arguments: [plugin.name, category] + words)
         guard job.track(run) else { return }
         let malformed = Counter()
-        let ending = await run.run(timeout: timeout, maxOutput: maxOutput) { line in
-            guard !line.allSatisfy(\.isWhitespace) else { return }
-            guard var result = SearchResult.parse(line: line, engine: "") else { malformed.add(); return }
-            // qBittorrent names the engine whose url is the result's site url.
-            result.engineName = engineNames.first { $0.url == result.siteURL }?.name ?? ""
-            job.append(result)
+        let ending = await run.run(timeout: timeout, maxOutput: maxOutput) { lines in
+            var found: [SearchResult] = []
+            found.reserveCapacity(lines.count)
+            var bad = 0
+            for line in lines where !line.allSatisfy(\.isWhitespace) {
+                guard var result = SearchResult.parse(line: line, engine: "") else { bad += 1; continue }
+                // qBittorrent names the engine whose url is the result's site url.
+                result.engineName = engineNames.first { $0.url == result.siteURL }?.name ?? ""
+                found.append(result)
+            }
+            job.append(found)
+            malformed.add(bad)
         }
         if malformed.value > 0 {
             log.add("Search plugin '\(plugin.name)' printed \(malformed.value) line(s) that are not results", kind: .warning)
@@ -207,6 +213,6 @@ public actor SearchService {
 /// A count bumped from a reader thread.
 final class Counter: Sendable {
     private let count = Mutex(0)
-    func add() { count.withLock { $0 += 1 } }
+    func add(_ n: Int = 1) { count.withLock { $0 += n } }
     var value: Int { count.withLock { $0 } }
 }

@@ -106,6 +106,12 @@ GARBAGE_BODY = '''print("this is not a result")
                        "engine_url": self.url})
         print("trailing|junk")'''
 
+# 17 MiB of output: over the 16 MiB one plugin run may print.
+FLOOD_BODY = '''import sys
+        for _ in range(17):
+            sys.stdout.write("x" * 1048576 + "\\n")
+        sys.stdout.flush()'''
+
 
 def write_plugin(directory, name, url, body=GOOD_BODY, minor=0, full_name=None):
     path = directory / f"{name}.py"

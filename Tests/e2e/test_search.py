@@ -7,7 +7,7 @@ import time
 import pytest
 
 from conftest import wait_for
-from search_fixtures import CRASH_BODY, GARBAGE_BODY, HANG_BODY, Site, write_plugin
+from search_fixtures import CRASH_BODY, FLOOD_BODY, GARBAGE_BODY, HANG_BODY, Site, write_plugin
 
 
 @pytest.fixture
@@ -95,16 +95,17 @@ def test_plugin_search_pages_and_adds_a_result(qbtd_factory, site, seeder, tmp_p
 def test_bad_plugins_end_cleanly_and_keep_good_results(qbtd_factory, site, tmp_path):
     q = qbtd_factory(extra=["--search-timeout", "3"])
     s = q.session()
-    for name, body in (("hangs", HANG_BODY), ("crashes", CRASH_BODY), ("garbage", GARBAGE_BODY)):
+    for name, body in (("hangs", HANG_BODY), ("crashes", CRASH_BODY), ("garbage", GARBAGE_BODY), ("floods", FLOOD_BODY)):
         s.post(q.url("search/installPlugin"), data={"sources": str(write_plugin(tmp_path, name, site.url, body))})
     assert {"hangs", "crashes", "garbage"} <= {p["name"] for p in s.get(q.url("search/plugins")).json()}
     t0 = time.monotonic()
-    got = finished(s, q, start(s, q, "x", "hangs|crashes|garbage"), timeout=20)
+    got = finished(s, q, start(s, q, "x", "hangs|crashes|garbage|floods"), timeout=20)
     assert time.monotonic() - t0 < 15
     assert sorted(r["fileName"] for r in got["results"]) == ["crash ok", "garbage ok", "hang ok"]
     log = " ".join(m["message"] for m in s.get(q.url("log/main")).json())
     assert "'hangs' timed out" in log and "'crashes' failed" in log and "this engine crashes on purpose" in log
     assert "'garbage' printed 5 line(s) that are not results" in log, log
+    assert "'floods' printed too much and was stopped" in log
     nova = str(q.data_dir / "nova3")
     wait_for(lambda: subprocess.run(["pgrep", "-f", nova], capture_output=True).returncode == 1, 10,
              what="no plugin process left")
@@ -124,11 +125,12 @@ def test_bad_plugins_end_cleanly_and_keep_good_results(qbtd_factory, site, tmp_p
     junk.write_text("this is not python\n")
     for source in ("/etc/passwd", str(tmp_path / "_private.py"), str(junk), "ftp://127.0.0.1/x.py"):
         assert s.post(q.url("search/installPlugin"), data={"sources": source}).status_code == 200
-    assert {p["name"] for p in s.get(q.url("search/plugins")).json()} == {"hangs", "crashes", "garbage", "qbtd_local"}
+    assert {p["name"] for p in s.get(q.url("search/plugins")).json()} == {"hangs", "crashes", "garbage", "floods",
+                                                                          "qbtd_local"}
     assert s.post(q.url("search/start"), data={"pattern": "x"}).status_code == 400
 
 
-def test_torznab_indexer_maps_categories(qbtd_factory, site):
+def test_torznab_indexer_maps_categories(qbtd_factory, site, seeder):
     q = qbtd_factory()
     s = q.session()
     r = s.post(q.url("qbtd/addTorznabIndexer"), data={"name": "jackett", "url": site.url + "/torznab/",
@@ -144,6 +146,9 @@ def test_torznab_indexer_maps_categories(qbtd_factory, site):
     assert first == {"fileName": "big buck indexer 0", "fileUrl": f"{site.url}/t/0.torrent", "fileSize": 1048576,
                      "nbSeeders": 10, "nbLeechers": 10, "siteUrl": site.url + "/torznab/",
                      "descrLink": f"{site.url}/details/0", "engineName": "jackett", "pubDate": 1136214240}
+    # 5.0's downloadTorrent adds a result's .torrent as a client's "download" button does.
+    assert s.post(q.url("search/downloadTorrent"), data={"torrentUrl": first["fileUrl"], "pluginName": "jackett"}).ok
+    wait_for(lambda: s.get(q.url("torrents/info")).json(), 15, what="the downloaded result listed")
     finished(s, q, start(s, q, "x", "jackett", category="movies"))
     assert site.requests[-1][1]["cat"] == "2000"
     finished(s, q, start(s, q, "x", "jackett", category="all"))
