@@ -1,3 +1,4 @@
+import Foundation
 import Store
 import TorrentEngine
 
@@ -35,5 +36,36 @@ public struct ShareLimits: Sendable, Equatable {
         seedingTime = await settings.bool("max_seeding_time_enabled") ? await settings.int("max_seeding_time") : -1
         inactiveSeedingTime = await settings.bool("max_inactive_seeding_time_enabled")
             ? await settings.int("max_inactive_seeding_time") : -1
+    }
+}
+
+extension TorrentView {
+    /// `TorrentImpl::createMagnetURI`: hashes, the name unless it is the hash, the size (5.x, with metadata),
+    /// every tracker and web seed.
+    public func magnetURI(withSize: Bool) -> String {
+        let s = status
+        var parts: [String] = []
+        if !s.infoHashV1.isEmpty { parts.append("xt=urn:btih:\(s.infoHashV1)") }
+        if !s.infoHashV2.isEmpty { parts.append("xt=urn:btmh:1220\(s.infoHashV2)") }
+        if name != id { parts.append("dn=" + Self.percentEncoded(name)) }
+        if withSize && s.hasMetadata { parts.append("xl=\(s.totalSize)") }
+        parts += trackers.map { "tr=" + Self.percentEncoded($0) }
+        parts += webSeeds.map { "ws=" + $0 }
+        return "magnet:?" + parts.joined(separator: "&")
+    }
+
+    /// `QUrl::toPercentEncoding`: everything but unreserved characters, as UTF-8 with upper-case hex.
+    public static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
     }
 }

@@ -164,20 +164,10 @@ public actor SearchService {
             let name = view.name.lowercased()
             guard !words.isEmpty, words.allSatisfy({ name.contains($0) }) else { return nil }
             let s = view.status
-            return SearchResult(fileName: view.name, fileURL: Self.magnet(view), fileSize: s.totalWanted,
+            return SearchResult(fileName: view.name, fileURL: view.magnetURI(withSize: true), fileSize: s.totalWanted,
                                 seeders: Int64(max(s.numComplete, s.numSeeds)), leechers: Int64(max(s.numIncomplete, 0)),
                                 siteURL: "qbtd://torrents", engineName: Self.builtinName, pubDate: view.record.addedOn)
         }
-    }
-
-    static func magnet(_ view: TorrentView) -> String {
-        let s = view.status
-        var parts: [String] = []
-        if !s.infoHashV1.isEmpty { parts.append("xt=urn:btih:\(s.infoHashV1)") }
-        if !s.infoHashV2.isEmpty { parts.append("xt=urn:btmh:1220\(s.infoHashV2)") }
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        parts.append("dn=" + (view.name.addingPercentEncoding(withAllowedCharacters: allowed) ?? view.id))
-        return "magnet:?" + parts.joined(separator: "&")
     }
 
     func job(_ owner: String, _ id: Int) throws -> SearchJob {

@@ -22,9 +22,30 @@ final class StoreTests: XCTestCase {
     func testMigrationsAreVersionedAndIdempotent() throws {
         let expected = ["v1: torrents, categories, tags, preferences",
                         "v2: API keys, category download paths, forced and super-seeding torrents",
-                        "v3: SSL parameters of torrents"]
+                        "v3: SSL parameters of torrents", "v4: search plugins"]
         XCTAssertEqual(try Store(path: path).appliedMigrations(), expected)
         XCTAssertEqual(try Store(path: path).appliedMigrations().count, expected.count)
+    }
+
+    func testSearchPluginsKeepTheirStateAcrossReopens() async throws {
+        let store = try Store(path: path)
+        try await store.saveSearchPlugin(SearchPluginRecord(name: "eng", kind: .nova3, version: "1.2", fullName: "Engine",
+                                                            url: "http://e", categories: ["movies", "tv"], source: "http://e/eng.py"))
+        try await store.saveSearchPlugin(SearchPluginRecord(name: "idx", kind: .torznab, fullName: "Indexer", url: "http://i",
+                                                            categories: [], apiKey: "k"))
+        try await store.setSearchPluginsEnabled(["eng"], false)
+        // An update keeps the enabled state.
+        try await store.saveSearchPlugin(SearchPluginRecord(name: "eng", kind: .nova3, version: "1.3", fullName: "Engine",
+                                                            url: "http://e", categories: ["movies"]))
+        let plugins = try await Store(path: path).searchPlugins()
+        XCTAssertEqual(plugins.map(\.name), ["eng", "idx"])
+        XCTAssertEqual(plugins[0].enabled, false)
+        XCTAssertEqual(plugins[0].version, "1.3")
+        XCTAssertEqual(plugins[0].categories, ["movies"])
+        XCTAssertEqual(plugins[1].apiKey, "k")
+        try await store.deleteSearchPlugins(["eng"])
+        let left = try await store.searchPlugins()
+        XCTAssertEqual(left.map(\.name), ["idx"])
     }
 
     func testSSLParametersAreStoredAndGoWithTheirTorrent() async throws {

@@ -58,7 +58,7 @@ final class ParsingTests: XCTestCase {
     }
 
     func testMagnetEscapesAsQtDoes() {
-        XCTAssertEqual(TorrentInfo.percentEncoded("http://127.0.0.1:9/a b~"), "http%3A%2F%2F127.0.0.1%3A9%2Fa%20b~")
-        XCTAssertEqual(TorrentInfo.percentEncoded("é"), "%C3%A9")
+        XCTAssertEqual(TorrentView.percentEncoded("http://127.0.0.1:9/a b~"), "http%3A%2F%2F127.0.0.1%3A9%2Fa%20b~")
+        XCTAssertEqual(TorrentView.percentEncoded("é"), "%C3%A9")
     }
 }

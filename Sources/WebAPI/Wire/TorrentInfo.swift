@@ -143,7 +143,7 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         infohash_v1 = s.infoHashV1
         infohash_v2 = s.infoHashV2
         name = view.name
-        magnet_uri = Self.magnet(view, identity: identity)
+        magnet_uri = view.magnetURI(withSize: identity.profile != .v4_6)  // 5.x adds xl=
         size = s.totalWanted
         progress = s.progress
         dlspeed = r.stopped ? 0 : s.downloadRate
@@ -201,35 +201,6 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         `private` = Nullable(s.hasMetadata ? s.isPrivate : nil)
         total_size = s.hasMetadata ? s.totalSize : -1
         has_metadata = s.hasMetadata
-    }
-
-    /// `TorrentImpl::createMagnetURI`: hashes, the name unless it is the hash, the size (5.x, with metadata),
-    /// every tracker and web seed.
-    static func magnet(_ view: TorrentView, identity: Identity) -> String {
-        let s = view.status
-        var parts: [String] = []
-        if !s.infoHashV1.isEmpty { parts.append("xt=urn:btih:\(s.infoHashV1)") }
-        if !s.infoHashV2.isEmpty { parts.append("xt=urn:btmh:1220\(s.infoHashV2)") }
-        if view.name != view.id { parts.append("dn=" + percentEncoded(view.name)) }
-        if identity.profile != .v4_6 && s.hasMetadata { parts.append("xl=\(s.totalSize)") }
-        parts += view.trackers.map { "tr=" + percentEncoded($0) }
-        parts += view.webSeeds.map { "ws=" + $0 }
-        return "magnet:?" + parts.joined(separator: "&")
-    }
-
-    /// `QUrl::toPercentEncoding`: everything but unreserved characters, as UTF-8 with upper-case hex.
-    static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += String(format: "%%%02X", byte)
-            }
-        }
-        return out
     }
 }
 
