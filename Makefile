@@ -1,8 +1,9 @@
 # The two commands of the README. Both install what they need on Debian 12 when it is missing.
 SHELL := /bin/bash
 APT_RUN  := libtorrent-rasterbar-dev libsqlite3-dev libssl-dev libmpg123-dev pkg-config
-# qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates.
-APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl
+# qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates; ffmpeg
+# makes and plays test media.
+APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 

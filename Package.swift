@@ -35,9 +35,11 @@ let package = Package(
         .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", .product(name: "Logging", package: "swift-log")]),
         // qBittorrent's search: nova3 Python plugins run as supervised child processes, Torznab indexers, jobs.
         .target(name: "Search", dependencies: ["QBTCore", "Store", .product(name: "Logging", package: "swift-log")]),
+        // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
+        .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine"]),
         .target(
             name: "WebAPI",
-            dependencies: ["QBTCore", "Search", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: ["QBTCore", "Search", "Streaming", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         .target(
             name: "QBTServer",
@@ -55,6 +57,7 @@ let package = Package(
         .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store"]),
         .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer"]),
         .testTarget(name: "SearchTests", dependencies: ["Search"]),
+        .testTarget(name: "StreamingTests", dependencies: ["Streaming"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -4,6 +4,7 @@ import Logging
 import QBTCore
 import Search
 import Store
+import Streaming
 import TorrentEngine
 import WebAPI
 
@@ -35,6 +36,10 @@ public func buildApplication(
     let gate = WebGate(policy)
     let sessions = SessionManager(policy: policy.sessions)
     let identity = Identity(profile: config.profile)
+    var streamSettings = StreamService.Configuration(cacheDirectory: config.streamCacheDirectory ?? paths.dataDirectory + "/stream-cache")
+    streamSettings.keepCompleted = config.streamKeepCompleted
+    streamSettings.metadataTimeout = config.streamMetadataTimeout
+    let streams = try await StreamService(engine: service.engine, torrents: service, configuration: streamSettings)
     let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,
                                          log: config.eventLog, logger: logger, timeout: config.searchTimeout)
 
@@ -53,8 +58,10 @@ public func buildApplication(
         TorrentsController(service: service, identity: identity),
         SearchController(search: search, service: service, identity: identity),
         QbtdController(keys: keys, sessions: sessions, search: search),
+        StreamController(streams: streams),
     ], sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
         .addRoutes(to: router)
+    StreamPlayback(streams: streams).addRoutes(to: router)
 
     let app = Application(
         router: router,

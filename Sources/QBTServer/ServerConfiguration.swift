@@ -19,6 +19,12 @@ public struct ServerConfiguration: Sendable {
     public var resumeInterval: Duration = .seconds(15)
     /// How long one search plugin may run before it is stopped (qBittorrent: 3 minutes).
     public var searchTimeout: Duration = .seconds(180)
+    /// Where streams of torrents qbtd does not have download to; nil: `<data-dir>/stream-cache`.
+    public var streamCacheDirectory: String?
+    /// Keep a stream's data when it stops, if the torrent completed.
+    public var streamKeepCompleted = false
+    /// How long `stream/prepare` waits for a magnet's metadata.
+    public var streamMetadataTimeout: Duration = .seconds(60)
     /// Which qBittorrent release qbtd presents itself as.
     public var profile: Identity.Profile = .v5_1
     /// The execution log behind `log/main`; `main` also feeds it from the logger.

@@ -33,6 +33,8 @@ public struct APICaller: Sendable {
     public var localPort: Int
     /// The API key that authenticated the request, if any.
     public var apiKeyID: String?
+    /// The `Host` the client used (for URLs handed back to it).
+    public var host: String?
 
     public init(clientIP: String, sessionID: String? = nil, sync: SyncSlot? = nil, localPort: Int = 0, apiKeyID: String? = nil) {
         self.clientIP = clientIP

@@ -73,6 +73,7 @@ public struct APIRouter: Sendable {
 
             let auth = try await authenticate(request, bearer: bearer, clientIP: clientIP, policy: policy)
             var caller = APICaller(clientIP: clientIP, localPort: localPort)
+            caller.host = request.head.authority
             switch auth {
             case .none: break
             case .session(let id, let slot), .fresh(let id, let slot): caller.sessionID = id; caller.sync = slot

@@ -10,6 +10,8 @@ public enum QBitError: Error, Equatable, Sendable {
     case methodNotAllowed
     case unauthorized
     case payloadTooLarge
+    /// qbtd's own routes: something did not happen in time (504).
+    case timeout(String)
 
     public var status: HTTPResponse.Status {
         switch self {
@@ -21,6 +23,7 @@ public enum QBitError: Error, Equatable, Sendable {
         case .methodNotAllowed: .methodNotAllowed
         case .unauthorized: .unauthorized
         case .payloadTooLarge: .contentTooLarge
+        case .timeout: .gatewayTimeout
         }
     }
 
@@ -34,6 +37,7 @@ public enum QBitError: Error, Equatable, Sendable {
         case .methodNotAllowed: "Method Not Allowed"
         case .unauthorized: "Unauthorized"
         case .payloadTooLarge: "Payload Too Large"
+        case .timeout(let m): m
         }
     }
 }

@@ -52,6 +52,15 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Seconds one search plugin may run before it is stopped. [QBTD_SEARCH_TIMEOUT] (default: 180)")
     var searchTimeout: Int?
 
+    @Option(help: "Where streamed torrents qbtd does not have download to. [QBTD_STREAM_CACHE_DIR] (default: <data-dir>/stream-cache)")
+    var streamCacheDir: String?
+
+    @Flag(help: "Keep a stream's data when it stops, if the torrent completed. [QBTD_STREAM_KEEP_COMPLETED=1]")
+    var streamKeepCompleted = false
+
+    @Option(help: "Seconds stream/prepare waits for a magnet's metadata. [QBTD_STREAM_METADATA_TIMEOUT] (default: 60)")
+    var streamMetadataTimeout: Int?
+
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
@@ -77,6 +86,12 @@ struct QBTD: AsyncParsableCommand {
         if let seconds = searchTimeout ?? env["QBTD_SEARCH_TIMEOUT"].flatMap({ Int($0) }) {
             guard seconds > 0 else { throw ValidationError("--search-timeout must be positive") }
             config.searchTimeout = .seconds(seconds)
+        }
+        config.streamCacheDirectory = streamCacheDir ?? env["QBTD_STREAM_CACHE_DIR"]
+        config.streamKeepCompleted = streamKeepCompleted || flag("QBTD_STREAM_KEEP_COMPLETED")
+        if let seconds = streamMetadataTimeout ?? env["QBTD_STREAM_METADATA_TIMEOUT"].flatMap({ Int($0) }) {
+            guard seconds > 0 else { throw ValidationError("--stream-metadata-timeout must be positive") }
+            config.streamMetadataTimeout = .seconds(seconds)
         }
 
         let profileName = profile ?? env["QBTD_PROFILE"] ?? "5.1"

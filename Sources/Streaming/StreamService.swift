@@ -1,0 +1,340 @@
+import Foundation
+import QBTCore
+import TorrentEngine
+
+/// Plays files of torrents while they download. Each stream is one file of one torrent behind an unguessable
+/// token. Readers park until the piece under them verifies (woken by the engine's piece-finished event, no
+/// polling); the pieces under and ahead of every reader get deadlines, the window sized by the measured download
+/// rate with the client's `networkMbps` as the first guess, and a wider high-priority prefetch behind it. A seek
+/// clears the old deadlines at once. Torrents qbtd already has are read in place; the others download into the
+/// stream cache, one folder per info hash, and go when their last stream stops.
+public actor StreamService {
+    public struct Configuration: Sendable {
+        public var cacheDirectory: String
+        /// Keep a stream torrent's data when its stream stops, if it completed.
+        public var keepCompleted = false
+        public var metadataTimeout: Duration = .seconds(60)
+        /// How long a reader waits for one piece before the response ends with an error.
+        public var stallTimeout: Duration = .seconds(60)
+
+        public init(cacheDirectory: String) { self.cacheDirectory = cacheDirectory }
+    }
+
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case unknownStream
+        case invalidSource(String)
+        case fileIndex(Int, count: Int)
+        case noFiles
+        case metadataTimeout(Int)
+        case stopped
+        case stalled(Int)
+
+        public var description: String {
+            switch self {
+            case .unknownStream: "no such stream"
+            case .invalidSource(let why): "not a torrent: \(why)"
+            case .fileIndex(let index, let count): "fileIndex \(index) is out of range: the torrent has \(count) file(s), 0…\(count - 1)"
+            case .noFiles: "the torrent has no files"
+            case .metadataTimeout(let seconds):
+                "the torrent's metadata did not arrive within \(seconds) s: check the magnet's trackers or peers"
+            case .stopped: "the stream was stopped"
+            case .stalled(let seconds): "no data arrived for \(seconds) s: the torrent has no reachable peers"
+            }
+        }
+    }
+
+    public enum Source: Sendable {
+        case magnet(String)
+        case metainfo([UInt8])
+        case hash(TorrentID)
+    }
+
+    /// One stream: a file of a torrent, and the positions of its readers.
+    public struct Stream: Sendable {
+        public let id: String
+        public let torrentID: TorrentID
+        public let fileIndex: Int
+        public let file: TorrentFile
+        public let savePath: String
+        public let pieceLength: Int
+        public let title: String
+        public let mimeType: String
+        /// Downloaded into the stream cache for this stream (not one of qbtd's torrents).
+        public let owned: Bool
+        /// The client's network speed guess, bytes per second.
+        let networkRate: Int
+        var readers: [UUID: Int64] = [:]
+        public var lastPosition: Int64 = 0
+
+        public var fileName: String { (file.path as NSString).lastPathComponent }
+        public var path: String { savePath + "/" + file.path }
+        public func piece(at position: Int64) -> Int { Int((file.offset + position) / Int64(pieceLength)) }
+        var pieces: ClosedRange<Int> { piece(at: 0)...piece(at: max(0, file.size - 1)) }
+        /// Where piece `p` ends, as a file position (exclusive).
+        public func end(of p: Int) -> Int64 { min(file.size, Int64(p + 1) * Int64(pieceLength) - file.offset) }
+    }
+
+    let engine: TorrentEngine
+    let torrents: TorrentService
+    let configuration: Configuration
+    var streams: [String: Stream] = [:]
+    /// Readers parked on a piece: torrent → piece → waiter.
+    var waiters: [TorrentID: [Int: [UUID: (stream: String, continuation: CheckedContinuation<Void, Error>)]]] = [:]
+    /// Deadlines and high priorities currently set, per torrent.
+    var scheduled: [TorrentID: (deadlines: [Int], prefetch: Set<Int>)] = [:]
+    /// Stream-cache torrents being removed: their folder goes once libtorrent has deleted the files.
+    var releasing: Set<TorrentID> = []
+    private var eventTask: Task<Void, Never>?
+
+    public init(engine: TorrentEngine, torrents: TorrentService, configuration: Configuration) async throws {
+        self.engine = engine
+        self.torrents = torrents
+        self.configuration = configuration
+        try FileManager.default.createDirectory(atPath: configuration.cacheDirectory, withIntermediateDirectories: true)
+        let events = await engine.events()
+        eventTask = Task { [weak self] in
+            for await event in events { await self?.handle(event) }
+        }
+    }
+
+    func handle(_ event: EngineEvent) {
+        switch event {
+        case .pieceFinished(let id, let piece):
+            for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
+        case .removed(let id):
+            for (piece, parked) in waiters[id] ?? [:] { for key in parked.keys { resume(id, piece, key, with: .stopped) } }
+        case .filesDeleted(let id), .deleteFailed(let id, _):
+            if releasing.remove(id) != nil {
+                try? FileManager.default.removeItem(atPath: configuration.cacheDirectory + "/" + id)
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: prepare, stop, list
+
+    public func prepare(_ source: Source, fileIndex: Int?, title: String?, trackers: [String],
+                        peers: [(host: String, port: Int)] = [], networkMbps: Double?) async throws -> Stream {
+        let id: TorrentID
+        var owned = false
+        switch source {
+        case .hash(let hash):
+            id = hash.lowercased()
+            guard await torrents.exists(id) || streams.values.contains(where: { $0.torrentID == id }) else {
+                throw Failure.invalidSource("no torrent with hash \(hash)")
+            }
+        case .magnet, .metainfo:
+            var request = AddTorrentRequest(source: .magnet(""), savePath: "")
+            switch source {
+            case .magnet(let uri):
+                let extra = trackers.map { "&tr=" + (($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)) ?? $0) }
+                request.source = .magnet(uri + extra.joined())
+            case .metainfo(let bytes): request.source = .metainfo(bytes)
+            case .hash: break
+            }
+            do { id = try TorrentEngine.inspect(request.source).id } catch { throw Failure.invalidSource("\(error)") }
+            if await torrents.exists(id) || streams.values.contains(where: { $0.torrentID == id }) {
+                owned = streams.values.first { $0.torrentID == id }?.owned ?? false
+            } else {
+                request.savePath = configuration.cacheDirectory + "/" + id
+                try FileManager.default.createDirectory(atPath: request.savePath, withIntermediateDirectories: true)
+                do { _ = try await engine.add(request) } catch { throw Failure.invalidSource("\(error)") }
+                owned = true
+            }
+        }
+        // A stream-cache torrent that no stream ends up using goes again (a bad fileIndex, no metadata in time).
+        let fresh = owned && !streams.values.contains { $0.torrentID == id }
+        do {
+            return try await open(id, owned: owned, fileIndex: fileIndex, title: title, peers: peers, networkMbps: networkMbps)
+        } catch {
+            if fresh { await release(id, keep: false) }
+            throw error
+        }
+    }
+
+    private func open(_ id: TorrentID, owned: Bool, fileIndex: Int?, title: String?, peers: [(host: String, port: Int)],
+                      networkMbps: Double?) async throws -> Stream {
+        for peer in peers { try? await engine.connectPeer(id, host: peer.host, port: peer.port) }
+        let status = try await waitForMetadata(id)
+        let files = try await engine.files(id)
+        guard !files.isEmpty else { throw Failure.noFiles }
+        let index = try fileIndex.map { i -> Int in
+            guard files.indices.contains(i) else { throw Failure.fileIndex(i, count: files.count) }
+            return i
+        } ?? Self.defaultFile(files)
+        let file = files[index]
+        if owned {
+            // Only the streamed file (and the other streams' files) download; the scheduler says which pieces first.
+            let wanted = Set(streams.values.filter { $0.torrentID == id }.map(\.file.index) + [file.index])
+            for f in files { try? await engine.setFilePriority(id, file: f.index, priority: wanted.contains(f.index) ? 1 : 0) }
+            try? await engine.resume(id)
+        }
+        var token = [UInt8](repeating: 0, count: 16)
+        for i in token.indices { token[i] = UInt8.random(in: 0...255) }
+        let rate = Int((networkMbps ?? 20) * 125_000)
+        let stream = Stream(id: token.map { String(format: "%02x", $0) }.joined(), torrentID: id, fileIndex: index, file: file,
+                            savePath: status.savePath, pieceLength: status.pieceLength,
+                            title: title.flatMap { $0.isEmpty ? nil : $0 } ?? (file.path as NSString).lastPathComponent,
+                            mimeType: MediaType.of(file.path), owned: owned, networkRate: max(rate, 125_000))
+        streams[stream.id] = stream
+        // Container indexes live at the ends (MP4 moov, MKV cues): head and tail first.
+        let ends = [stream.pieces.lowerBound, stream.pieces.lowerBound + 1, stream.pieces.upperBound - 1, stream.pieces.upperBound]
+        for (order, p) in Set(ends.filter(stream.pieces.contains)).sorted().enumerated() {
+            try? await engine.setPieceDeadline(id, piece: p, milliseconds: order * 50)
+        }
+        return stream
+    }
+
+    func waitForMetadata(_ id: TorrentID) async throws -> TorrentStatus {
+        let deadline = ContinuousClock.now + configuration.metadataTimeout
+        while true {
+            let status = try await engine.status(id)
+            if status.hasMetadata { return status }
+            if ContinuousClock.now >= deadline {
+                throw Failure.metadataTimeout(Int(configuration.metadataTimeout.components.seconds))
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// The largest playable file, else the largest file.
+    static func defaultFile(_ files: [TorrentFile]) -> Int {
+        let playable = files.indices.filter { MediaType.isPlayable(files[$0].path) }
+        let pool = playable.isEmpty ? Array(files.indices) : playable
+        return pool.max { files[$0].size < files[$1].size } ?? 0
+    }
+
+    public func stream(_ token: String) throws -> Stream {
+        guard let stream = streams[token] else { throw Failure.unknownStream }
+        return stream
+    }
+
+    /// Ends the stream: its readers get a clean end, and a stream-cache torrent no other stream uses goes
+    /// (its data too, unless kept because it completed).
+    public func stop(_ token: String) async throws {
+        guard let stream = streams.removeValue(forKey: token) else { throw Failure.unknownStream }
+        for (piece, parked) in waiters[stream.torrentID] ?? [:] {
+            for (key, waiter) in parked where waiter.stream == token { resume(stream.torrentID, piece, key, with: .stopped) }
+        }
+        if stream.owned, !streams.values.contains(where: { $0.torrentID == stream.torrentID }) {
+            let complete = (try? await engine.status(stream.torrentID).isFinished) ?? false
+            await release(stream.torrentID, keep: configuration.keepCompleted && complete)
+        } else {
+            await reschedule(stream.torrentID)
+        }
+    }
+
+    /// Removes a stream-cache torrent; unless kept, its data and folder go (the folder once libtorrent is done).
+    func release(_ id: TorrentID, keep: Bool) async {
+        scheduled[id] = nil
+        if !keep { releasing.insert(id) }
+        do { try await engine.remove(id, deleteFiles: !keep) } catch { releasing.remove(id) }
+    }
+
+    public func stopAll() async {
+        for token in streams.keys.sorted() { try? await stop(token) }
+    }
+
+    public struct Report: Sendable {
+        public let stream: Stream
+        public let position: Int64
+        /// Byte ranges of the file on disk, `[first, last]`.
+        public let buffered: [[Int64]]
+        public let downloadRate: Int
+        public let peers: Int
+        public let readers: Int
+    }
+
+    public func list() async -> [Report] {
+        var out: [Report] = []
+        for stream in streams.values.sorted(by: { $0.id < $1.id }) {
+            let status = try? await engine.status(stream.torrentID)
+            let states = (try? await engine.pieceStates(stream.torrentID)) ?? []
+            var buffered: [[Int64]] = []
+            for p in stream.pieces where p < states.count && states[p] == .have {
+                let first = max(0, Int64(p) * Int64(stream.pieceLength) - stream.file.offset), last = stream.end(of: p) - 1
+                if let previous = buffered.last, previous[1] + 1 >= first { buffered[buffered.count - 1][1] = last }
+                else { buffered.append([first, last]) }
+            }
+            out.append(Report(stream: stream, position: stream.readers.values.max() ?? stream.lastPosition, buffered: buffered,
+                              downloadRate: status?.downloadRate ?? 0, peers: status?.numPeers ?? 0, readers: stream.readers.count))
+        }
+        return out
+    }
+
+    // MARK: readers
+
+    /// A reader at `position` needs the piece under it: the schedule follows it, and the call returns once the
+    /// piece is on disk (or throws when the stream stops or no data arrives in time).
+    public func waitForData(_ token: String, reader: UUID, position: Int64) async throws {
+        guard var stream = streams[token] else { throw Failure.stopped }
+        let moved = stream.readers[reader].map { stream.piece(at: $0) != stream.piece(at: position) } ?? true
+        stream.readers[reader] = position
+        stream.lastPosition = position
+        streams[token] = stream
+        if moved { await reschedule(stream.torrentID) }
+        let piece = stream.piece(at: position)
+        let id = stream.torrentID
+        let key = UUID()
+        let stall = configuration.stallTimeout
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            waiters[id, default: [:]][piece, default: [:]][key] = (token, continuation)
+            // Registered first, then checked: a piece that finished meanwhile cannot be missed.
+            Task {
+                if (try? await self.engine.havePiece(id, piece: piece)) == true { await self.resume(id, piece, key, with: nil); return }
+                try? await Task.sleep(for: stall)
+                await self.resume(id, piece, key, with: .stalled(Int(stall.components.seconds)))
+            }
+        }
+    }
+
+    public func leave(_ token: String, reader: UUID) async {
+        guard streams[token]?.readers.removeValue(forKey: reader) != nil, let id = streams[token]?.torrentID else { return }
+        await reschedule(id)
+    }
+
+    func resume(_ id: TorrentID, _ piece: Int, _ key: UUID, with failure: Failure?) {
+        guard let waiter = waiters[id]?[piece]?.removeValue(forKey: key) else { return }
+        if waiters[id]?[piece]?.isEmpty == true { waiters[id]?[piece] = nil }
+        if let failure { waiter.continuation.resume(throwing: failure) } else { waiter.continuation.resume() }
+    }
+
+    /// Deadlines for the pieces under and ahead of every reader of the torrent, nearest first, the window sized by
+    /// time: about 4 s of the measured download rate (the client's guess until there is one), 2 to 64 MiB; then a
+    /// high-priority prefetch of twice that. Called when a reader enters another piece.
+    func reschedule(_ id: TorrentID) async {
+        let active = streams.values.filter { $0.torrentID == id && !$0.readers.isEmpty }
+        let measured = (try? await engine.status(id).downloadRate) ?? 0
+        var urgent: [(piece: Int, order: Int)] = []
+        var prefetch = Set<Int>()
+        for stream in active {
+            let rate = max(measured, stream.networkRate)
+            let window = min(64 << 20, max(2 << 20, rate * 4))
+            let count = max(2, (window + stream.pieceLength - 1) / stream.pieceLength)
+            for position in stream.readers.values {
+                let first = stream.piece(at: position)
+                for (order, p) in (first..<(first + count)).enumerated() where stream.pieces.contains(p) {
+                    urgent.append((p, order))
+                }
+                for p in (first + count)..<(first + 3 * count) where stream.pieces.contains(p) { prefetch.insert(p) }
+            }
+        }
+        var best: [Int: Int] = [:]
+        for entry in urgent { best[entry.piece] = min(best[entry.piece] ?? .max, entry.order) }
+        let pieces = best.keys.sorted { (best[$0]!, $0) < (best[$1]!, $1) }
+        let before = scheduled[id] ?? ([], [])
+        if pieces != before.deadlines {
+            // A seek (or a move) drops the old deadlines at once, then the new window is set nearest first.
+            try? await engine.clearPieceDeadlines(id)
+            for p in pieces { try? await engine.setPieceDeadline(id, piece: p, milliseconds: best[p]! * 100) }
+        }
+        if active.contains(where: \.owned) {
+            for p in before.prefetch.subtracting(prefetch) { try? await engine.setPiecePriority(id, piece: p, priority: 1) }
+            for p in prefetch.subtracting(before.prefetch) { try? await engine.setPiecePriority(id, piece: p, priority: 7) }
+        } else {
+            prefetch = []
+        }
+        scheduled[id] = (pieces, prefetch)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import QBTCore
+import Streaming
+
+/// `/api/v2/stream/*`: prepare a file of a torrent for playback, list and stop streams. Errors are JSON.
+public struct StreamController: APIController {
+    public let scope = "stream"
+    let streams: StreamService
+
+    public init(streams: StreamService) { self.streams = streams }
+
+    public var actions: [String: APIAction] {
+        [
+            "prepare": action(.postOnly) { p, caller in try await prepare(p, caller) },
+            "stop": action(.postOnly) { p, _ in
+                let id = try p.required("streamId")
+                try await run { try await streams.stop(id) }
+                return .json(.object(["stopped": .string(id)]))
+            },
+            "stopAll": action(.postOnly) { _, _ in
+                let count = await streams.list().count
+                await streams.stopAll()
+                return .json(.object(["stopped": .int(Int64(count))]))
+            },
+            "list": action(.getOrPost) { _, caller in
+                .json(.array(await streams.list().map { report in
+                    var o = Self.json(report.stream, caller: caller).objectValue ?? [:]
+                    o["position"] = .int(report.position)
+                    o["bufferedRanges"] = .array(report.buffered.map { .array($0.map { .int($0) }) })
+                    o["downloadRate"] = .int(Int64(report.downloadRate))
+                    o["peers"] = .int(Int64(report.peers))
+                    o["readers"] = .int(Int64(report.readers))
+                    return .object(o)
+                }))
+            },
+        ]
+    }
+
+    func action(_ methods: APIAction.Methods, _ handler: @escaping @Sendable (Parameters, APICaller) async throws -> APIReply) -> APIAction {
+        APIAction(methods: methods, isPublic: false, jsonErrors: true, handler: handler)
+    }
+
+    func prepare(_ p: Parameters, _ caller: APICaller) async throws -> APIReply {
+        let source: StreamService.Source
+        if let magnet = p["magnetUri"], !magnet.isEmpty {
+            guard magnet.lowercased().hasPrefix("magnet:") else { throw QBitError.badParams("magnetUri must be a magnet: link") }
+            source = .magnet(magnet)
+        } else if let hash = p["hash"], !hash.isEmpty {
+            source = .hash(hash)
+        } else if let file = p.files.first {
+            source = .metainfo(file.data)
+        } else {
+            throw QBitError.badParams("give magnetUri, hash, or a .torrent file")
+        }
+        var fileIndex: Int?
+        if let text = p["fileIndex"], !text.isEmpty {
+            guard let index = Int(text) else { throw QBitError.badParams("fileIndex must be a number") }
+            fileIndex = index
+        }
+        let trackers = (p["trackers"] ?? "").split(whereSeparator: { $0 == "|" || $0.isNewline })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        // qbtd's addition: peers to connect to at once (`host:port`, `|`-separated), as `torrents/addPeers` takes them.
+        let peers = (p["peers"] ?? "").split(separator: "|").compactMap { TorrentsController.parsePeer(String($0)) }
+        let stream = try await run {
+            try await streams.prepare(source, fileIndex: fileIndex, title: p["streamTitle"], trackers: trackers,
+                                      peers: peers.map { ($0.host, $0.port) }, networkMbps: p.double("networkMbps"))
+        }
+        return .json(Self.json(stream, caller: caller))
+    }
+
+    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let failure as StreamService.Failure {
+            switch failure {
+            case .unknownStream: throw QBitError.notFound(failure.description)
+            case .invalidSource, .fileIndex: throw QBitError.badParams(failure.description)
+            case .noFiles, .stopped: throw QBitError.conflict(failure.description)
+            case .metadataTimeout, .stalled: throw QBitError.timeout(failure.description)
+            }
+        }
+    }
+
+    static func json(_ s: StreamService.Stream, caller: APICaller) -> JSONValue {
+        .object([
+            "streamId": .string(s.id), "playbackUrl": .string("http://\(caller.host ?? "127.0.0.1")/stream/\(s.id)"),
+            "infoHash": .string(s.torrentID), "fileName": .string(s.fileName), "fileSize": .int(s.file.size),
+            "fileIndex": .int(Int64(s.fileIndex)), "mimeType": .string(s.mimeType), "streamTitle": .string(s.title),
+        ])
+    }
+}

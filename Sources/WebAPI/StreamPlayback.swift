@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import QBTCore
+import Streaming
+
+/// `GET`/`HEAD /stream/{token}` (and `/torrent/{token}`): the file's bytes with Range support, each chunk sent as
+/// soon as the piece under it is on disk. The token is the credential: a player needs no header.
+public struct StreamPlayback: Sendable {
+    let streams: StreamService
+    /// Bytes read from disk and written per step.
+    static let chunk = 256 * 1024
+
+    public init(streams: StreamService) { self.streams = streams }
+
+    public func addRoutes(to router: Router<QBTRequestContext>) {
+        for prefix in ["/stream", "/torrent"] {
+            router.on("\(prefix)/:token", method: .get) { request, context in await serve(request, context) }
+            router.on("\(prefix)/:token", method: .head) { request, context in await serve(request, context) }
+        }
+    }
+
+    func serve(_ request: Request, _ context: QBTRequestContext) async -> Response {
+        let token = context.parameters.get("token") ?? ""
+        guard let stream = try? await streams.stream(token) else {
+            return Self.error(.notFound, "no such stream: prepare one with POST /api/v2/stream/prepare")
+        }
+        let size = stream.file.size
+        let etag = "\"\(stream.torrentID)-\(stream.fileIndex)-\(size)\""
+        var range = ByteRange.parse(request.headers[.range], size: size)
+        if let ifRange = request.headers[.ifRange], ifRange != etag { range = .whole }  // changed: send it all
+        var headers: HTTPFields = [.acceptRanges: "bytes", .contentType: stream.mimeType, .eTag: etag]
+        let first: Int64, last: Int64
+        var status = HTTPResponse.Status.ok
+        switch range {
+        case .unsatisfiable:
+            var response = Self.error(.rangeNotSatisfiable, "the range lies outside the file (\(size) bytes)")
+            response.headers[.contentRange] = "bytes */\(size)"
+            return response
+        case .whole:
+            (first, last) = (0, size - 1)
+        case .part(let from, let to):
+            (first, last) = (from, to)
+            status = .partialContent
+            headers[.contentRange] = "bytes \(from)-\(to)/\(size)"
+        }
+        let length = max(0, last - first + 1)
+        headers[.contentLength] = String(length)
+        if request.method == .head || length == 0 { return Response(status: status, headers: headers) }
+        let streams = self.streams
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(length)) { writer in
+            let reader = UUID()
+            var descriptor: Int32 = -1
+            defer { if descriptor >= 0 { close(descriptor) } }
+            var position = first
+            do {
+                while position <= last {
+                    try await streams.waitForData(token, reader: reader, position: position)
+                    if descriptor < 0 {
+                        descriptor = open(stream.path, O_RDONLY)
+                        guard descriptor >= 0 else { break }
+                    }
+                    let pieceEnd = stream.end(of: stream.piece(at: position))
+                    let count = Int(min(last + 1, pieceEnd, position + Int64(Self.chunk)) - position)
+                    var buffer = ByteBuffer()
+                    let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
+                        max(0, pread(descriptor, raw.baseAddress, count, off_t(position)))
+                    }
+                    guard read > 0 else { break }
+                    try await writer.write(buffer)
+                    position += Int64(read)
+                }
+            } catch {
+                // Stopped, stalled or the client went away: the body ends here.
+            }
+            await streams.leave(token, reader: reader)
+            // Short of the promised length, the connection must close: the player then sees the end at once.
+            guard position > last else { throw StreamEnded() }
+            try await writer.finish(nil)
+        })
+    }
+
+    struct StreamEnded: Error {}
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(["error": .string(message)]).serialized())))
+    }
+}
