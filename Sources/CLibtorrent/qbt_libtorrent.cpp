@@ -30,6 +30,10 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -528,6 +532,59 @@ qbt_result qbt_remove(qbt_session *session, const char *id, bool delete_files) {
         session->handles.erase(id);
         return QBT_OK;
     })
+}
+
+qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t *pieces, size_t count) {
+    QBT_GUARD({
+        auto h = session->find(id);
+        if (!h.is_valid()) return QBT_ERR_NOT_FOUND;
+        std::shared_ptr<const lt::torrent_info> ti = h.torrent_file_with_hashes();
+        if (!ti) ti = h.torrent_file();
+        if (!ti) return QBT_ERR_INVALID;
+        auto st = h.status(lt::torrent_handle::query_pieces | lt::torrent_handle::query_save_path);
+        lt::add_torrent_params atp;
+        atp.ti = std::make_shared<lt::torrent_info>(*ti);
+        atp.save_path = st.save_path;
+        atp.have_pieces = st.pieces;
+        atp.file_priorities = h.get_file_priorities();
+        atp.piece_priorities = h.get_piece_priorities();
+        for (size_t i = 0; i < count; ++i) {
+            lt::piece_index_t piece(pieces[i]);
+            if (static_cast<int>(piece) < 0 || static_cast<int>(piece) >= atp.have_pieces.size()) continue;
+            atp.have_pieces.clear_bit(piece);
+            if (static_cast<int>(piece) < static_cast<int>(atp.piece_priorities.size()))
+                atp.piece_priorities[static_cast<std::size_t>(static_cast<int>(piece))] = lt::dont_download;
+        }
+        for (const auto &t : h.trackers()) {
+            atp.trackers.push_back(t.url);
+            atp.tracker_tiers.push_back(t.tier);
+        }
+        std::vector<lt::peer_info> peers;
+        h.get_peer_info(peers);
+        for (const auto &peer : peers) atp.peers.push_back(peer.ip);
+        atp.flags = h.flags() & ~lt::torrent_flags::seed_mode;
+        atp.flags |= lt::torrent_flags::duplicate_is_error | lt::torrent_flags::update_subscribe;
+        atp.upload_limit = h.upload_limit();
+        atp.download_limit = h.download_limit();
+        session->session.remove_torrent(h);
+        lt::error_code ec;
+        lt::torrent_handle added = session->session.add_torrent(std::move(atp), ec);
+        std::lock_guard<std::mutex> lock(session->mutex);
+        if (ec) {
+            session->handles.erase(id);
+            return QBT_ERR_FAILED;
+        }
+        session->handles[id] = added;
+        return QBT_OK;
+    })
+}
+
+bool qbt_punch_hole(const char *path, int64_t offset, int64_t length) {
+    int fd = ::open(path, O_WRONLY);
+    if (fd < 0) return false;
+    bool ok = ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length) == 0;
+    ::close(fd);
+    return ok;
 }
 
 qbt_result qbt_pause(qbt_session *session, const char *id) {

@@ -38,6 +38,7 @@ public func buildApplication(
     let identity = Identity(profile: config.profile)
     var streamSettings = StreamService.Configuration(cacheDirectory: config.streamCacheDirectory ?? paths.dataDirectory + "/stream-cache")
     streamSettings.keepCompleted = config.streamKeepCompleted
+    streamSettings.budget = config.streamCacheBudget
     streamSettings.metadataTimeout = config.streamMetadataTimeout
     let streams = try await StreamService(engine: service.engine, torrents: service, configuration: streamSettings)
     let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,

@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var searchTimeout: Duration = .seconds(180)
     /// Where streams of torrents qbtd does not have download to; nil: `<data-dir>/stream-cache`.
     public var streamCacheDirectory: String?
+    /// Bytes the stream cache may hold per torrent.
+    public var streamCacheBudget: Int64 = 4 << 30
     /// Keep a stream's data when it stops, if the torrent completed.
     public var streamKeepCompleted = false
     /// How long `stream/prepare` waits for a magnet's metadata.

@@ -16,6 +16,9 @@ public actor StreamService {
         public var metadataTimeout: Duration = .seconds(60)
         /// How long a reader waits for one piece before the response ends with an error.
         public var stallTimeout: Duration = .seconds(60)
+        /// Bytes the stream cache may hold per torrent; the least recently read pieces go first, never the ones
+        /// under or ahead of a reader.
+        public var budget: Int64 = 4 << 30
 
         public init(cacheDirectory: String) { self.cacheDirectory = cacheDirectory }
     }
@@ -84,6 +87,14 @@ public actor StreamService {
     var scheduled: [TorrentID: (deadlines: [Int], prefetch: Set<Int>)] = [:]
     /// Stream-cache torrents being removed: their folder goes once libtorrent has deleted the files.
     var releasing: Set<TorrentID> = []
+    /// Stream-cache torrents being put back without evicted pieces: their `removed` event is not an end.
+    var reloading: Set<TorrentID> = []
+    /// When each piece was last read (a counter), for least-recently-read eviction.
+    var lastRead: [TorrentID: [Int: UInt64]] = [:]
+    var readClock: UInt64 = 0
+    /// Peers seen per torrent: a finished stream torrent drops its seeds, and a seek into evicted data needs one back.
+    var knownPeers: [TorrentID: Set<String>] = [:]
+    var enforcing: Set<TorrentID> = []
     private var eventTask: Task<Void, Never>?
 
     public init(engine: TorrentEngine, torrents: TorrentService, configuration: Configuration) async throws {
@@ -101,7 +112,11 @@ public actor StreamService {
         switch event {
         case .pieceFinished(let id, let piece):
             for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
+            if streams.values.contains(where: { $0.torrentID == id && $0.owned }) {
+                Task { await self.enforceBudget(id) }
+            }
         case .removed(let id):
+            if reloading.remove(id) != nil { return }
             for (piece, parked) in waiters[id] ?? [:] { for key in parked.keys { resume(id, piece, key, with: .stopped) } }
         case .filesDeleted(let id), .deleteFailed(let id, _):
             if releasing.remove(id) != nil {
@@ -146,14 +161,14 @@ public actor StreamService {
         // A stream-cache torrent that no stream ends up using goes again (a bad fileIndex, no metadata in time).
         let fresh = owned && !streams.values.contains { $0.torrentID == id }
         do {
-            return try await open(id, owned: owned, fileIndex: fileIndex, title: title, peers: peers, networkMbps: networkMbps)
+            return try await openStream(id, owned: owned, fileIndex: fileIndex, title: title, peers: peers, networkMbps: networkMbps)
         } catch {
             if fresh { await release(id, keep: false) }
             throw error
         }
     }
 
-    private func open(_ id: TorrentID, owned: Bool, fileIndex: Int?, title: String?, peers: [(host: String, port: Int)],
+    private func openStream(_ id: TorrentID, owned: Bool, fileIndex: Int?, title: String?, peers: [(host: String, port: Int)],
                       networkMbps: Double?) async throws -> Stream {
         for peer in peers { try? await engine.connectPeer(id, host: peer.host, port: peer.port) }
         let status = try await waitForMetadata(id)
@@ -165,9 +180,13 @@ public actor StreamService {
         } ?? Self.defaultFile(files)
         let file = files[index]
         if owned {
-            // Only the streamed file (and the other streams' files) download; the scheduler says which pieces first.
+            // Only the streamed file (and the other streams' files) download, in the background at low priority
+            // while the file fits the cache budget; a larger one downloads only where the scheduler says.
             let wanted = Set(streams.values.filter { $0.torrentID == id }.map(\.file.index) + [file.index])
-            for f in files { try? await engine.setFilePriority(id, file: f.index, priority: wanted.contains(f.index) ? 1 : 0) }
+            let background = 1
+            for f in files {
+                try? await engine.setFilePriority(id, file: f.index, priority: wanted.contains(f.index) ? background : 0)
+            }
             try? await engine.resume(id)
         }
         var token = [UInt8](repeating: 0, count: 16)
@@ -244,6 +263,7 @@ public actor StreamService {
         public let downloadRate: Int
         public let peers: Int
         public let readers: Int
+        public let state: String
     }
 
     public func list() async -> [Report] {
@@ -258,7 +278,8 @@ public actor StreamService {
                 else { buffered.append([first, last]) }
             }
             out.append(Report(stream: stream, position: stream.readers.values.max() ?? stream.lastPosition, buffered: buffered,
-                              downloadRate: status?.downloadRate ?? 0, peers: status?.numPeers ?? 0, readers: stream.readers.count))
+                              downloadRate: status?.downloadRate ?? 0, peers: status?.numPeers ?? 0, readers: stream.readers.count,
+                              state: status.map { "\($0.state)\($0.isFinished ? " finished" : "")\($0.paused ? " paused" : "")" } ?? "-"))
         }
         return out
     }
@@ -276,6 +297,8 @@ public actor StreamService {
         if moved { await reschedule(stream.torrentID) }
         let piece = stream.piece(at: position)
         let id = stream.torrentID
+        readClock += 1
+        lastRead[id, default: [:]][piece] = readClock
         let key = UUID()
         let stall = configuration.stallTimeout
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
@@ -305,12 +328,19 @@ public actor StreamService {
     /// high-priority prefetch of twice that. Called when a reader enters another piece.
     func reschedule(_ id: TorrentID) async {
         let active = streams.values.filter { $0.torrentID == id && !$0.readers.isEmpty }
-        let measured = (try? await engine.status(id).downloadRate) ?? 0
+        let status = try? await engine.status(id)
+        let measured = status?.downloadRate ?? 0
+        let lonely = status.map { $0.numPeers == 0 } ?? false
+        if !lonely {
+            for peer in (try? await engine.peers(id)) ?? [] { knownPeers[id, default: []].insert("\(peer.ip)|\(peer.port)") }
+        }
         var urgent: [(piece: Int, order: Int)] = []
         var prefetch = Set<Int>()
         for stream in active {
             let rate = max(measured, stream.networkRate)
-            let window = min(64 << 20, max(2 << 20, rate * 4))
+            // Window and prefetch (three windows) fit in a quarter of the cache budget of a stream-cache torrent.
+            let cap = stream.owned ? Int(min(Int64(64 << 20), configuration.budget / 12)) : 64 << 20
+            let window = min(cap, max(min(2 << 20, cap), rate * 4))
             let count = max(2, (window + stream.pieceLength - 1) / stream.pieceLength)
             for position in stream.readers.values {
                 let first = stream.piece(at: position)
@@ -330,11 +360,80 @@ public actor StreamService {
             for p in pieces { try? await engine.setPieceDeadline(id, piece: p, milliseconds: best[p]! * 100) }
         }
         if active.contains(where: \.owned) {
+            // The window too: pieces evicted earlier have priority 0 until a reader needs them again.
+            prefetch.formUnion(pieces)
             for p in before.prefetch.subtracting(prefetch) { try? await engine.setPiecePriority(id, piece: p, priority: 1) }
             for p in prefetch.subtracting(before.prefetch) { try? await engine.setPiecePriority(id, piece: p, priority: 7) }
         } else {
             prefetch = []
         }
         scheduled[id] = (pieces, prefetch)
+        // With the pieces wanted again, a torrent that had dropped its peers (finished, or put back) calls them.
+        if lonely && !pieces.isEmpty { reconnect(id) }
+    }
+
+    /// Connects the torrent's known peers again, now and a little later: a peer that has not yet seen the old
+    /// connection close refuses a new one as a duplicate.
+    func reconnect(_ id: TorrentID) {
+        let peers = (knownPeers[id] ?? []).compactMap { entry -> (String, Int)? in
+            let parts = entry.split(separator: "|")
+            guard parts.count == 2, let port = Int(parts[1]) else { return nil }
+            return (String(parts[0]), port)
+        }
+        guard !peers.isEmpty else { return }
+        Task { [engine] in
+            for delay in [0, 300, 1000, 3000] {
+                try? await Task.sleep(for: .milliseconds(delay))
+                for (host, port) in peers { try? await engine.connectPeer(id, host: host, port: port) }
+            }
+        }
+    }
+
+    // MARK: the cache budget
+
+    /// Keeps a stream-cache torrent's pieces on disk (finished and in progress) within the budget: the least
+    /// recently read ones that no reader is on or heading to are forgotten by libtorrent and punched out of the
+    /// files. Runs after every finished piece of such a torrent.
+    func enforceBudget(_ id: TorrentID) async {
+        guard !enforcing.contains(id), let stream = streams.values.first(where: { $0.torrentID == id && $0.owned }),
+              let states = try? await engine.pieceStates(id) else { return }
+        enforcing.insert(id)
+        defer { enforcing.remove(id) }
+        let pieceLength = Int64(stream.pieceLength)
+        let used = Int64(states.filter { $0 != .missing }.count) * pieceLength
+        // Act at 80 % of the budget and go down to 50 %: pieces that start meanwhile fit, and the torrent is put
+        // back (which costs a reconnect) seldom.
+        guard used > configuration.budget * 4 / 5 else { return }
+        let protected = Set(scheduled[id]?.deadlines ?? []).union(scheduled[id]?.prefetch ?? [])
+        let reads = lastRead[id] ?? [:]
+        let candidates = states.indices.filter { states[$0] == .have && !protected.contains($0) }
+            .sorted { (reads[$0] ?? 0, $0) < (reads[$1] ?? 0, $1) }
+        let count = Int((used - configuration.budget / 2 + pieceLength - 1) / pieceLength)
+        let evicted = Array(candidates.prefix(count))
+        guard !evicted.isEmpty else { return }
+        for peer in (try? await engine.peers(id)) ?? [] { knownPeers[id, default: []].insert("\(peer.ip)|\(peer.port)") }
+        reloading.insert(id)
+        do { try await engine.forgetPieces(id, evicted) } catch {
+            reloading.remove(id)
+            return
+        }
+        reconnect(id)
+        scheduled[id] = nil  // the re-added torrent starts without deadlines: set them again
+        await reschedule(id)
+        let files = streams.values.filter { $0.torrentID == id }
+        for piece in evicted {
+            for s in Dictionary(grouping: files, by: \.file.index).values.compactMap(\.first) {
+                Self.punch(s.path, from: Int64(piece) * pieceLength - s.file.offset, to: Int64(piece + 1) * pieceLength - s.file.offset,
+                           size: s.file.size)
+            }
+            lastRead[id]?[piece] = nil
+        }
+    }
+
+    /// Frees the file's blocks in `[from, to)` (clamped to the file), keeping its size.
+    static func punch(_ path: String, from: Int64, to: Int64, size: Int64) {
+        let start = max(0, from), end = min(size, to)
+        guard end > start else { return }
+        _ = TorrentEngine.punchHole(path, offset: start, length: end - start)
     }
 }

@@ -206,6 +206,18 @@ extension TorrentEngine {
     /// Blocks an IP address for every torrent; false if it is not an address.
     public func ban(ip: String) -> Bool { closed ? false : qbt_ban_ip(sessionRaw, ip) }
 
+    /// See `qbt_forget_pieces`: the torrent is re-added without these pieces (a `removed` event follows).
+    public func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws {
+        let sessionRaw = try live()
+        let list = pieces.map { Int32(clamping: $0) }
+        try check(list.withUnsafeBufferPointer { qbt_forget_pieces(sessionRaw, id, $0.baseAddress, $0.count) }, id)
+    }
+
+    /// Frees a file's blocks in a range, keeping its size (the data reads back as zeros).
+    public nonisolated static func punchHole(_ path: String, offset: Int64, length: Int64) -> Bool {
+        qbt_punch_hole(path, offset, length)
+    }
+
     public func clearBans() { if !closed { qbt_clear_bans(sessionRaw) } }
 
     /// Asks libtorrent for fresh counters; they arrive with the next drain.

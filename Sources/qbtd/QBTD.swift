@@ -55,6 +55,9 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Where streamed torrents qbtd does not have download to. [QBTD_STREAM_CACHE_DIR] (default: <data-dir>/stream-cache)")
     var streamCacheDir: String?
 
+    @Option(help: "MiB the stream cache may hold per streamed torrent. [QBTD_STREAM_CACHE_BUDGET] (default: 4096)")
+    var streamCacheBudget: Int?
+
     @Flag(help: "Keep a stream's data when it stops, if the torrent completed. [QBTD_STREAM_KEEP_COMPLETED=1]")
     var streamKeepCompleted = false
 
@@ -89,6 +92,10 @@ struct QBTD: AsyncParsableCommand {
         }
         config.streamCacheDirectory = streamCacheDir ?? env["QBTD_STREAM_CACHE_DIR"]
         config.streamKeepCompleted = streamKeepCompleted || flag("QBTD_STREAM_KEEP_COMPLETED")
+        if let mib = streamCacheBudget ?? env["QBTD_STREAM_CACHE_BUDGET"].flatMap({ Int($0) }) {
+            guard mib > 0 else { throw ValidationError("--stream-cache-budget must be positive (MiB)") }
+            config.streamCacheBudget = Int64(mib) << 20
+        }
         if let seconds = streamMetadataTimeout ?? env["QBTD_STREAM_METADATA_TIMEOUT"].flatMap({ Int($0) }) {
             guard seconds > 0 else { throw ValidationError("--stream-metadata-timeout must be positive") }
             config.streamMetadataTimeout = .seconds(seconds)

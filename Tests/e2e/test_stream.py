@@ -170,3 +170,45 @@ def test_bad_input_and_stop_mid_read(qbtd_factory, tmp_path):
         assert started is not None and time.monotonic() - started < 10
     assert got < len(payload)
     assert s.get(q.url("stream/list")).json() == []
+
+
+def disk_usage(path):
+    """Bytes actually allocated under `path` (sparse files count only their blocks)."""
+    total = 0
+    for root, _, names in os.walk(path):
+        for name in names:
+            try:
+                total += os.stat(os.path.join(root, name)).st_blocks * 512
+            except FileNotFoundError:
+                pass
+    return total
+
+
+def test_cache_budget_holds_through_a_whole_read(qbtd_factory, tmp_path):
+    piece = 256 * 1024
+    payload = os.urandom(24 * 1024 * 1024)
+    seeder = FileSeeder(tmp_path / "seed", "big", {"big.mkv": payload}, piece_size=piece, upload_limit=6 * 1024 * 1024)
+    budget = 8 * 1024 * 1024
+    q = qbtd_factory(extra=["--stream-cache-budget", "8"])
+    s = q.session()
+    stream = prepare(s, q, magnetUri=seeder.magnet).json()
+    cache = q.data_dir / "stream-cache" / stream["infoHash"]
+    peak = 0
+
+    def read(first, last):
+        nonlocal peak
+        got = bytearray()
+        with requests.get(stream["playbackUrl"], headers={"Range": f"bytes={first}-{last}"}, stream=True, timeout=60) as r:
+            assert r.status_code == 206
+            for block in r.iter_content(256 * 1024):
+                got += block
+                peak = max(peak, disk_usage(cache))
+        return bytes(got)
+
+    half = 16 * 1024 * 1024
+    assert read(0, half - 1) == payload[:half]
+    # A seek back into evicted data downloads it again, correctly; then the read goes on to the end.
+    assert read(1000, 99999) == payload[1000:100000]
+    assert read(half, len(payload) - 1) == payload[half:]
+    print(f"peak cache use {peak / 2**20:.2f} MiB for a {len(payload) / 2**20:.0f} MiB file, budget 8 MiB")
+    assert peak <= budget + piece, f"{peak} bytes on disk, budget {budget} + one piece {piece}"

@@ -298,6 +298,13 @@ void qbt_set_rate_limit_scope(qbt_session *session, bool limit_lan, bool limit_u
 
 /// Blocks an address from now on (added to the session's IP filter). False for an unparsable address.
 bool qbt_ban_ip(qbt_session *session, const char *ip);
+/// Makes libtorrent forget it has these pieces (their data is about to be dropped from disk): the torrent is
+/// taken out and put back with its state, minus those pieces, which get priority 0. Files stay.
+qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t *pieces, size_t count);
+
+/// Frees a file's blocks in [offset, offset + length) and keeps its size (fallocate PUNCH_HOLE).
+bool qbt_punch_hole(const char *path, int64_t offset, int64_t length);
+
 /// Lifts every ban.
 void qbt_clear_bans(qbt_session *session);
 

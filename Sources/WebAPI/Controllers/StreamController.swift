@@ -30,6 +30,7 @@ public struct StreamController: APIController {
                     o["downloadRate"] = .int(Int64(report.downloadRate))
                     o["peers"] = .int(Int64(report.peers))
                     o["readers"] = .int(Int64(report.readers))
+                    o["state"] = .string(report.state)
                     return .object(o)
                 }))
             },
