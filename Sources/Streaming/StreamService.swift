@@ -170,8 +170,16 @@ public actor StreamService {
 
     private func openStream(_ id: TorrentID, owned: Bool, fileIndex: Int?, title: String?, peers: [(host: String, port: Int)],
                       networkMbps: Double?) async throws -> Stream {
-        for peer in peers { try? await engine.connectPeer(id, host: peer.host, port: peer.port) }
         let status = try await waitForMetadata(id)
+        if !peers.isEmpty {
+            // libtorrent drops peers named while it checks a new torrent: name them once it is done.
+            for _ in 0..<100 {
+                let state = (try? await engine.status(id).state) ?? .downloading
+                if state != .checkingFiles && state != .checkingResumeData { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            for peer in peers { try? await engine.connectPeer(id, host: peer.host, port: peer.port) }
+        }
         let files = try await engine.files(id)
         guard !files.isEmpty else { throw Failure.noFiles }
         let index = try fileIndex.map { i -> Int in
@@ -200,7 +208,10 @@ public actor StreamService {
         // Container indexes live at the ends (MP4 moov, MKV cues): head and tail first.
         let ends = [stream.pieces.lowerBound, stream.pieces.lowerBound + 1, stream.pieces.upperBound - 1, stream.pieces.upperBound]
         for (order, p) in Set(ends.filter(stream.pieces.contains)).sorted().enumerated() {
-            try? await engine.setPieceDeadline(id, piece: p, milliseconds: order * 50)
+            // Top priority gets them picked as soon as a peer unchokes; a deadline would wait for libtorrent's
+            // one-second time-critical tick. In-place torrents keep their priorities: they get the deadline.
+            if owned { try? await engine.setPiecePriority(id, piece: p, priority: 7) }
+            else { try? await engine.setPieceDeadline(id, piece: p, milliseconds: order * 50) }
         }
         return stream
     }

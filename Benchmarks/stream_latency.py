@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Streaming benchmark: first byte after prepare and after seeks to unfetched offsets, qbtd's scheduler against
+plain sequential download (what qBittorrent offers) in the same run; and sustained read throughput of a completed
+file through /stream against reading the same file straight from disk.
+
+A python-libtorrent seeder on 127.0.0.1 seeds one 256 MiB file (1 MiB pieces) at up to 40 MiB/s.
+- scheduler: `stream/prepare` (a .torrent, the seeder as peer), then GET the first 64 KiB; then SEEKS seeks to
+  random offsets not yet on disk, one every 0.25 s, each timed from the request to the first body byte.
+- sequential: the same torrent added with `sequentialDownload` and `firstLastPiecePrio` to a second qbtd; first
+  byte = when piece 0 is on disk; a seek at time t to offset x waits until x's piece is on disk (polled every 5 ms).
+- throughput: the completed file read through `/stream/{token}` (a stream of a torrent qbtd has) and read from disk.
+Everything stays on 127.0.0.1; every loop is bounded.
+
+    stream_latency.py [SEEKS] (default 40)
+"""
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "e2e"))
+from conftest import Qbtd, wait_for  # noqa: E402
+from test_stream import FileSeeder  # noqa: E402
+
+SEEKS = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+SIZE = 256 * 1024 * 1024
+PIECE = 1024 * 1024
+RATE = 40 * 1024 * 1024
+
+
+def first_byte(url, first):
+    t0 = time.perf_counter()
+    with requests.get(url, headers={"Range": f"bytes={first}-{first + 65535}"}, stream=True, timeout=60) as r:
+        assert r.status_code == 206, r.status_code
+        next(r.iter_content(1))
+        return time.perf_counter() - t0
+
+
+def pct(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+
+def scheduler(q, seeder, rng):
+    s = q.session()
+    stream = s.post(q.url("stream/prepare"), data={"peers": f"127.0.0.1:{seeder.port}"},
+                    files={"torrents": ("b.torrent", seeder.torrent, "application/x-bittorrent")}, timeout=60).json()
+    first = first_byte(stream["playbackUrl"], 0)  # from the GET, right after prepare answered
+    seeks = []
+    for _ in range(SEEKS):
+        have = s.get(q.url("stream/list")).json()[0]["bufferedRanges"]
+        for _ in range(100):
+            x = rng.randrange(0, SIZE - 65536)
+            if not any(a <= x <= b for a, b in have):
+                break
+        seeks.append(first_byte(stream["playbackUrl"], x))
+        time.sleep(0.25)
+    return first, seeks
+
+
+def sequential(q, seeder, rng):
+    s = q.session()
+    s.post(q.url("torrents/add"), data={"sequentialDownload": "true", "firstLastPiecePrio": "true"},
+           files={"torrents": ("b.torrent", seeder.torrent, "application/x-bittorrent")})
+    h = str(seeder.info.info_hashes().get_best())
+    wait_for(lambda: s.get(q.url("torrents/info"), params={"hashes": h}).json(), 30, what="torrent listed")
+    t0 = time.perf_counter()  # from when the peer is named, as prepare names it
+    s.post(q.url("torrents/addPeers"), data={"hashes": h, "peers": f"127.0.0.1:{seeder.port}"})
+
+    def have(piece):
+        states = s.get(q.url("torrents/pieceStates"), params={"hash": h}).json()
+        return piece < len(states) and states[piece] == 2
+
+    def wait_piece(piece, since):
+        deadline = time.perf_counter() + 120
+        while time.perf_counter() < deadline and not have(piece):
+            time.sleep(0.005)
+        return time.perf_counter() - since
+
+    first = wait_piece(0, t0)
+    seeks = []
+    for _ in range(SEEKS):
+        states = s.get(q.url("torrents/pieceStates"), params={"hash": h}).json()
+        candidates = [p for p in range(len(states)) if states[p] != 2 and p * PIECE < SIZE - 65536]
+        if not candidates:
+            break
+        p = rng.choice(candidates)
+        seeks.append(wait_piece(p, time.perf_counter()))
+        time.sleep(0.25)
+    wait_for(lambda: s.get(q.url("torrents/info"), params={"hashes": h}).json()[0]["progress"] == 1, 120,
+             what="download complete")
+    return first, seeks, h
+
+
+def throughput(q, h, path):
+    s = q.session()
+    url = s.post(q.url("stream/prepare"), data={"hash": h}).json()["playbackUrl"]
+    # Native readers on both sides: curl through /stream, dd from the file (both from the page cache).
+    out = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{size_download} %{time_total}", url],
+                         capture_output=True, text=True, timeout=120).stdout.split()
+    http = int(out[0]) / float(out[1])
+    t0 = time.perf_counter()
+    subprocess.run(["dd", f"if={path}", "of=/dev/null", "bs=1M"], capture_output=True, check=True, timeout=120)
+    disk = SIZE / (time.perf_counter() - t0)
+    return http, disk
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="qbtd-stream-bench-") as tmp:
+        tmp = Path(tmp)
+        print(f"seeding {SIZE >> 20} MiB ...", flush=True)
+        seeder = FileSeeder(tmp / "seed", "bench", {"bench.mkv": os.urandom(SIZE)}, piece_size=PIECE, upload_limit=RATE)
+        results = {}
+        for label in ("scheduler", "sequential"):
+            (tmp / label / "data").mkdir(parents=True)
+            q = Qbtd(tmp / label / "data").start()
+            try:
+                if label == "scheduler":
+                    results[label] = scheduler(q, seeder, random.Random(1))
+                else:
+                    first, seeks, h = sequential(q, seeder, random.Random(1))
+                    results[label] = (first, seeks)
+                    path = tmp / label / "data" / "downloads" / "bench" / "bench.mkv"
+                    http, disk = throughput(q, h, path)
+            finally:
+                q.stop()
+
+    print(f"\n{SIZE >> 20} MiB file, {PIECE >> 20} MiB pieces, seeder at {RATE >> 20} MiB/s, {SEEKS} seeks, 127.0.0.1\n")
+    print("| | first byte after prepare | seek p50 | seek p99 |\n|---|---:|---:|---:|")
+    for label, (first, seeks) in results.items():
+        print(f"| {label} | {first * 1000:.0f} ms | {statistics.median(seeks) * 1000:.0f} ms | {pct(seeks, 99) * 1000:.0f} ms |")
+    (fa, sa), (fb, sb) = results["scheduler"], results["sequential"]
+    print(f"\nratios scheduler / sequential: first byte x{fa / fb:.2f}, seek p50 x{statistics.median(sa) / statistics.median(sb):.3f}")
+    print(f"\nsustained read of the completed file: /stream {http / 2**20:.0f} MiB/s, disk {disk / 2**20:.0f} MiB/s "
+          f"(ratio {http / disk:.2f})")
+
+
+if __name__ == "__main__":
+    main()
