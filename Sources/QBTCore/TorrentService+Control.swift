@@ -105,6 +105,13 @@ extension TorrentService {
         guard files.allSatisfy(list.indices.contains) else { throw ServiceError.conflict("File ID is not valid") }
         let lt = priority == 1 ? 4 : priority
         for index in files { try await engine.setFilePriority(id, file: list[index].index, priority: lt) }
+        // libtorrent applies file priorities after a disk job: answer once they read back (as qBittorrent, which
+        // answers from its own copy), within 2 s.
+        for _ in 0..<200 {
+            let now = try await engine.files(id)
+            if files.allSatisfy({ now[$0].priority == lt }) { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         try? await engine.saveResumeData(id)
     }
 

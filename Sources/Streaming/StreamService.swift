@@ -312,6 +312,8 @@ public actor StreamService {
         lastRead[id, default: [:]][piece] = readClock
         let key = UUID()
         let stall = configuration.stallTimeout
+        // Stopped while the schedule was being set: no waiter may outlive its stream.
+        guard streams[token] != nil else { throw Failure.stopped }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             waiters[id, default: [:]][piece, default: [:]][key] = (token, continuation)
             // Registered first, then checked: a piece that finished meanwhile cannot be missed.

@@ -107,6 +107,20 @@ def qbtd_factory(tmp_path):
         q.stop()
 
 
+def seed(info, save_path, port):
+    """A python-libtorrent session on 127.0.0.1:`port` (TCP only, no discovery) seeding `info` from `save_path`."""
+    session = lt.session({
+        "listen_interfaces": f"127.0.0.1:{port}", "enable_dht": False, "enable_lsd": False,
+        "enable_upnp": False, "enable_natpmp": False, "enable_outgoing_utp": False,
+        "enable_incoming_utp": False, "allow_multiple_connections_per_ip": True, "alert_mask": 0,
+    })
+    params = lt.add_torrent_params()
+    params.ti = info
+    params.save_path = str(save_path)
+    params.flags = lt.torrent_flags.seed_mode
+    return session, session.add_torrent(params)
+
+
 class Seeder:
     """A python-libtorrent session on 127.0.0.1 seeding generated files."""
 
@@ -132,17 +146,7 @@ class Seeder:
         self.magnet = lt.make_magnet_uri(self.info)
         self.id = str(self.info.info_hashes().get_best())
         self.port = free_port()
-        self.session = lt.session({
-            "listen_interfaces": f"127.0.0.1:{self.port}", "enable_dht": False, "enable_lsd": False,
-            "enable_upnp": False, "enable_natpmp": False, "enable_outgoing_utp": False,
-            "enable_incoming_utp": False, "allow_multiple_connections_per_ip": True,
-            "alert_mask": 0,
-        })
-        params = lt.add_torrent_params()
-        params.ti = self.info
-        params.save_path = str(self.root)
-        params.flags = lt.torrent_flags.seed_mode
-        self.handle = self.session.add_torrent(params)
+        self.session, self.handle = seed(self.info, self.root, self.port)
         if upload_limit:
             self.handle.set_upload_limit(upload_limit)
         wait_for(lambda: self.handle.status().is_seeding, 60, what="seeder ready")

@@ -17,6 +17,7 @@ any difference not listed there and on any listed entry that no longer occurs.
     DIFF_TRACE=1 ... -s    prints every request's answers
     DIFF_SKIP=route,route  leaves those routes out (e.g. one that crashes the server), for a look at the rest
 """
+import contextlib
 import json
 import os
 import re
@@ -32,7 +33,7 @@ import libtorrent as lt
 import pytest
 import requests
 
-from conftest import PASSWORD, Qbtd, free_port, wait_for
+from conftest import PASSWORD, Qbtd, free_port, seed, wait_for
 from qbtnox import NOX, QbittorrentNox
 
 ACCEPTED = Path(__file__).parent / "compat" / "accepted_differences.toml"
@@ -104,16 +105,7 @@ class Seeder:
         self.info = lt.torrent_info(lt.bdecode(self.torrent))
         self.id = str(self.info.info_hashes().get_best())
         self.port = free_port()
-        self.session = lt.session({
-            "listen_interfaces": f"127.0.0.1:{self.port}", "enable_dht": False, "enable_lsd": False,
-            "enable_upnp": False, "enable_natpmp": False, "enable_outgoing_utp": False,
-            "enable_incoming_utp": False, "allow_multiple_connections_per_ip": True, "alert_mask": 0,
-        })
-        params = lt.add_torrent_params()
-        params.ti = self.info
-        params.save_path = str(root)
-        params.flags = lt.torrent_flags.seed_mode
-        self.handle = self.session.add_torrent(params)
+        self.session, self.handle = seed(self.info, root, self.port)
         if upload_limit:
             self.handle.set_upload_limit(upload_limit)
         wait_for(lambda: self.handle.status().is_seeding, 30, what="seeder ready")
@@ -737,28 +729,35 @@ def load_accepted(search=False):
     return [e for e in out if e["route"].startswith("search/") == search]
 
 
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory):
+@contextlib.contextmanager
+def server_pair(tmp_path_factory, peer="qbtd"):
+    """qbittorrent-nox and, beside it, qbtd in the 4.6 profile (or, peer="nox", a second qbittorrent-nox)."""
     if not NOX:
         pytest.skip("qbittorrent-nox is not installed")
     started = []
     try:
         nox = QbittorrentNox(tmp_path_factory.mktemp("nox")).start()
         started.append(nox)
-        if os.environ.get("DIFF_PEER") == "nox":
+        if peer == "nox":
             other = QbittorrentNox(tmp_path_factory.mktemp("nox2")).start()
             started.append(other)
-            peer = Server("nox2", other, other.save, other.password)
+            second = Server("nox2", other, other.save, other.password)
         else:
             data = tmp_path_factory.mktemp("qbtd") / "data"
             data.mkdir()
             other = Qbtd(data, extra=["--profile", "4.6"]).start()
             started.append(other)
-            peer = Server("qbtd", other, data / "downloads", PASSWORD)
-        yield Server("nox", nox, nox.save, nox.password), peer
+            second = Server("qbtd", other, data / "downloads", PASSWORD)
+        yield Server("nox", nox, nox.save, nox.password), second
     finally:
         for p in started:
             p.stop()
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    with server_pair(tmp_path_factory, os.environ.get("DIFF_PEER", "qbtd")) as pair:
+        yield pair
 
 
 def run_scenario(steps, a, b):

@@ -1,32 +1,16 @@
 """Differential compatibility of the search flow: qbtd (profile 4.6) against qbittorrent-nox 4.5.2, the way
 remote apps search and add (install a plugin, start, poll status, page results, stop, delete), compared by
 test_differential.py's rules, with the search entries of compat/accepted_differences.toml."""
-import os
-
 import pytest
 
-from conftest import PASSWORD, Qbtd
-from qbtnox import NOX, QbittorrentNox
 from search_fixtures import Site, write_plugin
-from test_differential import G, P, Server, Wait, check, load_accepted, run_scenario
+from test_differential import G, P, Wait, check, load_accepted, run_scenario, server_pair
 
 
 @pytest.fixture
 def pair(tmp_path_factory):
-    if not NOX:
-        pytest.skip("qbittorrent-nox is not installed")
-    started = []
-    try:
-        nox = QbittorrentNox(tmp_path_factory.mktemp("nox")).start()
-        started.append(nox)
-        data = tmp_path_factory.mktemp("qbtd") / "data"
-        data.mkdir()
-        qbtd = Qbtd(data, extra=["--profile", "4.6"]).start()
-        started.append(qbtd)
-        yield Server("nox", nox, nox.save, nox.password), Server("qbtd", qbtd, data / "downloads", PASSWORD)
-    finally:
-        for p in started:
-            p.stop()
+    with server_pair(tmp_path_factory) as servers:
+        yield servers
 
 
 def plugin_named(name):

@@ -10,7 +10,7 @@ import libtorrent as lt
 import pytest
 import requests
 
-from conftest import free_port, wait_for
+from conftest import free_port, seed, wait_for
 
 
 class FileSeeder:
@@ -29,16 +29,7 @@ class FileSeeder:
         self.torrent = lt.bencode(ct.generate())
         self.info = lt.torrent_info(lt.bdecode(self.torrent))
         self.port = free_port()
-        self.session = lt.session({
-            "listen_interfaces": f"127.0.0.1:{self.port}", "enable_dht": False, "enable_lsd": False,
-            "enable_upnp": False, "enable_natpmp": False, "enable_outgoing_utp": False,
-            "enable_incoming_utp": False, "allow_multiple_connections_per_ip": True, "alert_mask": 0,
-        })
-        params = lt.add_torrent_params()
-        params.ti = self.info
-        params.save_path = str(root)
-        params.flags = lt.torrent_flags.seed_mode
-        self.handle = self.session.add_torrent(params)
+        self.session, self.handle = seed(self.info, root, self.port)
         if upload_limit:
             self.handle.set_upload_limit(upload_limit)
         # The magnet names the seeder itself (x.pe), so no tracker is needed.
