@@ -319,7 +319,12 @@ public actor StreamService {
             // Registered first, then checked: a piece that finished meanwhile cannot be missed.
             Task {
                 if (try? await self.engine.havePiece(id, piece: piece)) == true { await self.resume(id, piece, key, with: nil); return }
-                try? await Task.sleep(for: stall)
+                // Each second without the piece and without a peer, call the known peers again.
+                for _ in 0..<max(1, Int(stall.components.seconds)) {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard await self.isWaiting(id, piece, key) else { return }
+                    if (try? await self.engine.status(id).numPeers) == 0 { await self.reconnect(id) }
+                }
                 await self.resume(id, piece, key, with: .stalled(Int(stall.components.seconds)))
             }
         }
@@ -329,6 +334,8 @@ public actor StreamService {
         guard streams[token]?.readers.removeValue(forKey: reader) != nil, let id = streams[token]?.torrentID else { return }
         await reschedule(id)
     }
+
+    func isWaiting(_ id: TorrentID, _ piece: Int, _ key: UUID) -> Bool { waiters[id]?[piece]?[key] != nil }
 
     func resume(_ id: TorrentID, _ piece: Int, _ key: UUID, with failure: Failure?) {
         guard let waiter = waiters[id]?[piece]?.removeValue(forKey: key) else { return }
@@ -419,8 +426,18 @@ public actor StreamService {
         guard used > configuration.budget * 4 / 5 else { return }
         let protected = Set(scheduled[id]?.deadlines ?? []).union(scheduled[id]?.prefetch ?? [])
         let reads = lastRead[id] ?? [:]
+        // Pieces already read go first, least recently read first; then unread ones, farthest from any reader.
+        let positions = streams.values.filter { $0.torrentID == id }.flatMap { s in s.readers.values.map(s.piece(at:)) }
+        func distance(_ p: Int) -> Int { positions.map { abs($0 - p) }.min() ?? p }
         let candidates = states.indices.filter { states[$0] == .have && !protected.contains($0) }
-            .sorted { (reads[$0] ?? 0, $0) < (reads[$1] ?? 0, $1) }
+            .sorted { a, b in
+                switch (reads[a], reads[b]) {
+                case let (x?, y?): return (x, a) < (y, b)
+                case (.some, nil): return true
+                case (nil, .some): return false
+                case (nil, nil): return (distance(a), a) > (distance(b), b)
+                }
+            }
         let count = Int((used - configuration.budget / 2 + pieceLength - 1) / pieceLength)
         let evicted = Array(candidates.prefix(count))
         guard !evicted.isEmpty else { return }

@@ -64,8 +64,14 @@ public struct StreamPlayback: Sendable {
                     let pieceEnd = stream.end(of: stream.piece(at: position))
                     let count = Int(min(last + 1, pieceEnd, position + Int64(Self.chunk)) - position)
                     var buffer = ByteBuffer()
-                    let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
-                        max(0, pread(descriptor, raw.baseAddress, count, off_t(position)))
+                    var read = 0
+                    // A transient read error (the piece just written, a file being moved) gets three more tries.
+                    for attempt in 0..<4 {
+                        read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
+                            max(0, pread(descriptor, raw.baseAddress, count, off_t(position)))
+                        }
+                        if read > 0 || attempt == 3 { break }
+                        try await Task.sleep(for: .milliseconds(100))
                     }
                     guard read > 0 else { break }
                     try await writer.write(buffer)

@@ -108,8 +108,7 @@ GARBAGE_BODY = '''print("this is not a result")
 
 # 17 MiB of output: over the 16 MiB one plugin run may print.
 FLOOD_BODY = '''import sys
-        for _ in range(17):
-            sys.stdout.write("x" * 1048576 + "\\n")
+        sys.stdout.write(("x" * 1048575 + "\\n") * 17)
         sys.stdout.flush()'''
 
 

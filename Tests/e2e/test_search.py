@@ -93,7 +93,7 @@ def test_plugin_search_pages_and_adds_a_result(qbtd_factory, site, seeder, tmp_p
 
 
 def test_bad_plugins_end_cleanly_and_keep_good_results(qbtd_factory, site, tmp_path):
-    q = qbtd_factory(extra=["--search-timeout", "3"])
+    q = qbtd_factory(extra=["--search-timeout", "6"])
     s = q.session()
     for name, body in (("hangs", HANG_BODY), ("crashes", CRASH_BODY), ("garbage", GARBAGE_BODY), ("floods", FLOOD_BODY)):
         s.post(q.url("search/installPlugin"), data={"sources": str(write_plugin(tmp_path, name, site.url, body))})
