@@ -440,8 +440,10 @@ def build_scenario(fast, slow, magnet_hash):
         P("torrents/addPeers", params={"hashes": F, "peers": "not-a-peer"}, note="no valid peer"),
         P("torrents/addPeers", params={"hashes": F}, note="no peers"),
         Wait("fast torrent complete", lambda s: s.torrent(F).get("progress") == 1, 30),
+        # (a peer's client name comes from its peer id first, from its extension handshake a moment later:
+        # "libtorrent 2.0.8" then "libtorrent/2.0.8.0"; wait for the second on both)
         Wait("slow torrent talks to its seeder", lambda s: any(
-            p.get("client") for p in s.get("sync/torrentPeers", hash=S).json().get("peers", {}).values()), 20),
+            "/" in p.get("client", "") for p in s.get("sync/torrentPeers", hash=S).json().get("peers", {}).values()), 20),
         # ---- sync
         G("sync/maindata", dyn=("torrents", "categories", "trackers"),
           keep=lambda s, r: s.state.update(rid=r.json()["rid"]),
