@@ -34,7 +34,7 @@ let package = Package(
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
         .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", .product(name: "Logging", package: "swift-log")]),
         // qBittorrent's search: nova3 Python plugins run as supervised child processes, Torznab indexers, jobs.
-        .target(name: "Search", dependencies: ["QBTCore", "Store", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Search", dependencies: ["QBTCore", "Store"]),
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
         .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine"]),
         .target(

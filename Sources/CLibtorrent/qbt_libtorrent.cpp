@@ -1178,24 +1178,22 @@ bool qbt_sha256(const uint8_t *data, size_t len, uint8_t out[32]) {
     return EVP_Digest(data, len, out, &size, EVP_sha256(), nullptr) == 1 && size == 32;
 }
 
-bool qbt_pem_certificate_valid(const char *pem) {
+/// Whether `read` finds its object in the PEM text; `release` frees it.
+extern "C++" template <typename T>
+static bool pem_readable(const char *pem, T *(*read)(BIO *, T **, pem_password_cb *, void *), void (*release)(T *)) {
     BIO *bio = BIO_new_mem_buf(pem, -1);
     if (!bio) return false;
-    X509 *cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+    T *object = read(bio, nullptr, nullptr, nullptr);
     BIO_free(bio);
-    if (!cert) return false;
-    X509_free(cert);
+    if (!object) return false;
+    release(object);
     return true;
 }
 
+bool qbt_pem_certificate_valid(const char *pem) { return pem_readable<X509>(pem, PEM_read_bio_X509, X509_free); }
+
 bool qbt_pem_private_key_valid(const char *pem) {
-    BIO *bio = BIO_new_mem_buf(pem, -1);
-    if (!bio) return false;
-    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
-    BIO_free(bio);
-    if (!key) return false;
-    EVP_PKEY_free(key);
-    return true;
+    return pem_readable<EVP_PKEY>(pem, PEM_read_bio_PrivateKey, EVP_PKEY_free);
 }
 
 qbt_result qbt_set_ssl_certificate(qbt_session *session, const char *id, const char *certificate,

@@ -42,7 +42,7 @@ public func buildApplication(
     streamSettings.metadataTimeout = config.streamMetadataTimeout
     let streams = try await StreamService(engine: service.engine, torrents: service, configuration: streamSettings)
     let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,
-                                         log: config.eventLog, logger: logger, timeout: config.searchTimeout)
+                                         log: config.eventLog, timeout: config.searchTimeout)
 
     let router = Router(context: QBTRequestContext.self)
     router.add(middleware: SecurityHeadersMiddleware(gate: gate))

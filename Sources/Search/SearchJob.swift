@@ -43,7 +43,6 @@ public final class SearchJob: Sendable {
         }
     }
 
-    func append(_ result: SearchResult) { state.withLock { $0.results.append(result) } }
     func append(_ results: [SearchResult]) { state.withLock { $0.results += results } }
 
     /// Starts one plugin's work; `body` runs until that plugin is done.
@@ -73,10 +72,5 @@ public final class SearchJob: Sendable {
         }
         for run in runs { run.stop() }
         for task in tasks { task.cancel() }
-    }
-
-    /// Waits until every plugin of the job is done (tests and shutdown).
-    public func wait() async {
-        for task in state.withLock({ $0.tasks }) { await task.value }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Synchronization
 import QBTCore
 import Store
@@ -22,7 +21,6 @@ public actor SearchService {
     let novaDirectory: String
     let torrents: TorrentService
     let log: EventLog
-    let logger: Logger
     /// How long one plugin may run (qBittorrent: 3 minutes).
     let timeout: Duration
     /// How much one plugin run may print before it is stopped.
@@ -30,13 +28,12 @@ public actor SearchService {
     var plugins: [String: SearchPluginRecord] = [:]
     var jobs: [String: [Int: SearchJob]] = [:]
 
-    public init(store: Store, dataDirectory: String, torrents: TorrentService, log: EventLog, logger: Logger,
+    public init(store: Store, dataDirectory: String, torrents: TorrentService, log: EventLog,
                 timeout: Duration = .seconds(180), maxOutput: Int = 16 << 20) async throws {
         self.store = store
         self.novaDirectory = dataDirectory + "/nova3"
         self.torrents = torrents
         self.log = log
-        self.logger = logger
         self.timeout = timeout
         self.maxOutput = maxOutput
         try NovaScripts.install(into: novaDirectory)
@@ -75,7 +72,8 @@ public actor SearchService {
     public func start(owner: String, pattern: String, category: String, plugins selection: String) async throws -> Int {
         let names = selectedPlugins(selection)
         let chosen = names.compactMap { plugins[$0] }
-        if chosen.contains(where: { $0.kind == .nova3 }), await python() == nil { throw Failure.noPython }
+        let python = await python()
+        if chosen.contains(where: { $0.kind == .nova3 }), python == nil { throw Failure.noPython }
         let running = jobs[owner, default: [:]].values.filter(\.isRunning).count
         guard running < Self.maxConcurrentSearches else { throw Failure.tooManySearches }
         var id = Int.random(in: 1...Int(Int32.max))
@@ -83,12 +81,12 @@ public actor SearchService {
         let job = SearchJob(id: id, pattern: pattern, category: category, plugins: chosen.map(\.name))
         jobs[owner, default: [:]][id] = job
         let words = pattern.split(separator: " ").map(String.init)
-        let python = await python()
+        // qBittorrent names a result's engine by its site url: the first installed plugin with that url.
+        let urls = plugins.values.filter { $0.kind == .nova3 }.sorted { $0.name < $1.name }.map { ($0.url, $0.name) }
         for plugin in chosen {
             switch plugin.kind {
             case .nova3:
                 guard let python else { continue }
-                let urls = self.plugins.values.filter { $0.kind == .nova3 }.sorted { $0.name < $1.name }.map { ($0.url, $0.name) }
                 job.launch { [novaDirectory, timeout, maxOutput, log] in
                     await Self.runNova(plugin, python: python, novaDirectory: novaDirectory, category: category, words: words,
                                        job: job, engineNames: urls, timeout: timeout, maxOutput: maxOutput, log: log)
@@ -191,12 +189,6 @@ public actor SearchService {
     public func results(owner: String, id: Int, limit: Int, offset: Int) throws -> (results: [SearchResult], total: Int, running: Bool) {
         guard let page = try job(owner, id).page(limit: limit, offset: offset) else { throw Failure.offsetOutOfRange }
         return page
-    }
-
-    /// A client's session ended: its searches stop and go (qBittorrent's controller goes with its session).
-    public func endSession(owner: String) {
-        for job in jobs[owner, default: [:]].values { job.stop() }
-        jobs[owner] = nil
     }
 }
 
