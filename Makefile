@@ -7,7 +7,7 @@ APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl f
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: run test bench build deps-run deps-test deps-bench swift-test e2e-test clean
+.PHONY: run test bench build deps-run deps-test deps-bench swift-test e2e-test clean completions install
 
 run: deps-run build
 	.build/debug/qbtd $(ARGS)
@@ -48,6 +48,23 @@ $(VENV)/.ready: contrib/requirements-test.txt
 	/usr/bin/python3 -m venv --system-site-packages $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r contrib/requirements-test.txt
 	touch $@
+
+# Shell completions for qbt, written by the binary itself and kept in the tree (a test checks they are current).
+completions: build
+	.build/debug/qbt --generate-completion-script bash > contrib/completions/qbt.bash
+	.build/debug/qbt --generate-completion-script zsh > contrib/completions/_qbt
+	.build/debug/qbt --generate-completion-script fish > contrib/completions/qbt.fish
+
+# `make install` (PREFIX=/usr/local, DESTDIR for staging; CONFIG=debug reuses the test build).
+PREFIX ?= /usr/local
+CONFIG ?= release
+install: deps-run
+	swift build -c $(CONFIG)
+	install -D -m 755 .build/$(CONFIG)/qbtd $(DESTDIR)$(PREFIX)/bin/qbtd
+	install -D -m 755 .build/$(CONFIG)/qbt $(DESTDIR)$(PREFIX)/bin/qbt
+	install -D -m 644 contrib/completions/qbt.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/qbt
+	install -D -m 644 contrib/completions/_qbt $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_qbt
+	install -D -m 644 contrib/completions/qbt.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/qbt.fish
 
 clean:
 	rm -rf .build $(VENV)

@@ -13,7 +13,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "qbtd", targets: ["qbtd"]),
+        .executable(name: "qbt", targets: ["qbt"]),
         .library(name: "QBTServer", targets: ["QBTServer"]),
+        .library(name: "QBTClient", targets: ["QBTClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -52,6 +54,13 @@ let package = Package(
             name: "qbtd",
             dependencies: ["QBTServer", "QBTCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The typed client of qBittorrent's WebAPI and qbtd's extensions: Foundation only, no server code.
+        .target(name: "QBTClient"),
+        .executableTarget(
+            name: "qbt",
+            dependencies: ["QBTClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "QBTClientTests", dependencies: ["QBTClient", "QBTServer"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine"]),
         .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store"]),

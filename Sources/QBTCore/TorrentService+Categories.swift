@@ -43,7 +43,8 @@ extension TorrentService {
     }
 
     public func editCategory(_ category: Category) async throws {
-        guard categoryTable[category.name] != nil else { throw ServiceError.conflict("Unable to edit category") }
+        // qBittorrent refuses an edit that changes nothing as it refuses an unknown category.
+        guard let current = categoryTable[category.name], current != category else { throw ServiceError.conflict("Unable to edit category") }
         try await checkCategoryPath(category.savePath)
         if let download = category.downloadPath { try await checkCategoryPath(download) }
         try await store.editCategory(category)

@@ -615,6 +615,7 @@ def build_scenario(fast, slow, magnet_hash):
         P("torrents/createCategory", params={"category": ""}, note="empty name"),
         P("torrents/createCategory", params={"category": "bad\\name"}, note="invalid name"),
         P("torrents/editCategory", params={"category": "cat1", "savePath": lambda s: s.path("cat1b")}),
+        P("torrents/editCategory", params={"category": "cat1", "savePath": lambda s: s.path("cat1b")}, note="no change"),
         P("torrents/editCategory", params={"category": "nocat", "savePath": "x"}, note="unknown category"),
         G("torrents/categories", dyn=("",), values=("@keys", "cat1.savePath", "cat2.savePath", "cat1.name")),
         P("torrents/setCategory", params={"hashes": S, "category": "cat2"}),

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Foundation
+import QBTClient
+
+/// The shared body of pause/resume/stop/start: 4.x's and 5.x's names both work against either server.
+struct RunState {
+    static func set(_ running: Bool, _ global: GlobalOptions, _ hashes: [String], verb: String) async throws {
+        let client = try await global.client()
+        let resolved = try await client.resolve(hashes)
+        try await client.setRunning(running, hashes: resolved)
+        if global.json { Output.printJSON(["hashes": resolved, "running": running]) }
+        else { print("\(verb) \(resolved == ["all"] ? "all torrents" : "\(resolved.count) torrent\(resolved.count == 1 ? "" : "s")").") }
+    }
+}
+
+struct Pause: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Stop torrents (qBittorrent 4's name for stop).")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var targets: HashArguments
+    func run() async throws { try await RunState.set(false, global, targets.hashes, verb: "Stopped") }
+}
+
+struct Resume: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start torrents (qBittorrent 4's name for start).")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var targets: HashArguments
+    func run() async throws { try await RunState.set(true, global, targets.hashes, verb: "Started") }
+}
+
+struct Stop: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Stop torrents.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var targets: HashArguments
+    func run() async throws { try await RunState.set(false, global, targets.hashes, verb: "Stopped") }
+}
+
+struct Start: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start torrents.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var targets: HashArguments
+    func run() async throws { try await RunState.set(true, global, targets.hashes, verb: "Started") }
+}
+
+struct Delete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Remove torrents, and with --files their data too.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var targets: HashArguments
+    @Flag(help: "Delete the downloaded files as well.") var files = false
+
+    func run() async throws {
+        let client = try await global.client()
+        let resolved = try await client.resolve(targets.hashes)
+        try await client.delete(hashes: resolved, deleteFiles: files)
+        if global.json { return Output.printJSON(["deleted": resolved, "files": files]) }
+        print("Removed \(resolved == ["all"] ? "all torrents" : "\(resolved.count) torrent\(resolved.count == 1 ? "" : "s")")\(files ? " and their files" : "").")
+    }
+}
+
+struct Move: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Move torrents' data to another folder.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var targets: HashArguments
+    @Option(help: ArgumentHelp("The new save path.", valueName: "path")) var to: String
+
+    func run() async throws {
+        let client = try await global.client()
+        let resolved = try await client.resolve(targets.hashes)
+        try await client.torrentsAction("setLocation", hashes: resolved, [("location", to)])
+        if global.json { return Output.printJSON(["hashes": resolved, "location": to]) }
+        print("Moving \(resolved.count) torrent\(resolved.count == 1 ? "" : "s") to \(to).")
+    }
+}
+
+struct Rename: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rename a torrent, or with --file one of its files or folders.",
+        discussion: "qbt rename HASH NEW-NAME; qbt rename HASH --file OLD/PATH NEW/PATH")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("A hash or unique prefix.", valueName: "hash")) var hash: String
+    @Argument(help: ArgumentHelp("The new name (or new path with --file).", valueName: "name")) var name: String
+    @Option(help: ArgumentHelp("Rename this file (or folder, if it ends with /) inside the torrent.", valueName: "old-path")) var file: String?
+
+    func run() async throws {
+        let client = try await global.client()
+        let hash = try await client.resolve([hash])[0]
+        if let file {
+            let folder = file.hasSuffix("/")
+            let old = folder ? String(file.dropLast()) : file
+            try await client.call(folder ? "torrents/renameFolder" : "torrents/renameFile",
+                                  .form([("hash", hash), ("oldPath", old), ("newPath", name)]))
+        } else {
+            try await client.call("torrents/rename", .form([("hash", hash), ("name", name)]))
+        }
+        if global.json { return Output.printJSON(["hash": hash, "name": name]) }
+        print("Renamed to \(name).")
+    }
+}
+
+struct Recheck: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check torrents' data against their hashes again.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var targets: HashArguments
+
+    func run() async throws {
+        let client = try await global.client()
+        let resolved = try await client.resolve(targets.hashes)
+        try await client.torrentsAction("recheck", hashes: resolved)
+        if global.json { return Output.printJSON(["rechecking": resolved]) }
+        print("Rechecking \(resolved.count) torrent\(resolved.count == 1 ? "" : "s").")
+    }
+}
+
+struct Limits: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show or set torrents' speed and share limits.",
+        discussion: "Without options, shows the limits. Rates like 500K or 2M, 0 for unlimited; share limits a number, none, or global (follow the server's).")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var targets: HashArguments
+    @Option(help: "Download limit, e.g. 2M (0: unlimited).") var download: String?
+    @Option(help: "Upload limit, e.g. 500K (0: unlimited).") var upload: String?
+    @Option(help: "Share ratio limit: a number, none, or global.") var ratio: String?
+    @Option(help: "Seeding time limit in minutes: a number, none, or global.") var seedingTime: String?
+    @Option(help: "Inactive seeding time limit in minutes: a number, none, or global.") var inactiveSeedingTime: String?
+
+    /// qBittorrent's share-limit numbers: -2 follows the global limit, -1 is none.
+    static func shareLimit(_ text: String, _ what: String) throws -> Double {
+        switch text.lowercased() {
+        case "global", "-2": return -2
+        case "none", "unlimited", "-1": return -1
+        default:
+            guard let value = Double(text), value >= 0 else { throw ValidationError("\(what) must be a number ≥ 0, none or global") }
+            return value
+        }
+    }
+
+    func validate() throws {
+        _ = try ratio.map { try Limits.shareLimit($0, "--ratio") }
+        _ = try seedingTime.map { try Limits.shareLimit($0, "--seeding-time") }
+        _ = try inactiveSeedingTime.map { try Limits.shareLimit($0, "--inactive-seeding-time") }
+    }
+
+    func run() async throws {
+        let client = try await global.client()
+        let resolved = try await client.resolve(targets.hashes)
+        if let download { try await client.torrentsAction("setDownloadLimit", hashes: resolved, [("limit", String(try parseRate(download)))]) }
+        if let upload { try await client.torrentsAction("setUploadLimit", hashes: resolved, [("limit", String(try parseRate(upload)))]) }
+        if ratio != nil || seedingTime != nil || inactiveSeedingTime != nil {
+            let current = try await client.torrents(TorrentQuery(hashes: resolved == ["all"] ? [] : resolved)).first
+            let ratioLimit = try ratio.map { try Limits.shareLimit($0, "--ratio") } ?? current?.ratioLimit ?? -2
+            let seeding = try seedingTime.map { Int(try Limits.shareLimit($0, "--seeding-time")) } ?? Int(current?.seedingTimeLimit ?? -2)
+            let inactive = try inactiveSeedingTime.map { Int(try Limits.shareLimit($0, "--inactive-seeding-time")) }
+                ?? Int(current?.inactiveSeedingTimeLimit ?? -2)
+            try await client.torrentsAction("setShareLimits", hashes: resolved, [
+                ("ratioLimit", String(ratioLimit)), ("seedingTimeLimit", String(seeding)),
+                ("inactiveSeedingTimeLimit", String(inactive)),
+            ])
+        }
+        let torrents = try await client.torrents(TorrentQuery(hashes: resolved == ["all"] ? [] : resolved))
+        if global.json {
+            return Output.printJSON(torrents.map {
+                ["hash": $0.hash, "dl_limit": $0.dlLimit, "up_limit": $0.upLimit, "ratio_limit": $0.ratioLimit,
+                 "seeding_time_limit": $0.seedingTimeLimit, "inactive_seeding_time_limit": $0.inactiveSeedingTimeLimit] as [String: Any]
+            })
+        }
+        func share(_ v: Double) -> String { v == -2 ? "global" : v < 0 ? "none" : String(format: "%.2f", v) }
+        func minutes(_ v: Int64) -> String { v == -2 ? "global" : v < 0 ? "none" : "\(v) min" }
+        print(Output.table(["HASH", "NAME", "DOWN", "UP", "RATIO", "SEEDING", "INACTIVE"], torrents.map {
+            [String($0.hash.prefix(8)), $0.name, Output.limit($0.dlLimit), Output.limit($0.upLimit), share($0.ratioLimit),
+             minutes($0.seedingTimeLimit), minutes($0.inactiveSeedingTimeLimit)]
+        }, flex: 1))
+    }
+}

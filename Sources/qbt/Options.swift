@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import QBTClient
+
+/// Options every command takes: which server, and JSON output for scripts.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .customLong("server"), help: ArgumentHelp("A server saved by `qbt login --name` (default: the default one).", valueName: "name"))
+    var serverName: String?
+
+    @Option(help: ArgumentHelp("Talk to this URL instead (or QBT_URL), with QBT_USERNAME/QBT_PASSWORD or QBT_API_KEY.", valueName: "url"))
+    var url: String?
+
+    @Flag(help: "Print JSON for scripts instead of tables.")
+    var json = false
+
+    /// A logged-in client: an explicit URL with credentials from the environment, or a saved server.
+    func client() async throws -> QBTClient {
+        let env = ProcessInfo.processInfo.environment
+        if let text = url ?? env["QBT_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            let base = try QBTClient.parseURL(text)
+            if let key = env["QBT_API_KEY"], !key.isEmpty { return QBTClient(baseURL: base, credential: .apiKey(key)) }
+            if let password = env["QBT_PASSWORD"] {
+                let client = QBTClient(baseURL: base)
+                try await client.login(username: env["QBT_USERNAME"] ?? "admin", password: password)
+                return client
+            }
+            // A saved session for the same server still works.
+            if let saved = try Config.load().servers.values.first(where: { $0.url == base.absoluteString }) {
+                return QBTClient(baseURL: base, credential: saved.credential)
+            }
+            return QBTClient(baseURL: base)
+        }
+        let config = try Config.load()
+        let name = serverName ?? env["QBT_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? config.defaultServer
+        guard let name, let saved = config.servers[name] else { throw QBTClientError.notLoggedIn(server: serverName) }
+        let client = QBTClient(baseURL: try QBTClient.parseURL(saved.url), credential: saved.credential)
+        // A session that expired is renewed from the environment's password when there is one.
+        if case .cookie = saved.credential, let password = env["QBT_PASSWORD"] {
+            let probe = try await client.send("app/version")
+            if probe.status == 403 {
+                try await client.login(username: saved.username ?? env["QBT_USERNAME"] ?? "admin", password: password)
+                var updated = config
+                updated.servers[name]?.credential = await client.credential
+                try updated.save()
+            }
+        }
+        return client
+    }
+}
+
+/// Hashes as a person types them: whole, unique prefixes, or `all`.
+struct HashArguments: ParsableArguments {
+    @Argument(help: ArgumentHelp("Torrent hashes, unique prefixes of them, or `all`.", valueName: "hash"))
+    var hashes: [String]
+
+    func validate() throws {
+        if hashes.isEmpty { throw ValidationError("give at least one torrent hash (or `all`)") }
+    }
+}
+
+/// `1M`, `500K`, `2.5MiB`, `0`, `unlimited`: bytes per second (qBittorrent's 0 and -1 both mean unlimited).
+func parseRate(_ text: String) throws -> Int64 {
+    let t = text.lowercased().replacingOccurrences(of: "/s", with: "").replacingOccurrences(of: "ib", with: "")
+        .replacingOccurrences(of: "b", with: "")
+    if t == "unlimited" || t == "inf" || t == "-1" { return 0 }
+    let units: [Character: Double] = ["k": 1024, "m": 1024 * 1024, "g": 1024 * 1024 * 1024]
+    var number = t, factor = 1.0
+    if let last = t.last, let unit = units[last] { number = String(t.dropLast()); factor = unit }
+    guard let value = Double(number), value >= 0, value * factor < 9e15 else {
+        throw ValidationError("not a rate: \(text) (e.g. 500K, 2M, 0 for unlimited)")
+    }
+    return Int64(value * factor)
+}
