@@ -39,14 +39,16 @@ let package = Package(
         .target(name: "Search", dependencies: ["QBTCore", "Store"]),
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
         .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine"]),
+        // Uploads: multipart streamed to disk, tus state, the free-space guard.
+        .target(name: "Uploads", dependencies: ["Store", "CLibtorrent"]),
         .target(
             name: "WebAPI",
-            dependencies: ["QBTCore", "Search", "Streaming", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: ["QBTCore", "Search", "Streaming", "Uploads", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         .target(
             name: "QBTServer",
             dependencies: [
-                "WebAPI", "QBTCore", .product(name: "Hummingbird", package: "hummingbird"),
+                "WebAPI", "QBTCore", "Uploads", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -67,6 +69,7 @@ let package = Package(
         .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer"]),
         .testTarget(name: "SearchTests", dependencies: ["Search"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming"]),
+        .testTarget(name: "UploadsTests", dependencies: ["Uploads"]),
     ],
     cxxLanguageStandard: .cxx17
 )

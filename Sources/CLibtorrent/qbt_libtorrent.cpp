@@ -1163,7 +1163,118 @@ qbt_result qbt_create_torrent(const char *path, int32_t piece_size, const char *
     }
 }
 
+namespace {
+struct creation_cancelled : std::exception {
+    const char *what() const noexcept override { return "cancelled"; }
+};
+
+std::vector<std::string> lines_of(const char *text) {
+    std::vector<std::string> out;
+    if (!text) return out;
+    std::string current;
+    for (const char *c = text;; ++c) {
+        if (*c == '\n' || *c == '\0') {
+            while (!current.empty() && (current.back() == '\r' || current.back() == ' ')) current.pop_back();
+            out.push_back(current);
+            current.clear();
+            if (*c == '\0') break;
+        } else {
+            current += *c;
+        }
+    }
+    return out;
+}
+}  // namespace
+
+qbt_result qbt_create_torrent_ex(const char *path, const qbt_create_options *options, qbt_progress_fn progress,
+                                 qbt_bytes_fn fn, void *context, int32_t *piece_size_out, char **error) {
+    try {
+        std::string full(path);
+        while (full.size() > 1 && full.back() == '/') full.pop_back();
+        auto slash = full.find_last_of('/');
+        std::string parent = slash == std::string::npos ? "." : (slash == 0 ? "/" : full.substr(0, slash));
+        lt::file_storage fs;
+        // Hidden files are left out: upload temp files (.qbtd-upload-*) must never end up in a torrent.
+        lt::add_files(fs, full, [](std::string const &p) {
+            auto name = p.substr(p.find_last_of('/') + 1);
+            return name.empty() || name[0] != '.';
+        });
+        if (fs.num_files() == 0) {
+            set_error(error, "nothing to share at " + full);
+            return QBT_ERR_INVALID;
+        }
+        lt::create_flags_t flags{};
+        if (options->format == 1) flags |= lt::create_torrent::v1_only;
+        if (options->format == 2) flags |= lt::create_torrent::v2_only;
+        lt::create_torrent ct(fs, options->piece_size, flags);
+        int tier = 0;
+        for (auto const &line : lines_of(options->trackers)) {
+            if (line.empty()) { ++tier; continue; }
+            ct.add_tracker(line, tier);
+        }
+        for (auto const &line : lines_of(options->url_seeds)) if (!line.empty()) ct.add_url_seed(line);
+        if (options->comment && *options->comment) ct.set_comment(options->comment);
+        ct.set_priv(options->is_private);
+        ct.set_creator("qbtd");
+        int total = ct.num_pieces();
+        int done = 0;
+        lt::set_piece_hashes(ct, parent, [&](lt::piece_index_t) {
+            ++done;
+            if (progress && !progress(context, done, total)) throw creation_cancelled();
+        });
+        lt::entry e = ct.generate();
+        if (options->source && *options->source) e["info"]["source"] = options->source;
+        std::vector<char> out;
+        lt::bencode(std::back_inserter(out), e);
+        if (piece_size_out) *piece_size_out = ct.piece_length();
+        fn(context, reinterpret_cast<const uint8_t *>(out.data()), out.size());
+        return QBT_OK;
+    } catch (const std::exception &e) {
+        set_error(error, e.what());
+        return QBT_ERR_FAILED;
+    }
+}
+
 // MARK: crypto
+
+const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) {
+    return memmem(haystack, haystack_len, needle, needle_len);
+}
+
+struct qbt_digest {
+    EVP_MD_CTX *ctx;
+};
+
+qbt_digest *qbt_digest_new(const char *algorithm) {
+    const EVP_MD *md = nullptr;
+    std::string name(algorithm ? algorithm : "");
+    if (name == "sha1") md = EVP_sha1();
+    else if (name == "sha256") md = EVP_sha256();
+    else if (name == "md5") md = EVP_md5();
+    if (!md) return nullptr;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx || EVP_DigestInit_ex(ctx, md, nullptr) != 1) {
+        EVP_MD_CTX_free(ctx);
+        return nullptr;
+    }
+    return new qbt_digest{ctx};
+}
+
+void qbt_digest_update(qbt_digest *digest, const uint8_t *data, size_t len) { EVP_DigestUpdate(digest->ctx, data, len); }
+
+size_t qbt_digest_peek(const qbt_digest *digest, uint8_t out[64]) {
+    EVP_MD_CTX *copy = EVP_MD_CTX_new();
+    unsigned int size = 0;
+    if (copy && EVP_MD_CTX_copy_ex(copy, digest->ctx) == 1) EVP_DigestFinal_ex(copy, out, &size);
+    EVP_MD_CTX_free(copy);
+    return size;
+}
+
+void qbt_digest_free(qbt_digest *digest) {
+    if (!digest) return;
+    EVP_MD_CTX_free(digest->ctx);
+    delete digest;
+}
 
 bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t *salt, size_t salt_len,
                        int32_t iterations, uint8_t *out, size_t out_len) {

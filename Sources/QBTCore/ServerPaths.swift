@@ -4,17 +4,23 @@ import Foundation
 public struct ServerPaths: Sendable {
     public let dataDirectory: String
     public let downloadRoot: String
+    /// Where uploads land by default; torrents made from uploads seed from here, so it is a save root too.
+    public let uploadsDirectory: String
     public var databasePath: String { dataDirectory + "/qbtd.sqlite" }
+    /// Every folder a save path may lie in.
+    public var roots: [String] { [downloadRoot, uploadsDirectory] }
 
-    public init(dataDirectory: String, downloadRoot: String? = nil) throws {
+    public init(dataDirectory: String, downloadRoot: String? = nil, uploadsDirectory: String? = nil) throws {
         let data = Self.canonical(dataDirectory)
         let downloads = Self.canonical(downloadRoot ?? data + "/downloads")
-        for dir in [data, downloads] {
+        let uploads = Self.canonical(uploadsDirectory ?? data + "/uploads")
+        for dir in [data, downloads, uploads] {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         }
         // Canonicalize again now that they exist, so symlinked parents compare equal later.
         self.dataDirectory = Self.canonical(data)
         self.downloadRoot = Self.canonical(downloads)
+        self.uploadsDirectory = Self.canonical(uploads)
     }
 
     public enum PathError: Error, Equatable, CustomStringConvertible {
@@ -27,12 +33,12 @@ public struct ServerPaths: Sendable {
     }
 
     /// Resolves a client-supplied save path: relative ones are taken under the download root, and the result
-    /// (after `..` and symlinks) must stay inside it.
+    /// (after `..` and symlinks) must stay inside the download root or the uploads folder.
     public func savePath(_ requested: String?) throws -> String {
         guard let requested, !requested.trimmingCharacters(in: .whitespaces).isEmpty else { return downloadRoot }
         let absolute = requested.hasPrefix("/") ? requested : downloadRoot + "/" + requested
         let resolved = Self.canonical(absolute)
-        guard resolved == downloadRoot || resolved.hasPrefix(downloadRoot + "/") else {
+        guard roots.contains(where: { resolved == $0 || resolved.hasPrefix($0 + "/") }) else {
             throw PathError.outsideRoot(requested, root: downloadRoot)
         }
         return resolved

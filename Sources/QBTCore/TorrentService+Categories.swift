@@ -23,6 +23,13 @@ extension TorrentService {
         return (try? paths.savePath(wanted.hasPrefix("/") ? wanted : root + "/" + wanted)) ?? root
     }
 
+    /// Every category's resolved save path (uploads can land in one).
+    public func categorySavePaths() async -> [String: String] {
+        var out: [String: String] = [:]
+        for name in categoryTable.keys { out[name] = await categorySavePath(name) }
+        return out
+    }
+
     /// A category's save path must resolve inside the download root.
     private func checkCategoryPath(_ path: String) async throws {
         guard !path.isEmpty else { return }

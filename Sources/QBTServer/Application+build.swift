@@ -6,6 +6,7 @@ import Search
 import Store
 import Streaming
 import TorrentEngine
+import Uploads
 import WebAPI
 
 /// What a running server is made of, so `main` and the tests can reach its parts.
@@ -24,7 +25,8 @@ public func buildApplication(
     onShutdown: @escaping @Sendable () -> Void = requestGracefulShutdown,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> (some ApplicationProtocol, ServerParts) {
-    let paths = try ServerPaths(dataDirectory: config.dataDirectory, downloadRoot: config.downloadDirectory)
+    let paths = try ServerPaths(dataDirectory: config.dataDirectory, downloadRoot: config.downloadDirectory,
+                                uploadsDirectory: config.uploadsDirectory)
     let store = try Store(path: paths.databasePath)
     let credentials = try await Credentials(store: store)
     let outcome = try await credentials.prepare(username: config.username, password: config.password)
@@ -44,12 +46,20 @@ public func buildApplication(
     let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,
                                          log: config.eventLog, timeout: config.searchTimeout)
 
+    var uploadSettings = UploadConfiguration(uploadsDirectory: paths.uploadsDirectory, roots: paths.roots)
+    uploadSettings.margin = config.uploadMargin
+    uploadSettings.maxUploadSize = config.maxUploadSize
+    uploadSettings.tusExpiry = TimeInterval(config.uploadExpiry.components.seconds)
+    let uploadBoard = ProgressBoard()
+    let tus = try await TusService(store: store, configuration: uploadSettings, board: uploadBoard)
+    let creator = TorrentCreationManager(service: service, outputDirectory: paths.dataDirectory + "/torrent-creator")
+
     let router = Router(context: QBTRequestContext.self)
     router.add(middleware: SecurityHeadersMiddleware(gate: gate))
     // qbittorrent-api probes the scheme with `HEAD /`; qBittorrent serves its WebUI there.
     router.on("/", method: .get) { _, _ in "qbtd: a qBittorrent-compatible torrent server. API under /api/v2/\n" }
     router.on("/", method: .head) { _, _ in Response(status: .ok) }
-    APIRouter(controllers: [
+    let api = APIRouter(controllers: [
         AuthController(credentials: credentials, sessions: sessions, identity: identity, gate: gate),
         AppController(identity: identity, service: service, credentials: credentials, keys: keys, sessions: sessions,
                       gate: gate, webUI: (config.host, config.port), onShutdown: onShutdown),
@@ -60,14 +70,17 @@ public func buildApplication(
         SearchController(search: search, service: service, identity: identity),
         QbtdController(keys: keys, sessions: sessions, search: search),
         StreamController(streams: streams),
+        TorrentCreatorController(creator: creator, paths: paths),
     ], sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
-        .addRoutes(to: router)
+    api.addRoutes(to: router)
     StreamPlayback(streams: streams).addRoutes(to: router)
+    UploadRoutes(api: api, configuration: uploadSettings, board: uploadBoard, service: service).addRoutes(to: router)
+    TusRoutes(api: api, tus: tus, service: service).addRoutes(to: router)
 
     let app = Application(
         router: router,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "qbtd"),
-        services: [EngineLifecycle(service: service)],
+        services: [EngineLifecycle(service: service), UploadSweeper(tus: tus)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port) },
         logger: logger)
     config.eventLog.add("qbtd started (presenting as qBittorrent \(identity.appVersion))", kind: .info)

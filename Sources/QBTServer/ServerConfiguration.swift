@@ -27,6 +27,14 @@ public struct ServerConfiguration: Sendable {
     public var streamKeepCompleted = false
     /// How long `stream/prepare` waits for a magnet's metadata.
     public var streamMetadataTimeout: Duration = .seconds(60)
+    /// Where uploads land by default; nil: `<data-dir>/uploads`.
+    public var uploadsDirectory: String?
+    /// Free space an upload must leave.
+    public var uploadMargin: Int64 = 200 << 20
+    /// The largest single upload; nil: only free space limits it.
+    public var maxUploadSize: Int64?
+    /// How long an unfinished tus upload lives after its last write.
+    public var uploadExpiry: Duration = .seconds(24 * 3600)
     /// Which qBittorrent release qbtd presents itself as.
     public var profile: Identity.Profile = .v5_1
     /// The execution log behind `log/main`; `main` also feeds it from the logger.

@@ -82,6 +82,21 @@ extension Store {
                 t.column("installed_at", .integer).notNull()
             }
         }
+        migrator.registerMigration("v5: tus uploads") { db in
+            try db.create(table: "tus_uploads") { t in
+                t.primaryKey("id", .text)
+                t.column("length", .integer)  // NULL while the length is deferred
+                t.column("offset", .integer).notNull().defaults(to: 0)  // bytes fsynced to the data file
+                t.column("metadata", .text).notNull().defaults(to: "{}")  // JSON of Upload-Metadata (decoded values)
+                t.column("destination", .text).notNull()  // the folder the finished file lands in
+                t.column("concat", .text)  // NULL, "partial" or "final"
+                t.column("parts", .text)  // final uploads: JSON list of partial upload ids
+                t.column("created_at", .integer).notNull()
+                t.column("expires_at", .integer).notNull()
+                t.column("result_path", .text)  // where the finished file landed
+                t.column("sha256", .text)  // of the finished file
+            }
+        }
         return migrator
     }
 }

@@ -52,32 +52,9 @@ public struct APIRouter: Sendable {
         let name = context.parameters.get("action") ?? ""
         let action = controllers[scope]?[name]
         let localPort = context.localAddress?.port ?? 0
-        let clientIP = gate.clientIP(socketIP: context.socketIP, forwardedFor: request.headers[.init("X-Forwarded-For")!])
-        let policy = gate.policy
-        let bearer = Self.credential(request, scheme: "Bearer")
         do {
-            if bearer == nil, policy.csrfProtection, WebGate.isCrossSite(
-                origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
-                host: request.head.authority,
-                forwardedHost: request.headers[.init("X-Forwarded-Host")!]) {
-                logger.warning("WebAPI: CSRF attack detected. Origin: \(request.headers[.origin] ?? "-"), Host: \(request.head.authority ?? "-")")
+            guard case .passed(let caller, let auth) = try await check(request, context) else {
                 return Self.plain(.unauthorized, "Unauthorized")
-            }
-            let fromProxy = policy.reverseProxy && policy.trustedProxies.contains { $0.contains(context.socketIP) }
-            if policy.hostHeaderValidation, !fromProxy,
-               !gate.isValidHost(request.head.authority,
-                                 localIP: context.localAddress?.ipAddress ?? "", localPort: localPort) {
-                logger.warning("WebAPI: invalid Host header \(request.head.authority ?? "-") from \(clientIP)")
-                return Self.plain(.unauthorized, "Unauthorized")
-            }
-
-            let auth = try await authenticate(request, bearer: bearer, clientIP: clientIP, policy: policy)
-            var caller = APICaller(clientIP: clientIP, localPort: localPort)
-            caller.host = request.head.authority
-            switch auth {
-            case .none: break
-            case .session(let id, let slot), .fresh(let id, let slot): caller.sessionID = id; caller.sync = slot
-            case .apiKey(let id, let slot): caller.apiKeyID = id; caller.sync = slot
             }
             let authenticated = caller.sync != nil
             if !(action?.isPublic ?? false) && !authenticated { throw QBitError.accessDenied() }
@@ -110,6 +87,70 @@ public struct APIRouter: Sendable {
             logger.error("\(scope)/\(name) failed: \(error)")
             return Self.plain(.internalServerError, "Internal Server Error")
         }
+    }
+
+    enum Check {
+        /// Cross-site or a bad Host header: 401 before anything else.
+        case refused
+        case passed(APICaller, Authentication)
+    }
+
+    /// qBittorrent's order: CSRF and Host checks, then who the caller is (not yet whether that is enough).
+    func check(_ request: Request, _ context: QBTRequestContext) async throws -> Check {
+        let localPort = context.localAddress?.port ?? 0
+        let clientIP = gate.clientIP(socketIP: context.socketIP, forwardedFor: request.headers[.init("X-Forwarded-For")!])
+        let policy = gate.policy
+        let bearer = Self.credential(request, scheme: "Bearer")
+        if bearer == nil, policy.csrfProtection, WebGate.isCrossSite(
+            origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
+            host: request.head.authority,
+            forwardedHost: request.headers[.init("X-Forwarded-Host")!]) {
+            logger.warning("WebAPI: CSRF attack detected. Origin: \(request.headers[.origin] ?? "-"), Host: \(request.head.authority ?? "-")")
+            return .refused
+        }
+        let fromProxy = policy.reverseProxy && policy.trustedProxies.contains { $0.contains(context.socketIP) }
+        if policy.hostHeaderValidation, !fromProxy,
+           !gate.isValidHost(request.head.authority, localIP: context.localAddress?.ipAddress ?? "", localPort: localPort) {
+            logger.warning("WebAPI: invalid Host header \(request.head.authority ?? "-") from \(clientIP)")
+            return .refused
+        }
+        let auth = try await authenticate(request, bearer: bearer, clientIP: clientIP, policy: policy)
+        var caller = APICaller(clientIP: clientIP, localPort: localPort)
+        caller.host = request.head.authority
+        switch auth {
+        case .none: break
+        case .session(let id, let slot), .fresh(let id, let slot): caller.sessionID = id; caller.sync = slot
+        case .apiKey(let id, let slot): caller.apiKeyID = id; caller.sync = slot
+        }
+        return .passed(caller, auth)
+    }
+
+    /// The API's gate for qbtd's streamed routes (uploads, tus): the session, an API key or HTTP Basic, after the
+    /// same CSRF and Host checks. Returns the caller, or the JSON answer to send instead.
+    public func admit(_ request: Request, _ context: QBTRequestContext) async -> Admission {
+        do {
+            guard case .passed(let caller, _) = try await check(request, context) else {
+                return .refused(Self.jsonError(.unauthorized, "Unauthorized"))
+            }
+            guard caller.sync != nil else {
+                return .refused(Self.jsonError(.forbidden, "Forbidden: log in, or send an API key (Authorization: Bearer) or Basic credentials"))
+            }
+            return .admitted(caller)
+        } catch let error as QBitError {
+            return .refused(Self.error(error, json: true))
+        } catch {
+            return .refused(Self.jsonError(.internalServerError, "\(error)"))
+        }
+    }
+
+    public enum Admission: Sendable {
+        case admitted(APICaller)
+        case refused(Response)
+    }
+
+    public static func jsonError(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(["error": .string(message)]).serialized())))
     }
 
     func authenticate(_ request: Request, bearer: String?, clientIP: String, policy: WebSecurityPolicy) async throws -> Authentication {

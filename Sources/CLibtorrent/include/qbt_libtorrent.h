@@ -329,7 +329,37 @@ void qbt_post_session_stats(qbt_session *session);
 qbt_result qbt_create_torrent(const char *path, int32_t piece_size, const char *tracker, qbt_bytes_fn fn,
                               void *context, char **error);
 
+/// What qBittorrent's torrent creator takes. format: 0 hybrid, 1 v1 only, 2 v2 only. trackers: one URL per line,
+/// an empty line starts the next tier; url_seeds: one per line. Strings may be NULL.
+typedef struct {
+    int32_t piece_size;
+    int32_t format;
+    bool is_private;
+    const char *comment;
+    const char *source;
+    const char *trackers;
+    const char *url_seeds;
+} qbt_create_options;
+
+/// Called after each piece is hashed; returning false stops the creation (QBT_ERR_FAILED, "cancelled").
+typedef bool (*qbt_progress_fn)(void *context, int32_t done, int32_t total);
+
+/// Like qbt_create_torrent, with qBittorrent's options and progress. Reports the .torrent bytes and the piece size.
+qbt_result qbt_create_torrent_ex(const char *path, const qbt_create_options *options, qbt_progress_fn progress,
+                                 qbt_bytes_fn fn, void *context, int32_t *piece_size_out, char **error);
+
 // MARK: crypto helpers (OpenSSL), here because this target already links libcrypto
+
+/// glibc's memmem (not visible to Swift without _GNU_SOURCE): the first occurrence of needle, or NULL.
+const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len);
+
+/// An incremental digest: "sha1", "sha256" or "md5" (NULL for anything else).
+typedef struct qbt_digest qbt_digest;
+qbt_digest *qbt_digest_new(const char *algorithm);
+void qbt_digest_update(qbt_digest *digest, const uint8_t *data, size_t len);
+/// The digest of everything so far (the object can go on being updated); returns its length (≤ 64).
+size_t qbt_digest_peek(const qbt_digest *digest, uint8_t out[64]);
+void qbt_digest_free(qbt_digest *digest);
 
 bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t *salt, size_t salt_len,
                        int32_t iterations, uint8_t *out, size_t out_len);

@@ -1,0 +1,144 @@
+import Foundation
+
+/// Stops a write when free space falls under the margin; looked at every few MiB, not every chunk.
+public struct SpaceGuard: Sendable {
+    public let path: String
+    public let margin: Int64
+    private var unchecked: Int64 = 0
+    static let interval: Int64 = 8 << 20
+
+    public init(path: String, margin: Int64) { self.path = path; self.margin = margin }
+
+    public mutating func wrote(_ count: Int) throws {
+        unchecked += Int64(count)
+        guard unchecked >= Self.interval else { return }
+        unchecked = 0
+        try check()
+    }
+
+    public func check(needing bytes: Int64 = 0) throws {
+        guard let free = DiskSpace.available(at: path) else { return }
+        if free - bytes < margin { throw UploadError.diskFull(available: free, margin: margin) }
+    }
+}
+
+/// One file being received: a hidden temp file beside its final place, hashed as it is written, fsynced and then
+/// linked into place. Anything not committed — a disconnect, a failed write, a refusal — is removed, with the
+/// folders made for it.
+public final class FileSink {
+    public let directory: String
+    public let name: String
+    public private(set) var size: Int64 = 0
+    public var sha256: String { digest.hex }
+    let tempPath: String
+    private var fd: Int32
+    private let digest = Digest("sha256")!
+    private var space: SpaceGuard
+    private var madeDirectories: [String] = []
+    private var finished = false
+
+    public init(directory: String, name: String, margin: Int64) throws {
+        self.directory = directory
+        self.name = name
+        let target = directory + "/" + name
+        let parent = (target as NSString).deletingLastPathComponent
+        var missing: [String] = []
+        var probe = parent
+        while !FileManager.default.fileExists(atPath: probe), probe.count > directory.count {
+            missing.insert(probe, at: 0)
+            probe = (probe as NSString).deletingLastPathComponent
+        }
+        for dir in missing {
+            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw UploadError.io("cannot create \(dir): \(String(cString: strerror(errno)))") }
+            madeDirectories.append(dir)
+        }
+        space = SpaceGuard(path: parent, margin: margin)
+        tempPath = parent + "/.qbtd-upload-" + UUID().uuidString + ".part"
+        fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            Self.removeDirectories(madeDirectories)
+            throw UploadError.io("cannot create a file in \(parent): \(reason)")
+        }
+    }
+
+    deinit { if !finished { abort() } }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.write(fd, base + done, bytes.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == ENOSPC || errno == EDQUOT { throw UploadError.diskFull(available: DiskSpace.available(at: directory) ?? 0, margin: space.margin) }
+                throw UploadError.io(String(cString: strerror(errno)))
+            }
+            done += n
+        }
+        digest.update(bytes)
+        size += Int64(bytes.count)
+        try space.wrote(bytes.count)
+    }
+
+    /// Makes the bytes durable and closes the file; `place` then puts it where it belongs.
+    public func seal() throws {
+        guard fd >= 0 else { return }
+        guard fsync(fd) == 0 else { throw UploadError.io("fsync: \(String(cString: strerror(errno)))") }
+        close(fd)
+        fd = -1
+    }
+
+    /// Into place: `name`, or `name (1).ext`… when it exists, unless `overwrite`. Returns the path.
+    public func place(overwrite: Bool) throws -> String {
+        try seal()
+        let placed = try Self.place(tempPath, at: directory + "/" + name, overwrite: overwrite, onFailure: abort)
+        finished = true
+        return placed
+    }
+
+    static func place(_ tempPath: String, at target: String, overwrite: Bool, onFailure: () -> Void) throws -> String {
+        var placed: String?
+        if overwrite {
+            if rename(tempPath, target) == 0 { placed = target }
+        } else {
+            for candidate in Self.candidates(target) {
+                if link(tempPath, candidate) == 0 { placed = candidate; unlink(tempPath); break }
+                if errno != EEXIST { break }
+            }
+        }
+        guard let placed else {
+            let reason = String(cString: strerror(errno))
+            onFailure()
+            throw UploadError.io("cannot put the file in place at \(target): \(reason)")
+        }
+        syncDirectory((placed as NSString).deletingLastPathComponent)
+        return placed
+    }
+
+    /// Removes the temp file and the folders made for it.
+    public func abort() {
+        if fd >= 0 { close(fd); fd = -1 }
+        unlink(tempPath)
+        Self.removeDirectories(madeDirectories)
+        finished = true
+    }
+
+    /// `a.txt`, `a (1).txt`, `a (2).txt`, … (bounded).
+    static func candidates(_ path: String) -> [String] {
+        let url = URL(fileURLWithPath: path)
+        let ext = url.pathExtension
+        let stem = url.deletingPathExtension().path
+        return [path] + (1...9999).map { "\(stem) (\($0))" + (ext.isEmpty ? "" : ".\(ext)") }
+    }
+
+    static func removeDirectories(_ dirs: [String]) {
+        for dir in dirs.reversed() { rmdir(dir) }  // only empty ones go
+    }
+
+    /// The rename is durable only once its directory is.
+    static func syncDirectory(_ path: String) {
+        let dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 { fsync(dfd); close(dfd) }
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import Store
+
+/// tus 1.0.0 uploads: state in SQLite, one data file per upload (beside its destination, so finishing is a rename),
+/// one writer at a time. A new request for an upload whose writer has stalled cancels that writer, which commits
+/// what it has and lets go.
+public actor TusService {
+    public static let version = "1.0.0"
+    public static let extensions =
+        "creation,creation-with-upload,creation-defer-length,termination,checksum,expiration,concatenation"
+
+    public enum Concat: Sendable, Equatable {
+        case partial
+        case final([String])
+    }
+
+    let store: Store
+    public nonisolated let configuration: UploadConfiguration
+    let board: ProgressBoard
+    private var leases: [String: Lease] = [:]
+    /// The running SHA-256 of an upload's bytes, while this process has seen them all in order.
+    private var hashes: [String: (digest: Digest, offset: Int64)] = [:]
+
+    struct Lease {
+        let token: UUID
+        let cancel: @Sendable () -> Void
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    public init(store: Store, configuration: UploadConfiguration, board: ProgressBoard) async throws {
+        self.store = store
+        self.configuration = configuration
+        self.board = board
+        try FileManager.default.createDirectory(atPath: partialsDirectory, withIntermediateDirectories: true)
+        await sweep()
+    }
+
+    var partialsDirectory: String { configuration.uploadsDirectory + "/.tus" }
+
+    static func dataPath(_ r: TusUploadRecord) -> String { r.destination + "/.qbtd-tus-" + r.id + ".part" }
+
+    func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    // MARK: Creation
+
+    public func create(length: Int64?, metadata: [String: String], concat: Concat?, destinations: Destinations) async throws -> TusUploadRecord {
+        let id = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let name = try Self.fileName(metadata, fallback: id)
+        let destination: String
+        if concat == .partial {
+            destination = partialsDirectory
+        } else {
+            destination = try destinations.resolve(path: metadata["path"], category: metadata["category"])
+        }
+        var record = TusUploadRecord(id: id, length: length, metadata: metadata, destination: destination,
+                                     createdAt: now(), expiresAt: now() + Int64(configuration.tusExpiry))
+        record.metadata["filename"] = name
+        if case .final(let ids) = concat {
+            return try await createFinal(record, parts: ids, destinations: destinations)
+        }
+        record.concat = concat == .partial ? "partial" : nil
+        if let length { try destinations.preflight(bytes: length, at: destination) }
+        let fd = open(Self.dataPath(record), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw UploadError.io("cannot create the upload's file in \(destination): \(String(cString: strerror(errno)))") }
+        close(fd)
+        try await store.saveTusUpload(record)
+        hashes[id] = (Digest("sha256")!, 0)
+        if length == 0 { return try await finish(record) }
+        return record
+    }
+
+    static func fileName(_ metadata: [String: String], fallback: String) throws -> String {
+        let raw = metadata["filename"] ?? metadata["name"] ?? fallback
+        do { return try UploadName.sanitize(raw) } catch let problem as UploadName.Problem { throw UploadError.badName(problem) }
+    }
+
+    /// `Upload-Concat: final;…`: the finished partial uploads, in order, become one file.
+    private func createFinal(_ base: TusUploadRecord, parts ids: [String], destinations: Destinations) async throws -> TusUploadRecord {
+        guard !ids.isEmpty else { throw UploadError.badRequest("Upload-Concat: final needs the partial uploads' URLs") }
+        var parts: [TusUploadRecord] = []
+        for id in ids {
+            guard let part = try await live(id) else { throw UploadError.badRequest("unknown partial upload \(id)") }
+            guard part.concat == "partial" else { throw UploadError.badRequest("upload \(id) is not a partial upload") }
+            guard let length = part.length, part.offset == length else { throw UploadError.badRequest("partial upload \(id) is not finished") }
+            parts.append(part)
+        }
+        var record = base
+        record.concat = "final"
+        record.parts = ids
+        record.length = parts.reduce(0) { $0 + ($1.length ?? 0) }
+        record.offset = record.length!
+        try destinations.preflight(bytes: record.length!, at: record.destination)
+        let path = Self.dataPath(record)
+        let out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard out >= 0 else { throw UploadError.io("cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(out) }
+        let sha = Digest("sha256")!
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for part in parts {
+            let input = open(Self.dataPath(part), O_RDONLY | O_CLOEXEC)
+            guard input >= 0 else { unlink(path); throw UploadError.io("partial upload \(part.id) lost its data") }
+            defer { close(input) }
+            var left = part.length ?? 0
+            while left > 0 {
+                let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, Int(min(Int64($0.count), left))) }
+                guard n > 0 else { unlink(path); throw UploadError.io("partial upload \(part.id) is shorter than its length") }
+                try buffer.withUnsafeBytes { chunk in
+                    let slice = UnsafeRawBufferPointer(rebasing: chunk[0..<n])
+                    guard Glibc.write(out, slice.baseAddress, n) == n else { unlink(path); throw UploadError.io(String(cString: strerror(errno))) }
+                    sha.update(slice)
+                }
+                left -= Int64(n)
+            }
+        }
+        guard fdatasync(out) == 0 else { unlink(path); throw UploadError.io("fdatasync failed") }
+        try await store.saveTusUpload(record)
+        hashes[record.id] = (sha, record.length!)
+        return try await finish(record)
+    }
+
+    // MARK: Lookup, leases
+
+    /// The upload, or nil when unknown or expired (an expired one is removed on the spot).
+    public func live(_ id: String) async throws -> TusUploadRecord? {
+        guard id.count <= 64, let record = try await store.tusUpload(id) else { return nil }
+        if record.expiresAt <= now(), leases[id] == nil {
+            await remove(record)
+            return nil
+        }
+        return record
+    }
+
+    /// Takes the upload for one writer; a writer already there is cancelled and waited for first.
+    public func acquire(_ id: String, cancel: @escaping @Sendable () -> Void) async -> UUID {
+        await interrupt(id)
+        let token = UUID()
+        leases[id] = Lease(token: token, cancel: cancel)
+        return token
+    }
+
+    public func release(_ id: String, _ token: UUID) {
+        guard let lease = leases[id], lease.token == token else { return }
+        leases[id] = nil
+        for waiter in lease.waiters { waiter.resume() }
+    }
+
+    /// Stops the upload's writer, if any, and waits (bounded) until it has committed and let go.
+    public func interrupt(_ id: String) async {
+        guard let lease = leases[id] else { return }
+        lease.cancel()
+        let token = lease.token
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            leases[id]?.waiters.append(continuation)
+            Task { [weak self] in
+                try? await Task.sleep(for: .seconds(10))
+                await self?.forceRelease(id, token)
+            }
+        }
+    }
+
+    private func forceRelease(_ id: String, _ token: UUID) { release(id, token) }
+
+    // MARK: Writing
+
+    /// Opens the upload for a PATCH at `offset`. The data file is cut back to the durable offset first: bytes a
+    /// crash left past it were never acknowledged.
+    public func openWriter(_ id: String, offset: Int64, uploadLength: Int64?, checksum: String?, contentLength: Int64?,
+                           destinations: Destinations) async throws -> TusWriter {
+        guard var record = try await live(id) else { throw UploadError.notFound("no upload \(id) (unknown, ended or expired)") }
+        guard record.concat != "final" else { throw UploadError.forbidden("a final concatenated upload cannot be patched") }
+        guard offset == record.offset else {
+            throw UploadError.conflict("Upload-Offset \(offset) does not match the upload's offset \(record.offset)")
+        }
+        if let uploadLength {
+            if let known = record.length, known != uploadLength { throw UploadError.badRequest("Upload-Length cannot change once set") }
+            if record.length == nil {
+                guard uploadLength >= record.offset else { throw UploadError.badRequest("Upload-Length is less than what was received") }
+                try destinations.preflight(bytes: uploadLength - record.offset, at: record.destination)
+                record.length = uploadLength
+                try await store.setTusOffset(id, offset: record.offset, length: uploadLength, expiresAt: record.expiresAt)
+            }
+        }
+        if let length = record.length, let contentLength, offset + contentLength > length { throw UploadError.exceedsLength(length) }
+        if let contentLength { try destinations.preflight(bytes: contentLength, at: record.destination) }
+        var expected: (Digest, [UInt8])?
+        if let checksum {
+            let parts = checksum.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { throw UploadError.badRequest("Upload-Checksum must be `<algorithm> <base64>`") }
+            guard let digest = Digest(String(parts[0]).lowercased()) else { throw UploadError.unsupportedChecksum(String(parts[0])) }
+            guard let value = Data(base64Encoded: String(parts[1])) else { throw UploadError.badRequest("Upload-Checksum is not base64") }
+            expected = (digest, [UInt8](value))
+        }
+        let fd = open(Self.dataPath(record), O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw UploadError.io("the upload's data file is gone: \(String(cString: strerror(errno)))") }
+        guard ftruncate(fd, off_t(record.offset)) == 0 else { close(fd); throw UploadError.io("cannot trim the data file") }
+        let running = hashes[id].flatMap { $0.offset == record.offset ? $0.digest : nil }
+        let ticket = board.open(kind: "tus", name: record.metadata["filename"] ?? id, total: record.length, id: id)
+        ticket.set(record.offset)
+        return TusWriter(id: id, fd: fd, offset: record.offset, length: record.length, checksum: expected, sha256: running,
+                         space: SpaceGuard(path: record.destination, margin: configuration.margin), ticket: ticket)
+    }
+
+    /// Makes what the writer wrote durable and records the new offset.
+    public func commit(_ writer: TusWriter) async throws {
+        try writer.sync()
+        try await store.setTusOffset(writer.id, offset: writer.position, length: writer.length,
+                                     expiresAt: now() + Int64(configuration.tusExpiry))
+        if let sha = writer.sha256 { hashes[writer.id] = (sha, writer.position) }
+    }
+
+    /// The PATCH is over (its body ended, failed or was cancelled): checks the checksum, commits, and lands the
+    /// file once every byte is there.
+    public func closeWriter(_ writer: TusWriter) async throws -> TusUploadRecord {
+        defer { board.close(writer.ticket) }
+        if let (digest, expected) = writer.checksum, writer.position > writer.startOffset || !expected.isEmpty {
+            if digest.value != expected {
+                writer.rollBack()
+                hashes[writer.id] = nil  // the running hash saw the discarded bytes
+                throw UploadError.checksumMismatch
+            }
+        }
+        try await commit(writer)
+        guard let record = try await store.tusUpload(writer.id) else { throw UploadError.notFound("the upload was terminated") }
+        if let length = record.length, record.offset == length, record.concat == nil, !record.isFinished {
+            return try await finish(record)
+        }
+        return record
+    }
+
+    /// Every byte is there: the data file becomes the destination file (same folder: a rename), hashed.
+    private func finish(_ record: TusUploadRecord) async throws -> TusUploadRecord {
+        let data = Self.dataPath(record)
+        let sha: String
+        if let running = hashes[record.id], running.offset == record.length { sha = running.digest.hex } else {
+            sha = try Self.hashFile(data)
+        }
+        let name = record.metadata["filename"] ?? record.id
+        let target = record.destination + "/" + name
+        let parent = (target as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        let placed = try FileSink.place(data, at: target, overwrite: record.metadata["overwrite"] == "true", onFailure: {})
+        var done = record
+        done.resultPath = placed
+        done.sha256 = sha
+        try await store.saveTusUpload(done)
+        hashes[record.id] = nil
+        return done
+    }
+
+    static func hashFile(_ path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw UploadError.io("cannot read \(path)") }
+        defer { try? handle.close() }
+        let sha = Digest("sha256")!
+        while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty { chunk.withUnsafeBytes { sha.update($0) } }
+        return sha.hex
+    }
+
+    // MARK: Termination, expiry
+
+    public func terminate(_ id: String) async throws {
+        await interrupt(id)
+        guard let record = try await live(id) else { throw UploadError.notFound("no upload \(id)") }
+        await remove(record)
+    }
+
+    /// Unfinished uploads lose their data file; finished ones only their record (the file has landed).
+    private func remove(_ record: TusUploadRecord) async {
+        if !record.isFinished { unlink(Self.dataPath(record)) }
+        try? await store.deleteTusUpload(record.id)
+        hashes[record.id] = nil
+    }
+
+    /// Removes every expired upload; run at start and then every minute.
+    public func sweep() async {
+        for record in (try? await store.tusUploads()) ?? [] where record.expiresAt <= now() && leases[record.id] == nil {
+            await remove(record)
+        }
+    }
+}

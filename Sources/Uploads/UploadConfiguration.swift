@@ -1,0 +1,20 @@
+import Foundation
+
+/// Where uploads may go and the limits they keep.
+public struct UploadConfiguration: Sendable {
+    /// Where uploads land by default; tus keeps partial uploads under `.tus` in it.
+    public var uploadsDirectory: String
+    /// Folders a `path` may point into (the download folder and the uploads folder).
+    public var roots: [String]
+    /// Free space that must remain after an upload.
+    public var margin: Int64 = 200 << 20
+    /// The largest single upload; nil for no limit but free space.
+    public var maxUploadSize: Int64?
+    /// How long an unfinished tus upload lives after its last write.
+    public var tusExpiry: TimeInterval = 24 * 3600
+
+    public init(uploadsDirectory: String, roots: [String]) {
+        self.uploadsDirectory = uploadsDirectory
+        self.roots = roots
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Why an upload was refused or stopped, with the HTTP status the routes answer (as JSON `{"error": …}`).
+public enum UploadError: Error, CustomStringConvertible, Equatable {
+    case diskFull(available: Int64, margin: Int64)
+    case tooLarge(limit: Int64)
+    case badName(UploadName.Problem)
+    case badRequest(String)
+    case outsideRoots(String)
+    case notFound(String)
+    case conflict(String)
+    case forbidden(String)
+    case exceedsLength(Int64)
+    case checksumMismatch
+    case unsupportedChecksum(String)
+    case io(String)
+
+    public var status: Int {
+        switch self {
+        case .diskFull: 507
+        case .tooLarge: 413
+        case .badName, .badRequest, .outsideRoots: 400
+        case .notFound: 404
+        case .conflict: 409
+        case .forbidden: 403
+        case .exceedsLength: 413
+        case .checksumMismatch: 460
+        case .unsupportedChecksum: 400
+        case .io: 500
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .diskFull(let available, let margin):
+            "not enough free space: \(available) bytes free, and \(margin) must stay free; free some space or upload less"
+        case .tooLarge(let limit): "the upload is larger than the \(limit)-byte limit (--max-upload-size)"
+        case .badName(let problem): problem.description
+        case .badRequest(let message), .conflict(let message), .notFound(let message): message
+        case .forbidden(let message): message
+        case .exceedsLength(let length): "more bytes than the upload's length (\(length))"
+        case .checksumMismatch: "Upload-Checksum does not match the data: the chunk was discarded, send it again"
+        case .unsupportedChecksum(let name): "unsupported checksum algorithm \(name): use sha1, sha256 or md5"
+        case .outsideRoots(let path): "\(path) is outside the folders uploads may go to (the download and uploads folders)"
+        case .io(let message): "the server could not write the upload: \(message)"
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import QBTCore
+import TorrentEngine
+
+/// qBittorrent 5's `/api/v2/torrentcreator/*`: make a .torrent from a file or folder, optionally seed it.
+/// The .torrent may only be written inside qbtd's folders (qBittorrent writes anywhere it can).
+public struct TorrentCreatorController: APIController {
+    public let scope = "torrentcreator"
+    let creator: TorrentCreationManager
+    let paths: ServerPaths
+
+    public init(creator: TorrentCreationManager, paths: ServerPaths) {
+        self.creator = creator
+        self.paths = paths
+    }
+
+    public var actions: [String: APIAction] {
+        [
+            "addTask": .post { p, _ in
+                let source = try p.required("sourcePath")
+                guard !source.isEmpty else { throw QBitError.badParams() }
+                var torrentFile = p["torrentFilePath"].flatMap { $0.isEmpty ? nil : $0 }
+                if let requested = torrentFile {
+                    do { torrentFile = try paths.savePath(requested) } catch { throw QBitError.conflict("\(error)") }
+                }
+                var params = TorrentCreationManager.Params(
+                    sourcePath: source.hasPrefix("/") ? source : paths.downloadRoot + "/" + source,
+                    torrentFilePath: torrentFile, startSeeding: p.bool("startSeeding") ?? (torrentFile == nil))
+                params.options.isPrivate = p.bool("private") ?? false
+                params.options.format = switch p["format"]?.lowercased() {
+                case "v1": .v1
+                case "v2": .v2
+                default: .hybrid
+                }
+                params.options.pieceSize = Int(p["pieceSize"] ?? "") ?? 0
+                params.options.comment = p["comment"] ?? ""
+                params.options.source = p["source"] ?? ""
+                params.options.trackers = Self.tiers(p["trackers"] ?? "")
+                params.options.urlSeeds = (p["urlSeeds"] ?? "").split(separator: "|").map(String.init).filter { !$0.isEmpty }
+                guard let id = await creator.add(params) else { throw QBitError.conflict("Too many active tasks") }
+                return .json(.object(["taskID": .string(id)]))
+            },
+            "status": .get { p, _ in
+                let id = p["taskID"] ?? ""
+                let tasks: [TorrentCreationManager.Task]
+                if id.isEmpty { tasks = await creator.all } else {
+                    guard let task = await creator.task(id) else { throw QBitError.notFound() }
+                    tasks = [task]
+                }
+                return .json(.array(tasks.map(Self.json)))
+            },
+            "torrentFile": .get { p, _ in
+                let id = try p.required("taskID")
+                guard let task = await creator.task(id) else { throw QBitError.notFound() }
+                guard task.status == .finished || task.status == .failed else {
+                    throw QBitError.conflict("Torrent creation is still unfinished.")
+                }
+                guard task.status == .finished, let path = task.torrentPath else { throw QBitError.conflict("Torrent creation failed.") }
+                guard let data = FileManager.default.contents(atPath: path) else { throw QBitError.conflict("cannot read \(path)") }
+                return .binary(Array(data), contentType: "application/x-bittorrent", filename: id + ".torrent")
+            },
+            "deleteTask": .post { p, _ in
+                let id = try p.required("taskID")
+                guard await creator.delete(id) else { throw QBitError.notFound() }
+                return .empty
+            },
+        ]
+    }
+
+    /// `|`-separated URLs; qBittorrent puts each in its own tier.
+    static func tiers(_ text: String) -> [[String]] {
+        text.split(separator: "|").map { [$0.trimmingCharacters(in: .whitespaces)] }.filter { !$0[0].isEmpty }
+    }
+
+    /// As `TorrentCreatorController::statusAction` writes a task (Qt's text dates).
+    static func json(_ task: TorrentCreationManager.Task) -> JSONValue {
+        let format = switch task.params.options.format { case .v1: "v1"; case .v2: "v2"; case .hybrid: "hybrid" }
+        var o: [String: JSONValue] = [
+            "taskID": .string(task.id), "sourcePath": .string(task.params.sourcePath),
+            "pieceSize": .int(Int64(task.params.options.pieceSize)), "private": .bool(task.params.options.isPrivate),
+            "timeAdded": .string(qtDate(task.timeAdded)), "status": .string(task.status.rawValue),
+            "format": .string(format),
+        ]
+        if !task.params.options.comment.isEmpty { o["comment"] = .string(task.params.options.comment) }
+        if let path = task.params.torrentFilePath { o["torrentFilePath"] = .string(path) }
+        if !task.params.options.source.isEmpty { o["source"] = .string(task.params.options.source) }
+        let trackers = task.params.options.trackers.flatMap { $0 }
+        if !trackers.isEmpty { o["trackers"] = .array(trackers.map { .string($0) }) }
+        if !task.params.options.urlSeeds.isEmpty { o["urlSeeds"] = .array(task.params.options.urlSeeds.map { .string($0) }) }
+        if let started = task.timeStarted { o["timeStarted"] = .string(qtDate(started)) }
+        if let finished = task.timeFinished { o["timeFinished"] = .string(qtDate(finished)) }
+        switch task.status {
+        case .failed: o["errorMessage"] = .string(task.error ?? "")
+        case .finished: o["pieceSize"] = .int(Int64(task.pieceSize ?? 0))
+        case .running: o["progress"] = .int(Int64(task.percent))
+        case .queued: break
+        }
+        return .object(o)
+    }
+
+    /// `QDateTime::toString()`: "Mon Nov 23 05:30:00 2026", local time.
+    static func qtDate(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "EEE MMM d HH:mm:ss yyyy"
+        return f.string(from: date)
+    }
+}

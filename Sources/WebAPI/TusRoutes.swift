@@ -1,0 +1,245 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import QBTCore
+import Store
+import Synchronization
+import Uploads
+
+/// The task reading a PATCH body, so a newer request can cancel it.
+final class BodyReader: Sendable {
+    let task = Mutex<Task<Void, Error>?>(nil)
+    func cancel() { task.withLock { $0?.cancel() } }
+}
+
+/// tus 1.0.0 at `/api/v2/tus/`: core, creation (with upload, deferred length), termination, checksum, expiration
+/// and concatenation. Finished uploads land like multipart ones. Errors carry JSON `{"error": …}`.
+public struct TusRoutes: Sendable {
+    let api: APIRouter
+    let tus: TusService
+    let service: TorrentService
+
+    public init(api: APIRouter, tus: TusService, service: TorrentService) {
+        self.api = api
+        self.tus = tus
+        self.service = service
+    }
+
+    static let base = "/api/v2/tus"
+
+    public func addRoutes(to router: Router<QBTRequestContext>) {
+        for path in [Self.base, Self.base + "/:id"] {
+            router.on(RouterPath(path), method: .options) { _, _ in Self.options() }
+        }
+        router.on(RouterPath(Self.base), method: .post) { request, context in await guarded(request, context) { try await create($0) } }
+        for method in [HTTPRequest.Method.head, .patch, .delete, .post, .get] {
+            router.on(RouterPath(Self.base + "/:id"), method: method) { request, context in
+                await guarded(request, context) { request in
+                    let id = context.parameters.get("id") ?? ""
+                    // X-HTTP-Method-Override, for clients that can only send GET and POST.
+                    var effective = request.method
+                    if let override = request.headers[.init("X-HTTP-Method-Override")!] { effective = HTTPRequest.Method(override.uppercased()) ?? effective }
+                    switch effective {
+                    case .head: return try await head(id)
+                    case .patch: return try await patch(id, request)
+                    case .delete:
+                        try await tus.terminate(id)
+                        return Self.answer(.noContent)
+                    default: return Self.answer(.methodNotAllowed, error: "use HEAD, PATCH or DELETE on an upload")
+                    }
+                }
+            }
+        }
+    }
+
+    static func options() -> Response {
+        var headers = HTTPFields()
+        headers[.init("Tus-Resumable")!] = TusService.version
+        headers[.init("Tus-Version")!] = TusService.version
+        headers[.init("Tus-Extension")!] = TusService.extensions
+        headers[.init("Tus-Checksum-Algorithm")!] = Digest.algorithms.joined(separator: ",")
+        return Response(status: .noContent, headers: headers)
+    }
+
+    /// Authentication, the protocol version, and errors as tus answers them.
+    func guarded(_ request: Request, _ context: QBTRequestContext, _ body: (Request) async throws -> Response) async -> Response {
+        if case .refused(let refusal) = await api.admit(request, context) { return Self.tagged(refusal) }
+        guard request.headers[.init("Tus-Resumable")!] == TusService.version else {
+            var r = Self.answer(.preconditionFailed, error: "Tus-Resumable must be \(TusService.version)")
+            r.headers[.init("Tus-Version")!] = TusService.version
+            return r
+        }
+        do { return try await body(request) } catch let error as UploadError {
+            return Self.answer(.init(code: error.status), error: error.description)
+        } catch {
+            return Self.answer(.internalServerError, error: "\(error)")
+        }
+    }
+
+    func destinations() async -> Destinations {
+        Destinations(configuration: tus.configuration, categories: await service.categorySavePaths())
+    }
+
+    // MARK: creation
+
+    func create(_ request: Request) async throws -> Response {
+        let h = request.headers
+        var concat: TusService.Concat?
+        if let value = h[.init("Upload-Concat")!] {
+            if value == "partial" { concat = .partial } else if value.hasPrefix("final;") {
+                concat = .final(value.dropFirst("final;".count).split(separator: " ").map { url in
+                    String(url.split(separator: "/").last ?? "")
+                })
+            } else { throw UploadError.badRequest("Upload-Concat must be `partial` or `final;URL URL…`") }
+        }
+        let deferred = h[.init("Upload-Defer-Length")!]
+        let lengthText = h[.init("Upload-Length")!]
+        var length: Int64?
+        if case .final = concat {
+            guard lengthText == nil else { throw UploadError.badRequest("a final upload takes no Upload-Length") }
+        } else {
+            switch (lengthText, deferred) {
+            case (let text?, nil):
+                guard let n = Int64(text), n >= 0 else { throw UploadError.badRequest("Upload-Length must be a number ≥ 0") }
+                length = n
+            case (nil, "1"?): length = nil
+            case (nil, _?): throw UploadError.badRequest("Upload-Defer-Length must be 1")
+            case (nil, nil): throw UploadError.badRequest("send Upload-Length, or Upload-Defer-Length: 1")
+            case (_?, _?): throw UploadError.badRequest("send Upload-Length or Upload-Defer-Length, not both")
+            }
+        }
+        let metadata = try Self.metadata(h[.init("Upload-Metadata")!])
+        let destinations = await destinations()
+        var record = try await tus.create(length: length, metadata: metadata, concat: concat, destinations: destinations)
+        // creation-with-upload: the first bytes ride on the POST.
+        var isFinal = false
+        if case .final = concat { isFinal = true }
+        if !isFinal, h[.contentType] == "application/offset+octet-stream", (h[.contentLength].flatMap { Int64($0) } ?? 1) > 0 {
+            record = try await write(record.id, offset: 0, request: request, uploadLength: nil, destinations: destinations)
+        }
+        var response = Self.answer(.created)
+        response.headers[.location] = Self.base + "/" + record.id
+        response.headers[.init("Upload-Offset")!] = String(record.offset)
+        response.headers[.init("Upload-Expires")!] = Self.httpDate(record.expiresAt)
+        return response
+    }
+
+    /// `key base64,key base64`; a key may come without a value.
+    static func metadata(_ header: String?) throws -> [String: String] {
+        guard let header, !header.isEmpty else { return [:] }
+        var out: [String: String] = [:]
+        for pair in header.split(separator: ",") {
+            let kv = pair.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+            guard let key = kv.first, !key.isEmpty else { continue }
+            if kv.count == 2 {
+                guard let data = Data(base64Encoded: String(kv[1])) else { throw UploadError.badRequest("Upload-Metadata value of \(key) is not base64") }
+                out[String(key)] = String(decoding: data, as: UTF8.self)
+            } else {
+                out[String(key)] = ""
+            }
+        }
+        return out
+    }
+
+    // MARK: core
+
+    func head(_ id: String) async throws -> Response {
+        await tus.interrupt(id)  // a stalled writer lets go, and what it had counts
+        guard let record = try await tus.live(id) else { throw UploadError.notFound("no upload \(id)") }
+        var r = Self.answer(.ok)
+        r.headers[.cacheControl] = "no-store"
+        r.headers[.init("Upload-Offset")!] = String(record.offset)
+        if let length = record.length { r.headers[.init("Upload-Length")!] = String(length) } else {
+            r.headers[.init("Upload-Defer-Length")!] = "1"
+        }
+        let metadata = record.metadata.sorted { $0.key < $1.key }
+            .map { "\($0.key) \(Data($0.value.utf8).base64EncodedString())" }.joined(separator: ",")
+        if !metadata.isEmpty { r.headers[.init("Upload-Metadata")!] = metadata }
+        if record.concat == "partial" { r.headers[.init("Upload-Concat")!] = "partial" }
+        if record.concat == "final" {
+            r.headers[.init("Upload-Concat")!] = "final;" + record.parts.map { Self.base + "/" + $0 }.joined(separator: " ")
+        }
+        r.headers[.init("Upload-Expires")!] = Self.httpDate(record.expiresAt)
+        return r
+    }
+
+    func patch(_ id: String, _ request: Request) async throws -> Response {
+        guard request.headers[.contentType] == "application/offset+octet-stream" else {
+            return Self.answer(.unsupportedMediaType, error: "PATCH needs Content-Type: application/offset+octet-stream")
+        }
+        guard let offsetText = request.headers[.init("Upload-Offset")!], let offset = Int64(offsetText), offset >= 0 else {
+            throw UploadError.badRequest("send Upload-Offset (a number ≥ 0)")
+        }
+        var uploadLength: Int64?
+        if let text = request.headers[.init("Upload-Length")!] {
+            guard let n = Int64(text), n >= 0 else { throw UploadError.badRequest("Upload-Length must be a number ≥ 0") }
+            uploadLength = n
+        }
+        let record = try await write(id, offset: offset, request: request, uploadLength: uploadLength, destinations: await destinations())
+        var r = Self.answer(.noContent)
+        r.headers[.init("Upload-Offset")!] = String(record.offset)
+        r.headers[.init("Upload-Expires")!] = Self.httpDate(record.expiresAt)
+        return r
+    }
+
+    /// The body into the upload: one writer at a time (a newer request cancels a stalled one), progress made
+    /// durable as it goes, the checksum verified at the end.
+    func write(_ id: String, offset: Int64, request: Request, uploadLength: Int64?, destinations: Destinations) async throws -> TusUploadRecord {
+        let reader = BodyReader()
+        let token = await tus.acquire(id) { reader.cancel() }
+        do {
+            let record = try await receive(id, offset: offset, request: request, uploadLength: uploadLength,
+                                           destinations: destinations, reader: reader)
+            await tus.release(id, token)
+            return record
+        } catch {
+            await tus.release(id, token)
+            throw error
+        }
+    }
+
+    private func receive(_ id: String, offset: Int64, request: Request, uploadLength: Int64?, destinations: Destinations,
+                         reader: BodyReader) async throws -> TusUploadRecord {
+        let writer = try await tus.openWriter(id, offset: offset, uploadLength: uploadLength,
+                                              checksum: request.headers[.init("Upload-Checksum")!],
+                                              contentLength: request.headers[.contentLength].flatMap { Int64($0) },
+                                              destinations: destinations)
+        let tus = self.tus
+        let task = Task {
+            for try await buffer in request.body {
+                try Task.checkCancellation()
+                try buffer.withUnsafeReadableBytes { try writer.write($0) }
+                if writer.wantsCommit { try await tus.commit(writer) }
+            }
+        }
+        reader.task.withLock { $0 = task }
+        let outcome = await task.result
+        // Whatever arrived before an error or a disconnect is kept (the protocol asks servers to keep what they can).
+        let record = try await tus.closeWriter(writer)
+        if case .failure(let error as UploadError) = outcome { throw error }
+        return record
+    }
+
+    // MARK: answers
+
+    static func answer(_ status: HTTPResponse.Status, error: String? = nil) -> Response {
+        var r = error.map { APIRouter.jsonError(status, $0) } ?? Response(status: status)
+        r.headers[.init("Tus-Resumable")!] = TusService.version
+        return r
+    }
+
+    static func tagged(_ response: Response) -> Response {
+        var r = response
+        r.headers[.init("Tus-Resumable")!] = TusService.version
+        return r
+    }
+
+    static func httpDate(_ epoch: Int64) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "GMT")
+        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return f.string(from: Date(timeIntervalSince1970: TimeInterval(epoch)))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import XCTest
+
+@testable import Uploads
+
+final class UploadsTests: XCTestCase {
+    /// The parser gives the same parts whatever the chunking, down to one byte at a time.
+    func testMultipartSurvivesAnyChunking() throws {
+        let payload = (0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) } + Array("\r\n--XyZ not yet".utf8)
+        var body = Array("--XyZ\r\nContent-Disposition: form-data; name=\"path\"\r\n\r\nsub/dir\r\n".utf8)
+        body += Array("--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a;b \\\"c\\\".bin\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+        body += payload + Array("\r\n--XyZ--\r\nepilogue".utf8)
+        for size in [1, 2, 7, 70, 1000, body.count] {
+            var parser = MultipartStreamParser(boundary: "XyZ")
+            var parts: [(String, String?)] = []
+            var data: [String: [UInt8]] = [:]
+            var current = ""
+            for start in stride(from: 0, to: body.count, by: size) {
+                let chunk = Array(body[start..<min(start + size, body.count)])
+                try chunk.withUnsafeBytes { raw in
+                    try parser.feed(raw) { event in
+                        switch event {
+                        case .part(let name, let filename, _): parts.append((name, filename)); current = name
+                        case .data(let bytes): data[current, default: []] += Array(bytes)
+                        case .partEnd: break
+                        }
+                    }
+                }
+            }
+            try parser.finish()
+            XCTAssertEqual(parts.map(\.0), ["path", "file"], "chunk \(size)")
+            XCTAssertEqual(parts[1].1, "a;b \"c\".bin")
+            XCTAssertEqual(data["path"], Array("sub/dir".utf8))
+            XCTAssertEqual(data["file"], payload, "chunk \(size)")
+        }
+    }
+
+    func testTruncatedAndBoundlessBodiesAreErrors() throws {
+        var parser = MultipartStreamParser(boundary: "XyZ")
+        let body = Array("--XyZ\r\nContent-Disposition: form-data; name=\"f\"; filename=\"x\"\r\n\r\npartial".utf8)
+        try body.withUnsafeBytes { try parser.feed($0) { _ in } }
+        XCTAssertThrowsError(try parser.finish())
+        var none = MultipartStreamParser(boundary: "XyZ")
+        let junk = [UInt8](repeating: 0x41, count: 70 * 1024)
+        XCTAssertThrowsError(try junk.withUnsafeBytes { try none.feed($0) { _ in } })
+        XCTAssertEqual(MultipartStreamParser.boundary(fromContentType: "multipart/form-data; boundary=\"a b\""), "a b")
+        XCTAssertNil(MultipartStreamParser.boundary(fromContentType: "multipart/form-data"))
+        XCTAssertNil(MultipartStreamParser.boundary(fromContentType: "multipart/form-data; boundary=" + String(repeating: "x", count: 71)))
+    }
+
+    func testNames() throws {
+        XCTAssertEqual(try UploadName.sanitize("dir/./sub//file.txt"), "dir/sub/file.txt")
+        XCTAssertEqual(try UploadName.sanitize("win\\path\\f.txt"), "win/path/f.txt")
+        XCTAssertEqual(try UploadName.sanitize("Cafe\u{301}.txt"), "Café.txt")
+        XCTAssertThrowsError(try UploadName.sanitize("../etc/passwd")) { XCTAssertEqual($0 as? UploadName.Problem, .traversal) }
+        XCTAssertThrowsError(try UploadName.sanitize("a/../../b")) { XCTAssertEqual($0 as? UploadName.Problem, .traversal) }
+        XCTAssertThrowsError(try UploadName.sanitize("/etc/passwd")) { XCTAssertEqual($0 as? UploadName.Problem, .absolute) }
+        XCTAssertThrowsError(try UploadName.sanitize("C:\\x")) { XCTAssertEqual($0 as? UploadName.Problem, .absolute) }
+        XCTAssertThrowsError(try UploadName.sanitize("a\u{0}b")) { XCTAssertEqual($0 as? UploadName.Problem, .control) }
+        XCTAssertThrowsError(try UploadName.sanitize("a\nb")) { XCTAssertEqual($0 as? UploadName.Problem, .control) }
+        XCTAssertThrowsError(try UploadName.sanitize(String(repeating: "x", count: 256))) { XCTAssertEqual($0 as? UploadName.Problem, .tooLong) }
+        XCTAssertThrowsError(try UploadName.sanitize(" / . /")) { XCTAssertEqual($0 as? UploadName.Problem, .empty) }
+    }
+
+    func testSinkPlacesWithNumberedNamesAndCleansUp() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sink-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for expected in ["a.txt", "a (1).txt"] {
+            let sink = try FileSink(directory: dir, name: "a.txt", margin: 0)
+            try Array("hello".utf8).withUnsafeBytes { try sink.write($0) }
+            XCTAssertEqual(try sink.place(overwrite: false), dir + "/" + expected)
+            XCTAssertEqual(sink.sha256, "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
+        }
+        let dropped = try FileSink(directory: dir, name: "deep/er/b.bin", margin: 0)
+        try Array("x".utf8).withUnsafeBytes { try dropped.write($0) }
+        dropped.abort()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), ["a (1).txt", "a.txt"])
+    }
+}
