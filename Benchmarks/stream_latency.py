@@ -3,7 +3,13 @@
 plain sequential download (what qBittorrent offers) in the same run; and sustained read throughput of a completed
 file through /stream against reading the same file straight from disk.
 
-A python-libtorrent seeder on 127.0.0.1 seeds one 256 MiB file (1 MiB pieces) at up to 40 MiB/s.
+A python-libtorrent seeder on 127.0.0.1 seeds one 256 MiB file (1 MiB pieces); each run gets a fresh seeder, unthrottled
+until the first byte, then limited to 40 MiB/s so that seeks find unfetched pieces. (A libtorrent seeder that starts
+rate-limited holds a new connection's first messages for about a second: its limiter lets a send through only once a
+second of quota has built up, refilled on its 500 ms ticks. That is the seeder's, not the downloader's; for the same
+reason the seeder ticks every 25 ms, so that its limiter hands out data smoothly rather than in half-second bursts.)
+- scheduler: qbtd with a 96 MiB stream cache, smaller than the file, so nothing downloads in the background and every
+  seek lands on data not yet fetched (a film larger than the cache).
 - scheduler: `stream/prepare` (a .torrent, the seeder as peer), then GET the first 64 KiB; then SEEKS seeks to
   random offsets not yet on disk, one every 0.25 s, each timed from the request to the first body byte.
 - sequential: the same torrent added with `sequentialDownload` and `firstLastPiecePrio` to a second qbtd; first
@@ -52,6 +58,7 @@ def scheduler(q, seeder, rng):
     stream = s.post(q.url("stream/prepare"), data={"peers": f"127.0.0.1:{seeder.port}"},
                     files={"torrents": ("b.torrent", seeder.torrent, "application/x-bittorrent")}, timeout=60).json()
     first = first_byte(stream["playbackUrl"], 0)  # from the GET, right after prepare answered
+    seeder.handle.set_upload_limit(RATE)
     seeks = []
     for _ in range(SEEKS):
         have = s.get(q.url("stream/list")).json()[0]["bufferedRanges"]
@@ -84,6 +91,7 @@ def sequential(q, seeder, rng):
         return time.perf_counter() - since
 
     first = wait_piece(0, t0)
+    seeder.handle.set_upload_limit(RATE)
     seeks = []
     for _ in range(SEEKS):
         states = s.get(q.url("torrents/pieceStates"), params={"hash": h}).json()
@@ -114,12 +122,15 @@ def throughput(q, h, path):
 def main():
     with tempfile.TemporaryDirectory(prefix="qbtd-stream-bench-") as tmp:
         tmp = Path(tmp)
-        print(f"seeding {SIZE >> 20} MiB ...", flush=True)
-        seeder = FileSeeder(tmp / "seed", "bench", {"bench.mkv": os.urandom(SIZE)}, piece_size=PIECE, upload_limit=RATE)
+        payload = os.urandom(SIZE)
         results = {}
         for label in ("scheduler", "sequential"):
+            print(f"{label}: seeding {SIZE >> 20} MiB ...", flush=True)
+            seeder = FileSeeder(tmp / label / "seed", "bench", {"bench.mkv": payload}, piece_size=PIECE)
+            seeder.session.apply_settings({"tick_interval": 25})
             (tmp / label / "data").mkdir(parents=True)
-            q = Qbtd(tmp / label / "data").start()
+            extra = ["--stream-cache-budget", "96"] if label == "scheduler" else []
+            q = Qbtd(tmp / label / "data", extra=extra).start()
             try:
                 if label == "scheduler":
                     results[label] = scheduler(q, seeder, random.Random(1))
@@ -131,7 +142,7 @@ def main():
             finally:
                 q.stop()
 
-    print(f"\n{SIZE >> 20} MiB file, {PIECE >> 20} MiB pieces, seeder at {RATE >> 20} MiB/s, {SEEKS} seeks, 127.0.0.1\n")
+    print(f"\n{SIZE >> 20} MiB file, {PIECE >> 20} MiB pieces, seeder at {RATE >> 20} MiB/s after the first byte, {SEEKS} seeks, 127.0.0.1\n")
     print("| | first byte after prepare | seek p50 | seek p99 |\n|---|---:|---:|---:|")
     for label, (first, seeks) in results.items():
         print(f"| {label} | {first * 1000:.0f} ms | {statistics.median(seeks) * 1000:.0f} ms | {pct(seeks, 99) * 1000:.0f} ms |")

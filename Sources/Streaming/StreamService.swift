@@ -84,7 +84,8 @@ public actor StreamService {
     /// Readers parked on a piece: torrent → piece → waiter.
     var waiters: [TorrentID: [Int: [UUID: (stream: String, continuation: CheckedContinuation<Void, Error>)]]] = [:]
     /// Deadlines and high priorities currently set, per torrent.
-    var scheduled: [TorrentID: (deadlines: [Int], prefetch: Set<Int>)] = [:]
+    /// Per torrent: the pieces with deadlines, and the priorities the scheduler gave (window and prefetch).
+    var scheduled: [TorrentID: (deadlines: [Int], prefetch: [Int: Int])] = [:]
     /// Stream-cache torrents being removed: their folder goes once libtorrent has deleted the files.
     var releasing: Set<TorrentID> = []
     /// Stream-cache torrents being put back without evicted pieces: their `removed` event is not an end.
@@ -145,7 +146,11 @@ public actor StreamService {
             case .magnet(let uri):
                 let extra = trackers.map { "&tr=" + (($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)) ?? $0) }
                 request.source = .magnet(uri + extra.joined())
-            case .metainfo(let bytes): request.source = .metainfo(bytes)
+            case .metainfo(let bytes):
+                request.source = .metainfo(bytes)
+                // Added stopped: its check ends at once (no files yet), and the `resume` after the peers are
+                // named connects them on the spot instead of at the session's next tick (up to 500 ms).
+                request.stopped = true
             case .hash: break
             }
             do { id = try TorrentEngine.inspect(request.source).id } catch { throw Failure.invalidSource("\(error)") }
@@ -208,9 +213,10 @@ public actor StreamService {
         // Container indexes live at the ends (MP4 moov, MKV cues): head and tail first.
         let ends = [stream.pieces.lowerBound, stream.pieces.lowerBound + 1, stream.pieces.upperBound - 1, stream.pieces.upperBound]
         for (order, p) in Set(ends.filter(stream.pieces.contains)).sorted().enumerated() {
-            // Top priority gets them picked as soon as a peer unchokes; a deadline would wait for libtorrent's
-            // one-second time-critical tick. In-place torrents keep their priorities: they get the deadline.
-            if owned { try? await engine.setPiecePriority(id, piece: p, priority: 7) }
+            // Priority gets them picked as soon as a peer unchokes (a deadline waits for libtorrent's one-second
+            // time-critical tick): the first piece alone at the top, so it is requested first. In-place torrents
+            // keep their priorities: they get deadlines.
+            if owned { try? await engine.setPiecePriority(id, piece: p, priority: order == 0 ? 7 : 6) }
             else { try? await engine.setPieceDeadline(id, piece: p, milliseconds: order * 50) }
         }
         return stream
@@ -300,6 +306,12 @@ public actor StreamService {
     /// A reader at `position` needs the piece under it: the schedule follows it, and the call returns once the
     /// piece is on disk (or throws when the stream stops or no data arrives in time).
     public func waitForData(_ token: String, reader: UUID, position: Int64) async throws {
+        // While pieces are being forgotten, nobody starts reading: the piece checked could be punched out next.
+        var waited = 0
+        while waited < 400, let current = streams[token], reloading.contains(current.torrentID) {
+            try await Task.sleep(for: .milliseconds(5))
+            waited += 1
+        }
         guard var stream = streams[token] else { throw Failure.stopped }
         let moved = stream.readers[reader].map { stream.piece(at: $0) != stream.piece(at: position) } ?? true
         stream.readers[reader] = position
@@ -355,6 +367,7 @@ public actor StreamService {
             for peer in (try? await engine.peers(id)) ?? [] { knownPeers[id, default: []].insert("\(peer.ip)|\(peer.port)") }
         }
         var urgent: [(piece: Int, order: Int)] = []
+        var windowPieces = Set<Int>()
         var prefetch = Set<Int>()
         for stream in active {
             let rate = max(measured, stream.networkRate)
@@ -365,7 +378,9 @@ public actor StreamService {
             for position in stream.readers.values {
                 let first = stream.piece(at: position)
                 for (order, p) in (first..<(first + count)).enumerated() where stream.pieces.contains(p) {
-                    urgent.append((p, order))
+                    // A stream-cache torrent's window goes by priority; only the piece under the reader gets a
+                    // deadline (too many deadlines crowd out the one that matters, libtorrent #5891).
+                    if stream.owned && order > 0 { windowPieces.insert(p) } else { urgent.append((p, order)) }
                 }
                 for p in (first + count)..<(first + 3 * count) where stream.pieces.contains(p) { prefetch.insert(p) }
             }
@@ -373,21 +388,25 @@ public actor StreamService {
         var best: [Int: Int] = [:]
         for entry in urgent { best[entry.piece] = min(best[entry.piece] ?? .max, entry.order) }
         let pieces = best.keys.sorted { (best[$0]!, $0) < (best[$1]!, $1) }
-        let before = scheduled[id] ?? ([], [])
+        let before = scheduled[id] ?? ([], [:])
         if pieces != before.deadlines {
             // A seek (or a move) drops the old deadlines at once, then the new window is set nearest first.
             try? await engine.clearPieceDeadlines(id)
             for p in pieces { try? await engine.setPieceDeadline(id, piece: p, milliseconds: best[p]! * 100) }
         }
-        if active.contains(where: \.owned) {
-            // The window too: pieces evicted earlier have priority 0 until a reader needs them again.
-            prefetch.formUnion(pieces)
-            for p in before.prefetch.subtracting(prefetch) { try? await engine.setPiecePriority(id, piece: p, priority: 1) }
-            for p in prefetch.subtracting(before.prefetch) { try? await engine.setPiecePriority(id, piece: p, priority: 7) }
-        } else {
-            prefetch = []
+        var prioritized: [Int: Int] = [:]
+        // With no reader left, the scheduler's priorities go back too: leftovers at the top would compete with the
+        // next seek's piece.
+        if streams.values.contains(where: { $0.torrentID == id && $0.owned }) {
+            // Pieces under readers 7, the window 6, the prefetch 5; pieces evicted earlier have priority 0 until a
+            // reader needs them again, and ones no longer wanted go back to the background's 1.
+            for p in prefetch { prioritized[p] = 5 }
+            for p in windowPieces { prioritized[p] = 6 }
+            for p in pieces { prioritized[p] = 7 }
+            for (p, _) in before.prefetch where prioritized[p] == nil { try? await engine.setPiecePriority(id, piece: p, priority: 1) }
+            for (p, level) in prioritized where before.prefetch[p] != level { try? await engine.setPiecePriority(id, piece: p, priority: level) }
         }
-        scheduled[id] = (pieces, prefetch)
+        scheduled[id] = (pieces, prioritized)
         // With the pieces wanted again, a torrent that had dropped its peers (finished, or put back) calls them.
         if lonely && !pieces.isEmpty { reconnect(id) }
     }
@@ -424,7 +443,7 @@ public actor StreamService {
         // Act at 80 % of the budget and go down to 50 %: pieces that start meanwhile fit, and the torrent is put
         // back (which costs a reconnect) seldom.
         guard used > configuration.budget * 4 / 5 else { return }
-        let protected = Set(scheduled[id]?.deadlines ?? []).union(scheduled[id]?.prefetch ?? [])
+        let protected = Set(scheduled[id]?.deadlines ?? []).union(scheduled[id].map { Array($0.prefetch.keys) } ?? [])
         let reads = lastRead[id] ?? [:]
         // Pieces already read go first, least recently read first; then unread ones, farthest from any reader.
         let positions = streams.values.filter { $0.torrentID == id }.flatMap { s in s.readers.values.map(s.piece(at:)) }
@@ -439,9 +458,11 @@ public actor StreamService {
                 }
             }
         let count = Int((used - configuration.budget / 2 + pieceLength - 1) / pieceLength)
-        let evicted = Array(candidates.prefix(count))
-        guard !evicted.isEmpty else { return }
         for peer in (try? await engine.peers(id)) ?? [] { knownPeers[id, default: []].insert("\(peer.ip)|\(peer.port)") }
+        // Looked at again after the awaits above: a reader that arrived meanwhile keeps its piece.
+        let reading = Set(streams.values.filter { $0.torrentID == id }.flatMap { s in s.readers.values.map(s.piece(at:)) })
+        let evicted = Array(candidates.filter { !reading.contains($0) }.prefix(count))
+        guard !evicted.isEmpty else { return }
         reloading.insert(id)
         do { try await engine.forgetPieces(id, evicted) } catch {
             reloading.remove(id)

@@ -75,6 +75,9 @@ public struct EngineSettings: Sendable, Equatable {
             ("dht_bootstrap_nodes", dht ? "dht.libtorrent.org:25401,router.bittorrent.com:6881" : ""),
             // Several test or LAN peers may share one address.
             ("allow_multiple_connections_per_ip", "true"),
+            // Priorities count from the first piece on: libtorrent otherwise picks its first four pieces at random,
+            // which puts a stream's first byte behind three unrelated pieces.
+            ("initial_picker_threshold", "0"),
         ]
     }
 }
