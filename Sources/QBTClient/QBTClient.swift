@@ -111,6 +111,20 @@ public actor QBTClient {
         return try await perform(request)
     }
 
+    /// Any method with raw headers and body (tus speaks HEAD and PATCH with its own headers).
+    public func raw(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil) async throws -> Response {
+        var request = URLRequest(url: endpoint(path))
+        request.httpMethod = method
+        switch credential {
+        case .none: break
+        case .cookie(let pair): request.setValue(pair, forHTTPHeaderField: "Cookie")
+        case .apiKey(let key): request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        }
+        for (key, value) in headers { request.setValue(value, forHTTPHeaderField: key) }
+        request.httpBody = body
+        return try await perform(request)
+    }
+
     func endpoint(_ path: String) -> URL {
         let full = path.hasPrefix("/") ? path : "/api/v2/" + path
         return URL(string: baseURL.absoluteString + full)!

@@ -71,7 +71,9 @@ public struct TusRoutes: Sendable {
             return r
         }
         do { return try await body(request) } catch let error as UploadError {
-            return Self.answer(.init(code: error.status), error: error.description)
+            let status: HTTPResponse.Status = error == .checksumMismatch
+                ? .init(code: 460, reasonPhrase: "Checksum Mismatch") : .init(code: error.status)
+            return Self.answer(status, error: error.description)
         } catch {
             return Self.answer(.internalServerError, error: "\(error)")
         }
@@ -122,6 +124,7 @@ public struct TusRoutes: Sendable {
         response.headers[.location] = Self.base + "/" + record.id
         response.headers[.init("Upload-Offset")!] = String(record.offset)
         response.headers[.init("Upload-Expires")!] = Self.httpDate(record.expiresAt)
+        Self.landed(record, &response)
         return response
     }
 
@@ -161,7 +164,13 @@ public struct TusRoutes: Sendable {
             r.headers[.init("Upload-Concat")!] = "final;" + record.parts.map { Self.base + "/" + $0 }.joined(separator: " ")
         }
         r.headers[.init("Upload-Expires")!] = Self.httpDate(record.expiresAt)
+        Self.landed(record, &r)
         return r
+    }
+
+    /// qbtd's addition: where a finished upload landed.
+    static func landed(_ record: TusUploadRecord, _ response: inout Response) {
+        if let path = record.resultPath { response.headers[.init("Qbtd-Upload-Path")!] = path }
     }
 
     func patch(_ id: String, _ request: Request) async throws -> Response {
@@ -180,6 +189,7 @@ public struct TusRoutes: Sendable {
         var r = Self.answer(.noContent)
         r.headers[.init("Upload-Offset")!] = String(record.offset)
         r.headers[.init("Upload-Expires")!] = Self.httpDate(record.expiresAt)
+        Self.landed(record, &r)
         return r
     }
 

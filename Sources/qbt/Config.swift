@@ -28,22 +28,25 @@ struct Config: Codable {
         }
     }
 
-    /// Written to a temp file created 0600 and renamed, so no reader ever sees a half file or a wider mode.
     func save() throws {
-        let path = Config.path
-        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(self)
-        let temp = path.path + ".tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw QBTClientError.invalidInput("cannot write \(temp): \(String(cString: strerror(errno)))") }
-        fchmod(fd, 0o600)
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == data.count, rename(temp, path.path) == 0 else {
-            throw QBTClientError.invalidInput("cannot write \(path.path): \(String(cString: strerror(errno)))")
-        }
+        try writePrivately(try encoder.encode(self), to: Config.path)
+    }
+}
+
+/// Written to a temp file created 0600 and renamed, so no reader ever sees a half file or a wider mode; the folder
+/// is the user's alone too (it holds session cookies and API keys).
+func writePrivately(_ data: Data, to path: URL) throws {
+    try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                            attributes: [.posixPermissions: 0o700])
+    let temp = path.path + ".tmp"
+    let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard fd >= 0 else { throw QBTClientError.invalidInput("cannot write \(temp): \(String(cString: strerror(errno)))") }
+    fchmod(fd, 0o600)
+    let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+    guard written == data.count, rename(temp, path.path) == 0 else {
+        throw QBTClientError.invalidInput("cannot write \(path.path): \(String(cString: strerror(errno)))")
     }
 }

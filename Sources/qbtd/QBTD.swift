@@ -64,6 +64,18 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Seconds stream/prepare waits for a magnet's metadata. [QBTD_STREAM_METADATA_TIMEOUT] (default: 60)")
     var streamMetadataTimeout: Int?
 
+    @Option(help: "Where uploads land by default; also a save root for seeding them. [QBTD_UPLOADS_DIR] (default: <data-dir>/uploads)")
+    var uploadsDir: String?
+
+    @Option(help: "MiB of free space an upload must leave. [QBTD_UPLOAD_MARGIN] (default: 200)")
+    var uploadMargin: Int?
+
+    @Option(help: "MiB one upload may have at most. [QBTD_MAX_UPLOAD_SIZE] (default: no limit but free space)")
+    var maxUploadSize: Int?
+
+    @Option(help: "Seconds an unfinished tus upload lives after its last write. [QBTD_UPLOAD_EXPIRY] (default: 86400)")
+    var uploadExpiry: Int?
+
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
@@ -99,6 +111,19 @@ struct QBTD: AsyncParsableCommand {
         if let seconds = streamMetadataTimeout ?? env["QBTD_STREAM_METADATA_TIMEOUT"].flatMap({ Int($0) }) {
             guard seconds > 0 else { throw ValidationError("--stream-metadata-timeout must be positive") }
             config.streamMetadataTimeout = .seconds(seconds)
+        }
+        config.uploadsDirectory = uploadsDir ?? env["QBTD_UPLOADS_DIR"]
+        if let mib = uploadMargin ?? env["QBTD_UPLOAD_MARGIN"].flatMap({ Int($0) }) {
+            guard mib >= 0 else { throw ValidationError("--upload-margin must be ≥ 0 (MiB)") }
+            config.uploadMargin = Int64(mib) << 20
+        }
+        if let mib = maxUploadSize ?? env["QBTD_MAX_UPLOAD_SIZE"].flatMap({ Int($0) }) {
+            guard mib > 0 else { throw ValidationError("--max-upload-size must be positive (MiB)") }
+            config.maxUploadSize = Int64(mib) << 20
+        }
+        if let seconds = uploadExpiry ?? env["QBTD_UPLOAD_EXPIRY"].flatMap({ Int($0) }) {
+            guard seconds > 0 else { throw ValidationError("--upload-expiry must be positive") }
+            config.uploadExpiry = .seconds(seconds)
         }
 
         let profileName = profile ?? env["QBTD_PROFILE"] ?? "5.1"
