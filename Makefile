@@ -33,6 +33,7 @@ bench: deps-bench $(VENV)/.ready
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/api_load.py $(TORRENTS)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/search_load.py $(RESULTS)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/stream_latency.py $(SEEKS)
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/upload_throughput.py $(UPLOAD_MIB)
 
 deps-bench:
 	@contrib/apt-ensure $(APT_TEST)

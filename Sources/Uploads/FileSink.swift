@@ -33,6 +33,7 @@ public final class FileSink {
     let tempPath: String
     private var fd: Int32
     private let digest = Digest("sha256")!
+    private var writer: BackgroundWriter!
     private var space: SpaceGuard
     private var madeDirectories: [String] = []
     private var finished = false
@@ -60,23 +61,16 @@ public final class FileSink {
             Self.removeDirectories(madeDirectories)
             throw UploadError.io("cannot create a file in \(parent): \(reason)")
         }
+        writer = BackgroundWriter(fd: fd, position: 0, digests: [digest])
     }
 
     deinit { if !finished { abort() } }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        var done = 0
-        while done < bytes.count {
-            let n = Glibc.write(fd, base + done, bytes.count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == ENOSPC || errno == EDQUOT { throw UploadError.diskFull(available: DiskSpace.available(at: directory) ?? 0, margin: space.margin) }
-                throw UploadError.io(String(cString: strerror(errno)))
-            }
-            done += n
+        guard !bytes.isEmpty else { return }
+        do { try writer.write(bytes) } catch UploadError.diskFull {
+            throw UploadError.diskFull(available: DiskSpace.available(at: directory) ?? 0, margin: space.margin)
         }
-        digest.update(bytes)
         size += Int64(bytes.count)
         try space.wrote(bytes.count)
     }
@@ -84,6 +78,9 @@ public final class FileSink {
     /// Makes the bytes durable and closes the file; `place` then puts it where it belongs.
     public func seal() throws {
         guard fd >= 0 else { return }
+        do { try writer.drain() } catch UploadError.diskFull {
+            throw UploadError.diskFull(available: DiskSpace.available(at: directory) ?? 0, margin: space.margin)
+        }
         guard fsync(fd) == 0 else { throw UploadError.io("fsync: \(String(cString: strerror(errno)))") }
         close(fd)
         fd = -1
@@ -118,6 +115,7 @@ public final class FileSink {
 
     /// Removes the temp file and the folders made for it.
     public func abort() {
+        try? writer?.drain()  // the writer thread must be done with the descriptor before it closes
         if fd >= 0 { close(fd); fd = -1 }
         unlink(tempPath)
         Self.removeDirectories(madeDirectories)

@@ -46,56 +46,75 @@ public struct MultipartStreamParser {
     }
 
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) throws -> Void) throws {
-        var work = carry
-        work.append(contentsOf: chunk)
+        if carry.isEmpty { return try process(chunk, handle) }
+        if state == .body, chunk.count >= delimiter.count {
+            // The hot path stays copy-free: only a delimiter that starts in the carried tail needs the two joined
+            // (and lies wholly in the junction, the chunk being at least a delimiter long).
+            let junction = carry + Array(chunk.prefix(delimiter.count))
+            let held = carry
+            carry = []
+            if let i = junction.withUnsafeBytes({ Self.find(delimiter, in: $0, from: 0) }), i < held.count {
+                if i > 0 { try held.withUnsafeBytes { try handle(.data(UnsafeRawBufferPointer(rebasing: $0[0..<i]))) } }
+                try handle(.partEnd)
+                state = .afterBoundary
+                let consumed = i + delimiter.count - held.count
+                return try feed(UnsafeRawBufferPointer(rebasing: chunk[consumed...]), handle)
+            }
+            try held.withUnsafeBytes { try handle(.data($0)) }
+            return try process(chunk, handle)
+        }
+        let work = carry + Array(chunk)
         carry = []
-        try work.withUnsafeBytes { buffer in
-            var at = 0
-            while at < buffer.count {
-                switch state {
-                case .epilogue:
+        try work.withUnsafeBytes { try process($0, handle) }
+    }
+
+    /// Parses `buffer` from the current state; whatever might continue in the next chunk is kept in `carry`.
+    private mutating func process(_ buffer: UnsafeRawBufferPointer, _ handle: (Event) throws -> Void) throws {
+        var at = 0
+        while at < buffer.count {
+            switch state {
+            case .epilogue:
+                return
+            case .preamble:
+                guard let i = Self.find(delimiter, in: buffer, from: at) else {
+                    preamble += buffer.count - at
+                    guard preamble <= 64 * 1024 else { throw Failure.malformed("no boundary in the first 64 KiB") }
+                    carry = Array(buffer[max(at, buffer.count - delimiter.count + 1)...])
                     return
-                case .preamble:
-                    guard let i = Self.find(delimiter, in: buffer, from: at) else {
-                        preamble += buffer.count - at
-                        guard preamble <= 64 * 1024 else { throw Failure.malformed("no boundary in the first 64 KiB") }
-                        carry = Array(buffer[max(at, buffer.count - delimiter.count + 1)...])
-                        return
-                    }
+                }
+                at = i + delimiter.count
+                state = .afterBoundary
+            case .afterBoundary:
+                while at < buffer.count, buffer[at] == 0x20 || buffer[at] == 0x09 { at += 1 }  // transport padding
+                guard buffer.count - at >= 2 else { carry = Array(buffer[at...]); return }
+                if buffer[at] == 0x2d, buffer[at + 1] == 0x2d { state = .epilogue; return }
+                guard buffer[at] == 0x0d, buffer[at + 1] == 0x0a else { throw Failure.malformed("bad boundary line") }
+                at += 2
+                state = .headers
+            case .headers:
+                guard let end = Self.find(Array("\r\n\r\n".utf8), in: buffer, from: at) else {
+                    guard buffer.count - at <= Self.headerLimit else { throw Failure.malformed("part headers too long") }
+                    carry = Array(buffer[at...])
+                    return
+                }
+                // A part without headers starts with the blank line at once.
+                let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[at..<end]), as: UTF8.self)
+                try handle(try Self.part(fromHeaders: text))
+                at = end + 4
+                state = .body
+            case .body:
+                if let i = Self.find(delimiter, in: buffer, from: at) {
+                    if i > at { try handle(.data(UnsafeRawBufferPointer(rebasing: buffer[at..<i]))) }
+                    try handle(.partEnd)
                     at = i + delimiter.count
                     state = .afterBoundary
-                case .afterBoundary:
-                    while at < buffer.count, buffer[at] == 0x20 || buffer[at] == 0x09 { at += 1 }  // transport padding
-                    guard buffer.count - at >= 2 else { carry = Array(buffer[at...]); return }
-                    if buffer[at] == 0x2d, buffer[at + 1] == 0x2d { state = .epilogue; return }
-                    guard buffer[at] == 0x0d, buffer[at + 1] == 0x0a else { throw Failure.malformed("bad boundary line") }
-                    at += 2
-                    state = .headers
-                case .headers:
-                    guard let end = Self.find(Array("\r\n\r\n".utf8), in: buffer, from: at) else {
-                        guard buffer.count - at <= Self.headerLimit else { throw Failure.malformed("part headers too long") }
-                        carry = Array(buffer[at...])
-                        return
-                    }
-                    // A part without headers starts with the blank line at once.
-                    let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[at..<end]), as: UTF8.self)
-                    try handle(try Self.part(fromHeaders: text))
-                    at = end + 4
-                    state = .body
-                case .body:
-                    if let i = Self.find(delimiter, in: buffer, from: at) {
-                        if i > at { try handle(.data(UnsafeRawBufferPointer(rebasing: buffer[at..<i]))) }
-                        try handle(.partEnd)
-                        at = i + delimiter.count
-                        state = .afterBoundary
-                    } else {
-                        // Everything but a tail that could be the start of the delimiter.
-                        let keep = min(delimiter.count - 1, buffer.count - at)
-                        let upTo = buffer.count - keep
-                        if upTo > at { try handle(.data(UnsafeRawBufferPointer(rebasing: buffer[at..<upTo]))) }
-                        carry = Array(buffer[upTo...])
-                        return
-                    }
+                } else {
+                    // Everything but a tail that could be the start of the delimiter.
+                    let keep = min(delimiter.count - 1, buffer.count - at)
+                    let upTo = buffer.count - keep
+                    if upTo > at { try handle(.data(UnsafeRawBufferPointer(rebasing: buffer[at..<upTo]))) }
+                    carry = Array(buffer[upTo...])
+                    return
                 }
             }
         }

@@ -212,6 +212,11 @@ public actor TusService {
     /// file once every byte is there.
     public func closeWriter(_ writer: TusWriter) async throws -> TusUploadRecord {
         defer { board.close(writer.ticket) }
+        do { try writer.settle() } catch {
+            hashes[writer.id] = nil
+            try? await commit(writer)  // what was durable before the failure stays acknowledged
+            throw error
+        }
         if let (digest, expected) = writer.checksum, writer.position > writer.startOffset || !expected.isEmpty {
             if digest.value != expected {
                 writer.rollBack()

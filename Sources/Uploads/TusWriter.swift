@@ -26,25 +26,21 @@ public final class TusWriter: @unchecked Sendable {
         self.sha256 = sha256
         self.space = space
         self.ticket = ticket
+        writer = BackgroundWriter(fd: fd, position: offset, digests: [checksum?.0, sha256].compactMap { $0 })
+        committed = offset
     }
 
-    deinit { close(fd) }
+    deinit {
+        try? writer.drain()
+        close(fd)
+    }
+
+    private let writer: BackgroundWriter
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        guard !bytes.isEmpty else { return }
         if let length, position + Int64(bytes.count) > length { throw UploadError.exceedsLength(length) }
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, base + done, bytes.count - done, off_t(position) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == ENOSPC || errno == EDQUOT { throw UploadError.diskFull(available: 0, margin: space.margin) }
-                throw UploadError.io(String(cString: strerror(errno)))
-            }
-            done += n
-        }
-        checksum?.digest.update(bytes)
-        sha256?.update(bytes)
+        try writer.write(bytes)
         position += Int64(bytes.count)
         uncommitted += Int64(bytes.count)
         ticket.set(position)
@@ -55,12 +51,28 @@ public final class TusWriter: @unchecked Sendable {
 
     /// fdatasync: after this the bytes up to `position` survive a crash.
     func sync() throws {
+        try writer.drain()
         guard fdatasync(fd) == 0 else { throw UploadError.io("fdatasync: \(String(cString: strerror(errno)))") }
         uncommitted = 0
+        committed = position
     }
+
+    /// Waits for the writer thread; a failed write cuts the file back to what was last made durable.
+    func settle() throws {
+        do { try writer.drain() } catch {
+            ftruncate(fd, off_t(committed))
+            position = committed
+            ticket.set(committed)
+            throw error
+        }
+    }
+
+    /// The offset last made durable by this writer.
+    private(set) var committed: Int64 = 0
 
     /// A failed checksum: the chunk is cut off again.
     func rollBack() {
+        try? writer.drain()
         ftruncate(fd, off_t(startOffset))
         position = startOffset
         ticket.set(startOffset)

@@ -278,3 +278,37 @@ def test_make_install_puts_binaries_and_completions_in_place(tmp_path):
                 "share/fish/vendor_completions.d/qbt.fish"):
         assert (tmp_path / "usr" / rel).is_file(), rel
     assert os.access(tmp_path / "usr" / "bin" / "qbt", os.X_OK)
+
+
+def test_qbt_upload_resumes_and_seeds(qbtd_factory, tmp_path):
+    q = qbtd_factory()
+    cli = Cli(tmp_path)
+    cli.run("login", q.base, env={"QBT_PASSWORD": q.password})
+    big = tmp_path / "big.bin"
+    big.write_bytes(os.urandom(192 << 20))
+    # Killed mid-upload: the next run needs --resume, and then picks up at the server's offset.
+    proc = cli.popen("upload", big, "--chunk-size", "1M")
+    s = q.session()
+    wait_for(lambda: any(u["received"] > 16 << 20 for u in s.get(q.url("uploads")).json()) or proc.poll() is not None, 60,
+             interval=0.02, what="upload under way")
+    proc.kill()
+    proc.wait(10)
+    assert proc.returncode != 0, "the upload finished before it could be interrupted"
+    cli.run("upload", big, code=2)
+    out = cli.json("upload", big, "--resume")
+    landed = Path(out["files"][0]["path"])
+    assert landed == q.data_dir / "uploads" / "big.bin" and landed.read_bytes() == big.read_bytes()
+
+    # A folder, uploaded and seeded in one command.
+    album = tmp_path / "album"
+    (album / "cd2").mkdir(parents=True)
+    (album / "a.flac").write_bytes(os.urandom(300_000))
+    (album / "cd2" / "b.flac").write_bytes(os.urandom(200_000))
+    out = cli.json("upload", album, "--to", "music", "--torrent")
+    assert sorted(f["path"] for f in out["files"]) == [str(q.data_dir / "uploads" / "music" / "album" / "a.flac"),
+                                                       str(q.data_dir / "uploads" / "music" / "album" / "cd2" / "b.flac")]
+    wait_for(lambda: [t for t in cli.json("list") if t["hash"] == out["torrent"] and t["progress"] == 1], 30,
+             what="the uploaded folder seeding")
+    assert cli.json("info", out["torrent"][:8])["name"] == "album"
+    cli.run("upload", tmp_path / "missing", code=2)
+    cli.run("upload", big, "--to", "/etc", code=1)
