@@ -1163,6 +1163,7 @@ qbt_result qbt_create_torrent(const char *path, int32_t piece_size, const char *
     }
 }
 
+extern "C++" {
 namespace {
 struct creation_cancelled : std::exception {
     const char *what() const noexcept override { return "cancelled"; }
@@ -1185,6 +1186,7 @@ std::vector<std::string> lines_of(const char *text) {
     return out;
 }
 }  // namespace
+}
 
 qbt_result qbt_create_torrent_ex(const char *path, const qbt_create_options *options, qbt_progress_fn progress,
                                  qbt_bytes_fn fn, void *context, int32_t *piece_size_out, char **error) {
