@@ -2,8 +2,8 @@
 SHELL := /bin/bash
 APT_RUN  := libtorrent-rasterbar-dev libsqlite3-dev libssl-dev libmpg123-dev pkg-config
 # qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates; ffmpeg
-# makes and plays test media.
-APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg
+# makes and plays test media; lame encodes the test MP3s.
+APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 

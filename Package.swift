@@ -19,17 +19,19 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
-        // The only C++ in the tree: a thin extern "C" shim over libtorrent-rasterbar (and OpenSSL's PBKDF2).
+        // The only C++ in the tree: a thin extern "C" shim over libtorrent-rasterbar, OpenSSL and libmpg123.
         .target(
             name: "CLibtorrent",
             cxxSettings: libtorrentDefines,
-            linkerSettings: [.linkedLibrary("torrent-rasterbar"), .linkedLibrary("ssl"), .linkedLibrary("crypto")]
+            linkerSettings: [.linkedLibrary("torrent-rasterbar"), .linkedLibrary("ssl"), .linkedLibrary("crypto"),
+                             .linkedLibrary("mpg123")]
         ),
         .target(name: "TorrentEngine", dependencies: ["CLibtorrent", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
@@ -39,16 +41,22 @@ let package = Package(
         .target(name: "Search", dependencies: ["QBTCore", "Store"]),
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
         .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine"]),
+        // The MP3 library served as HLS: scanning, frame indexes, segments, keys.
+        .target(name: "Music", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
         // Uploads: multipart streamed to disk, tus state, the free-space guard.
         .target(name: "Uploads", dependencies: ["Store", "CLibtorrent"]),
         .target(
             name: "WebAPI",
-            dependencies: ["QBTCore", "Search", "Streaming", "Uploads", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: [
+                "QBTCore", "Search", "Streaming", "Uploads", "Music", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ]
         ),
         .target(
             name: "QBTServer",
             dependencies: [
-                "WebAPI", "QBTCore", "Uploads", .product(name: "Hummingbird", package: "hummingbird"),
+                "WebAPI", "QBTCore", "Uploads", "Music", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -60,7 +68,8 @@ let package = Package(
         .target(name: "QBTClient"),
         .executableTarget(
             name: "qbt",
-            dependencies: ["QBTClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["QBTClient", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "QBTClientTests", dependencies: ["QBTClient", "QBTServer"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
@@ -70,6 +79,7 @@ let package = Package(
         .testTarget(name: "SearchTests", dependencies: ["Search"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads"]),
+        .testTarget(name: "MusicTests", dependencies: ["Music"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -680,7 +680,20 @@ qbt_result qbt_read_piece(qbt_session *session, const char *id, int32_t piece) {
 }
 
 qbt_result qbt_have_piece(qbt_session *session, const char *id, int32_t piece, bool *have) {
-    QBT_WITH_HANDLE(*have = h.have_piece(lt::piece_index_t(piece)))
+    // A piece passes its hash check while some of its blocks may still wait in the disk write cache: until they
+    // are written, a read of the file could see the old bytes. Only a piece with nothing left to write counts.
+    QBT_WITH_HANDLE({
+        *have = h.have_piece(lt::piece_index_t(piece));
+        if (*have) {
+            std::vector<lt::partial_piece_info> queue;
+            h.get_download_queue(queue);
+            for (auto const &partial : queue) {
+                if (partial.piece_index != lt::piece_index_t(piece)) continue;
+                for (int b = 0; b < partial.blocks_in_piece; ++b)
+                    if (partial.blocks[b].state == lt::block_info::writing) *have = false;
+            }
+        }
+    })
 }
 
 // MARK: status
@@ -1238,6 +1251,19 @@ qbt_result qbt_create_torrent_ex(const char *path, const qbt_create_options *opt
 }
 
 // MARK: crypto
+
+bool qbt_aes128_cbc_encrypt(const uint8_t key[16], const uint8_t iv[16], const uint8_t *in, size_t len,
+                            uint8_t *out, size_t *out_len) {
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (!ctx) return false;
+    int n = 0, tail = 0;
+    bool ok = EVP_EncryptInit_ex(ctx, EVP_aes_128_cbc(), nullptr, key, iv) == 1 &&
+              EVP_EncryptUpdate(ctx, out, &n, in, static_cast<int>(len)) == 1 &&
+              EVP_EncryptFinal_ex(ctx, out + n, &tail) == 1;
+    EVP_CIPHER_CTX_free(ctx);
+    *out_len = static_cast<size_t>(n + tail);
+    return ok;
+}
 
 const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) {
     return memmem(haystack, haystack_len, needle, needle_len);

@@ -150,7 +150,7 @@ public actor QBTClient {
         }
     }
 
-    static func message(_ response: Response, or fallback: String) -> String {
+    public static func message(_ response: Response, or fallback: String) -> String {
         if let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
            let error = object["error"] as? String { return error }
         let text = response.text.trimmingCharacters(in: .whitespacesAndNewlines)

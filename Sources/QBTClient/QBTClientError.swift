@@ -14,12 +14,13 @@ public enum QBTClientError: Error, CustomStringConvertible, Equatable, Sendable 
     case server(status: Int, body: String)
     case badResponse(String)
     case invalidInput(String)
+    case invalidCredentials(String)
 
     /// 1: the server refused; 3: no connection; 4: authentication; 5: no such thing; 64 is ArgumentParser's usage error.
     public var exitCode: Int32 {
         switch self {
         case .unreachable: 3
-        case .notLoggedIn, .loginFailed, .banned, .forbidden: 4
+        case .notLoggedIn, .loginFailed, .banned, .forbidden, .invalidCredentials: 4
         case .notFound: 5
         case .invalidInput: 2
         case .conflict, .badRequest, .unsupported, .server, .badResponse: 1
@@ -42,7 +43,7 @@ public enum QBTClientError: Error, CustomStringConvertible, Equatable, Sendable 
         case .unsupported(let message): message
         case .server(let status, let body): "the server answered \(status)\(body.isEmpty ? "" : ": \(body)")"
         case .badResponse(let message): "unexpected answer from the server: \(message)"
-        case .invalidInput(let message): message
+        case .invalidInput(let message), .invalidCredentials(let message): message
         }
     }
 }

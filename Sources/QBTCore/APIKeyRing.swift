@@ -40,6 +40,19 @@ public actor APIKeyRing {
         return true
     }
 
+    /// Makes `key` (given at start, `--api-key`) the key named "default", unless it already is.
+    public func installDefault(_ key: String) async throws {
+        guard key.hasPrefix("qbt_"), key.count >= 20, key.count <= 256 else {
+            throw ServiceError.invalid("an API key is `qbt_` and at least 16 more characters")
+        }
+        if byHash[Digest.sha256Hex(key)]?.name == Self.defaultName { return }
+        try await revokeDefault()
+        let record = APIKeyRecord(id: UUID().uuidString.lowercased(), name: Self.defaultName, keyHash: Digest.sha256Hex(key),
+                                  createdAt: Int64(Date().timeIntervalSince1970))
+        try await store.insertAPIKey(record)
+        byHash[record.keyHash] = record
+    }
+
     /// Replaces the key named "default" (qBittorrent 5.2's single key).
     public func rotateDefault() async throws -> Created {
         try await revokeDefault()

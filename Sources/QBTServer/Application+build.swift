@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
+import Music
 import QBTCore
 import Search
 import Store
@@ -16,6 +18,8 @@ public struct ServerParts: Sendable {
     public let sessions: SessionManager
     public let keys: APIKeyRing
     public let credentialOutcome: Credentials.Outcome
+    /// The API key made at this first start (music folders and no key yet): shown once.
+    public let firstKey: String?
 }
 
 /// Builds the whole server: store, engine, controllers, HTTP. Used by `qbtd` and by the tests alike.
@@ -54,6 +58,14 @@ public func buildApplication(
     let tus = try await TusService(store: store, configuration: uploadSettings, board: uploadBoard)
     let creator = TorrentCreationManager(service: service, outputDirectory: paths.dataDirectory + "/torrent-creator")
 
+    var firstKey: String?
+    if let key = config.apiKey { try await keys.installDefault(key) }
+    else if !config.musicDirectories.isEmpty, await keys.keys.isEmpty { firstKey = try await keys.rotateDefault().key }
+    var musicSettings = MusicLibrary.Configuration(directories: config.musicDirectories, dataDirectory: paths.dataDirectory + "/music")
+    musicSettings.encrypt = config.musicEncrypt
+    let music = try await MusicLibrary(configuration: musicSettings)
+    let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))")
+
     let router = Router(context: QBTRequestContext.self)
     router.add(middleware: SecurityHeadersMiddleware(gate: gate))
     // qbittorrent-api probes the scheme with `HEAD /`; qBittorrent serves its WebUI there.
@@ -76,16 +88,23 @@ public func buildApplication(
     StreamPlayback(streams: streams).addRoutes(to: router)
     UploadRoutes(api: api, configuration: uploadSettings, board: uploadBoard, service: service).addRoutes(to: router)
     TusRoutes(api: api, tus: tus, service: service).addRoutes(to: router)
+    musicRoutes.addRoutes(to: router)
+    // WebSocket upgrades go to their own router (Hummingbird runs only it for an `Upgrade: websocket` request).
+    let sockets = Router(context: QBTRequestContext.self)
+    MusicSocket(routes: musicRoutes).addRoutes(to: sockets)
 
     let app = Application(
         router: router,
+        server: .http1WebSocketUpgrade(webSocketRouter: sockets, configuration: .init(
+            ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled, validateUTF8: true))),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "qbtd"),
-        services: [EngineLifecycle(service: service), UploadSweeper(tus: tus)],
+        services: [EngineLifecycle(service: service), UploadSweeper(tus: tus),
+                   MusicScanner(library: music, interval: config.musicRescanInterval)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port) },
         logger: logger)
     config.eventLog.add("qbtd started (presenting as qBittorrent \(identity.appVersion))", kind: .info)
     return (app, ServerParts(service: service, credentials: credentials, sessions: sessions, keys: keys,
-                             credentialOutcome: outcome))
+                             credentialOutcome: outcome, firstKey: firstKey))
 }
 
 /// `app/shutdown`: answer first, then stop the way SIGTERM does (fast-resume saved, session closed).

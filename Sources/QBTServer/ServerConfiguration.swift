@@ -35,6 +35,14 @@ public struct ServerConfiguration: Sendable {
     public var maxUploadSize: Int64?
     /// How long an unfinished tus upload lives after its last write.
     public var uploadExpiry: Duration = .seconds(24 * 3600)
+    /// Folders of MP3s served as HLS under `/music`.
+    public var musicDirectories: [String] = []
+    /// AES-128 whole-segment encryption of the music's HLS segments.
+    public var musicEncrypt = false
+    /// How often the music folders are scanned again.
+    public var musicRescanInterval: Duration = .seconds(300)
+    /// An API key to install at start as the key named `default` (for automation).
+    public var apiKey: String?
     /// Which qBittorrent release qbtd presents itself as.
     public var profile: Identity.Profile = .v5_1
     /// The execution log behind `log/main`; `main` also feeds it from the logger.

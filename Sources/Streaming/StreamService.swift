@@ -112,7 +112,7 @@ public actor StreamService {
     func handle(_ event: EngineEvent) {
         switch event {
         case .pieceFinished(let id, let piece):
-            for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
+            if let parked = waiters[id]?[piece], !parked.isEmpty { Task { await self.release(id, piece) } }
             if streams.values.contains(where: { $0.torrentID == id && $0.owned }) {
                 Task { await self.enforceBudget(id) }
             }
@@ -345,6 +345,16 @@ public actor StreamService {
     public func leave(_ token: String, reader: UUID) async {
         guard streams[token]?.readers.removeValue(forKey: reader) != nil, let id = streams[token]?.torrentID else { return }
         await reschedule(id)
+    }
+
+    /// Wakes a piece's readers once its bytes are in the file (libtorrent reports a piece when its hash passed,
+    /// which can be before the last blocks leave the write cache).
+    func release(_ id: TorrentID, _ piece: Int) async {
+        for _ in 0..<1000 {
+            if (try? await engine.havePiece(id, piece: piece)) != false { break }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
     }
 
     func isWaiting(_ id: TorrentID, _ piece: Int, _ key: UUID) -> Bool { waiters[id]?[piece]?[key] != nil }

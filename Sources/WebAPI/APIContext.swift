@@ -1,16 +1,20 @@
 import Hummingbird
+import HummingbirdWebSocket
 import NIOCore
 
-/// The request context of every qbtd route: Hummingbird's core plus the socket's two ends.
-public struct QBTRequestContext: RequestContext {
+/// The request context of every qbtd route: Hummingbird's core plus the socket's two ends (and what a WebSocket
+/// upgrade needs).
+public struct QBTRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     public let localAddress: SocketAddress?
+    public let webSocket: WebSocketHandlerReference<Self>
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
         localAddress = source.channel.localAddress
+        webSocket = .init()
     }
 
     /// qBittorrent's request cap: 64 MiB plus 10 %.

@@ -8,6 +8,8 @@ struct Config: Codable {
         var url: String
         var username: String?
         var credential: Credential
+        /// The API key `/music` takes (made by `qbt music key`).
+        var musicKey: String?
     }
 
     var defaultServer: String?

@@ -76,6 +76,18 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Seconds an unfinished tus upload lives after its last write. [QBTD_UPLOAD_EXPIRY] (default: 86400)")
     var uploadExpiry: Int?
 
+    @Option(help: "A folder of MP3s to serve as HLS under /music (repeatable). [QBTD_MUSIC_DIRS, colon-separated]")
+    var musicDir: [String] = []
+
+    @Flag(help: "Encrypt the music's HLS segments (AES-128). [QBTD_MUSIC_ENCRYPT=1]")
+    var musicEncrypt = false
+
+    @Option(help: "Seconds between rescans of the music folders. [QBTD_MUSIC_RESCAN] (default: 300)")
+    var musicRescan: Int?
+
+    @Option(help: "An API key (qbt_…) to install as the key named default, for automation. [QBTD_API_KEY]")
+    var apiKey: String?
+
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
@@ -125,6 +137,23 @@ struct QBTD: AsyncParsableCommand {
             guard seconds > 0 else { throw ValidationError("--upload-expiry must be positive") }
             config.uploadExpiry = .seconds(seconds)
         }
+        config.musicDirectories = musicDir.isEmpty
+            ? (env["QBTD_MUSIC_DIRS"] ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty } : musicDir
+        for dir in config.musicDirectories {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--music-dir \(dir) is not a folder")
+            }
+        }
+        config.musicEncrypt = musicEncrypt || flag("QBTD_MUSIC_ENCRYPT")
+        if let seconds = musicRescan ?? env["QBTD_MUSIC_RESCAN"].flatMap({ Int($0) }) {
+            guard seconds > 0 else { throw ValidationError("--music-rescan must be positive") }
+            config.musicRescanInterval = .seconds(seconds)
+        }
+        config.apiKey = apiKey ?? env["QBTD_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        if let key = config.apiKey, !key.hasPrefix("qbt_") || key.count < 20 {
+            throw ValidationError("--api-key takes a key of the form qbt_ and at least 16 more characters")
+        }
 
         let profileName = profile ?? env["QBTD_PROFILE"] ?? "5.1"
         guard let chosen = Identity.Profile(rawValue: profileName) else {
@@ -147,6 +176,10 @@ struct QBTD: AsyncParsableCommand {
             say("Log in as '\(username)' with password: \(password)  (change it with --password or QBTD_PASSWORD)")
         case .set, .kept:
             say("Log in as '\(username)' with the password you set (--password or QBTD_PASSWORD changes it).")
+        }
+        if let key = parts.firstKey {
+            say("An API key was made for the music library and scripts (shown only this once; `qbt music key` makes a new one):")
+            say("  \(key)")
         }
         try await app.runService()
     }

@@ -85,7 +85,11 @@ def test_random_ranges_match_while_downloading(qbtd_factory, tmp_path):
                 got += block
                 if len(got) >= len(want):
                     break
-            assert got[:len(want)] == want, f"range {header} (from {first}) differs"
+            if got[:len(want)] != want:
+                at = next(i for i in range(min(len(got), len(want))) if got[i] != want[i]) if got and got[:len(want)] != want[:len(got)] else min(len(got), len(want))
+                raise AssertionError(f"range {header} (from {first}) differs at +{at} (file offset {first + at}, piece "
+                                     f"{(first + at) // (512 * 1024)}): got {len(got)} bytes, zeros there: "
+                                     f"{got[at:at + 64] == bytes(len(got[at:at + 64]))}")
     elapsed = time.monotonic() - started
     listed = s.get(q.url("stream/list")).json()
     assert [x["streamId"] for x in listed] == [stream["streamId"]] and listed[0]["bufferedRanges"]

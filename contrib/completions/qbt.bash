@@ -173,13 +173,13 @@ _qbt() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|logout|servers|list|add|info|files|prio|trackers|peers|pause|resume|stop|start|delete|move|rename|recheck|category|tag|limits|watch|search|stream|app|transfer|log|prefs|help)
+    login|logout|servers|list|add|info|files|prio|trackers|peers|pause|resume|stop|start|delete|move|rename|recheck|category|tag|limits|watch|search|stream|upload|music|app|transfer|log|prefs|help)
         # Offer subcommand argument completions
         "_qbt_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login logout servers list add info files prio trackers peers pause resume stop start delete move rename recheck category tag limits watch search stream app transfer log prefs help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login logout servers list add info files prio trackers peers pause resume stop start delete move rename recheck category tag limits watch search stream upload music app transfer log prefs help' -- "${cur}"))
         ;;
     esac
 }
@@ -1157,6 +1157,257 @@ _qbt_stream_stop() {
         return
         ;;
     esac
+}
+
+_qbt_upload() {
+    repeating_flags=()
+    non_repeating_flags=(--json --overwrite --resume --torrent --private --version -h --help)
+    repeating_options=(--tracker)
+    non_repeating_options=(--server --url --to --category -c --chunk-size)
+    __qbt_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--to')
+        return
+        ;;
+    '--category'|'-c')
+        return
+        ;;
+    '--chunk-size')
+        return
+        ;;
+    '--tracker')
+        return
+        ;;
+    esac
+}
+
+_qbt_music() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __qbt_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    key|sync|tracks|albums|search|download|downloads)
+        # Offer subcommand argument completions
+        "_qbt_music_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'key sync tracks albums search download downloads' -- "${cur}"))
+        ;;
+    esac
+}
+
+_qbt_music_key() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url)
+    __qbt_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    esac
+}
+
+_qbt_music_sync() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url)
+    __qbt_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    esac
+}
+
+_qbt_music_tracks() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --album --playlist)
+    __qbt_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--album')
+        return
+        ;;
+    '--playlist')
+        return
+        ;;
+    esac
+}
+
+_qbt_music_albums() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url)
+    __qbt_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    esac
+}
+
+_qbt_music_search() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url)
+    __qbt_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    esac
+}
+
+_qbt_music_download() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --album --playlist --dir)
+    __qbt_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--album')
+        return
+        ;;
+    '--playlist')
+        return
+        ;;
+    '--dir')
+        return
+        ;;
+    esac
+}
+
+_qbt_music_downloads() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __qbt_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list|pause|resume|cancel)
+        # Offer subcommand argument completions
+        "_qbt_music_downloads_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list pause resume cancel' -- "${cur}"))
+        ;;
+    esac
+}
+
+_qbt_music_downloads_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url)
+    __qbt_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    esac
+}
+
+_qbt_music_downloads_pause() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __qbt_offer_flags_options 1
+}
+
+_qbt_music_downloads_resume() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url)
+    __qbt_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    esac
+}
+
+_qbt_music_downloads_cancel() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __qbt_offer_flags_options 1
 }
 
 _qbt_app() {

@@ -350,6 +350,33 @@ qbt_result qbt_create_torrent_ex(const char *path, const qbt_create_options *opt
 
 // MARK: crypto helpers (OpenSSL), here because this target already links libcrypto
 
+/// AES-128-CBC with PKCS#7 padding (HLS's whole-segment encryption); out needs len + 16 bytes.
+bool qbt_aes128_cbc_encrypt(const uint8_t key[16], const uint8_t iv[16], const uint8_t *in, size_t len,
+                            uint8_t *out, size_t *out_len);
+
+// MARK: MP3 (libmpg123)
+
+/// An MP3 file as libmpg123 reads it: format, every audio frame (ID3 tags and the Xing/Info frame are not frames),
+/// and the tags (UTF-8; ID3v2, else ID3v1). error is set (and QBT_ERR_INVALID returned) when it is not valid MP3.
+typedef struct {
+    int32_t sample_rate;
+    int32_t channels;
+    int32_t layer;
+    int32_t bitrate;
+    bool vbr;
+    int64_t frame_count;
+    int64_t total_samples;
+    int64_t *offsets;
+    int32_t *sizes;
+    int32_t *samples;
+    char *title, *artist, *album, *album_artist, *track, *disc, *year, *genre;
+    char *error;
+} qbt_mp3_info;
+
+/// Reads the file frame by frame without decoding; want_frames fills offsets/sizes/samples.
+qbt_result qbt_mp3_scan(const char *path, bool want_frames, qbt_mp3_info *out);
+void qbt_mp3_free(qbt_mp3_info *info);
+
 /// glibc's memmem (not visible to Swift without _GNU_SOURCE): the first occurrence of needle, or NULL.
 const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len);
 

@@ -1,0 +1,362 @@
+import CLibtorrent
+import Foundation
+import GRDB
+
+/// The MP3 library: music folders scanned (incrementally, by path, size and mtime) into a SQLite database that
+/// clients download whole; a frame index per track cached beside it; HLS segmenters for tracks; AES keys.
+public actor MusicLibrary {
+    public struct Configuration: Sendable {
+        public var directories: [String]
+        /// Where the library database, the frame-index cache and the key secret live.
+        public var dataDirectory: String
+        public var encrypt = false
+
+        public init(directories: [String], dataDirectory: String) {
+            self.directories = directories
+            self.dataDirectory = dataDirectory
+        }
+    }
+
+    public struct ScanReport: Sendable, Equatable {
+        public var added = 0, changed = 0, removed = 0, failed = 0, tracks = 0
+        public var playlistsChanged = false
+        public var seconds = 0.0
+        public var changedLibrary: Bool { added + changed + removed > 0 || playlistsChanged }
+    }
+
+    public struct TrackFile: Sendable {
+        public var id: Int64
+        public var path: String
+        public var title: String
+        public var error: String?
+    }
+
+    public nonisolated let configuration: Configuration
+    let library: DatabaseQueue
+    let frames: DatabaseQueue
+    let secret: [UInt8]
+    public private(set) var version: Int
+    private var listeners: [UUID: AsyncStream<Int>.Continuation] = [:]
+    private var segmenters: [Int64: (stamp: String, segmenter: HLSSegmenter)] = [:]
+    private var recent: [Int64] = []
+    private var scanning: Task<ScanReport, Never>?
+
+    public init(configuration: Configuration) async throws {
+        self.configuration = configuration
+        let dir = configuration.dataDirectory
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        var config = GRDB.Configuration()
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL") }
+        library = try DatabaseQueue(path: dir + "/library.sqlite", configuration: config)
+        try LibrarySchema.library.migrate(library)
+        frames = try DatabaseQueue(path: dir + "/frame-index.sqlite", configuration: config)
+        try LibrarySchema.frameIndex.migrate(frames)
+        secret = try Self.loadSecret(dir + "/hls-key.secret")
+        version = try await library.read { db in Int(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'") ?? "0") ?? 0 }
+    }
+
+    /// 32 random bytes made once, readable by qbtd alone: every track's key derives from it.
+    static func loadSecret(_ path: String) throws -> [UInt8] {
+        if let data = FileManager.default.contents(atPath: path), data.count == 32 { return [UInt8](data) }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        guard qbt_random_bytes(&bytes, 32) else { throw MusicError.unreadable("no randomness for the key secret") }
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+            throw MusicError.unreadable(path)
+        }
+        return bytes
+    }
+
+    /// The track's AES-128 key: stable, so a client can keep it for offline play.
+    public nonisolated func key(for track: Int64) -> [UInt8] {
+        var input = secret + Array("qbtd-hls-key:\(track)".utf8)
+        var out = [UInt8](repeating: 0, count: 32)
+        _ = qbt_sha256(&input, input.count, &out)
+        return Array(out.prefix(16))
+    }
+
+    /// Library versions as they change (after a rescan that changed something).
+    public func changes() -> AsyncStream<Int> {
+        let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(4))
+        let id = UUID()
+        listeners[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.dropListener(id) } }
+        return stream
+    }
+
+    private func dropListener(_ id: UUID) { listeners[id] = nil }
+
+    // MARK: scanning
+
+    /// Rescans the folders; a scan already running is joined, not doubled.
+    @discardableResult
+    public func scan() async -> ScanReport {
+        if let scanning { return await scanning.value }
+        let task = Task { await self.runScan() }
+        scanning = task
+        let report = await task.value
+        scanning = nil
+        return report
+    }
+
+    struct Found: Sendable { var path: String; var size: Int64; var mtime: Int64 }
+
+    private func runScan() async -> ScanReport {
+        let started = Date()
+        var report = ScanReport()
+        let (mp3s, lists) = Self.walk(configuration.directories)
+        let known: [String: (id: Int64, size: Int64, mtime: Int64)]
+        do {
+            known = try await library.read { db in
+                var out: [String: (Int64, Int64, Int64)] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT id, path, size, mtime FROM tracks") {
+                    out[row["path"]] = (row["id"], row["size"], row["mtime"])
+                }
+                return out
+            }
+        } catch { return report }
+        let todo = mp3s.filter { f in known[f.path].map { $0.size != f.size || $0.mtime != f.mtime } ?? true }
+        let removed = Set(known.keys).subtracting(mp3s.map(\.path))
+        let scans = await Self.read(todo)
+        do {
+            try await frames.write { db in
+                for (file, scan) in zip(todo, scans) {
+                    guard let index = scan.index else {
+                        try db.execute(sql: "DELETE FROM frames WHERE path = ?", arguments: [file.path])
+                        continue
+                    }
+                    let (o, s, n) = index.blobs
+                    try db.execute(sql: "INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                   arguments: [file.path, file.size, file.mtime, index.sampleRate, o, s, n])
+                }
+                for path in removed { try db.execute(sql: "DELETE FROM frames WHERE path = ?", arguments: [path]) }
+            }
+            let playlistsChanged = try await library.write { db -> Bool in
+                for (file, scan) in zip(todo, scans) {
+                    let t = scan.tags
+                    let values: [(any DatabaseValueConvertible)?] = [
+                        file.size, file.mtime, t.title, t.artist, t.album, t.albumArtist, t.trackNumber, t.discNumber, t.year,
+                        t.genre, scan.duration, scan.totalSamples, scan.sampleRate, scan.channels, scan.bitrate, scan.vbr,
+                        scan.error,
+                    ]
+                    if let id = known[file.path]?.id {
+                        try db.execute(sql: """
+                            UPDATE tracks SET size = ?, mtime = ?, title = ?, artist = ?, album = ?, album_artist = ?,
+                            track_number = ?, disc_number = ?, year = ?, genre = ?, duration = ?, samples = ?, sample_rate = ?,
+                            channels = ?, bitrate = ?, vbr = ?, error = ? WHERE id = ?
+                            """, arguments: StatementArguments(values + [id]))
+                    } else {
+                        try db.execute(sql: """
+                            INSERT INTO tracks (size, mtime, title, artist, album, album_artist, track_number, disc_number,
+                            year, genre, duration, samples, sample_rate, channels, bitrate, vbr, error, path)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """, arguments: StatementArguments(values + [file.path]))
+                    }
+                }
+                for path in removed { try db.execute(sql: "DELETE FROM tracks WHERE path = ?", arguments: [path]) }
+                if !todo.isEmpty || !removed.isEmpty { try Self.relink(db) }
+                return try Self.syncPlaylists(db, lists, force: !todo.isEmpty || !removed.isEmpty)
+            }
+            report.added = todo.filter { known[$0.path] == nil }.count
+            report.changed = todo.count - report.added
+            report.removed = removed.count
+            report.failed = scans.filter { $0.error != nil }.count
+            report.playlistsChanged = playlistsChanged
+            report.tracks = mp3s.count
+            if report.changedLibrary {
+                version += 1
+                let v = version
+                try await library.write { db in try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'version'", arguments: [String(v)]) }
+                segmenters = segmenters.filter { id, _ in !todo.contains { known[$0.path]?.id == id } }
+                for listener in listeners.values { listener.yield(v) }
+            }
+        } catch {
+            report.failed += 1
+        }
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// MP3s and playlists under the folders (symlinked folders not followed twice).
+    static func walk(_ directories: [String]) -> ([Found], [Found]) {
+        var mp3s: [Found] = [], lists: [Found] = []
+        var seen = Set<String>()
+        for dir in directories {
+            let root = URL(fileURLWithPath: dir).resolvingSymlinksInPath()
+            guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]) else { continue }
+            for case let url as URL in walker {
+                let ext = url.pathExtension.lowercased()
+                guard ["mp3", "m3u", "m3u8"].contains(ext),
+                      let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]),
+                      values.isRegularFile == true else { continue }
+                let path = url.standardizedFileURL.path
+                guard seen.insert(path).inserted else { continue }
+                let found = Found(path: path, size: Int64(values.fileSize ?? 0),
+                                  mtime: Int64(((values.contentModificationDate?.timeIntervalSince1970 ?? 0) * 1000).rounded()))
+                if ext == "mp3" { mp3s.append(found) } else { lists.append(found) }
+            }
+        }
+        return (mp3s, lists)
+    }
+
+    /// Reads the files on both cores, off the cooperative pool.
+    static func read(_ files: [Found]) async -> [MP3Scan] {
+        guard !files.isEmpty else { return [] }
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let results = Results(count: files.count)
+                DispatchQueue.concurrentPerform(iterations: files.count) { i in
+                    results.set(i, MP3Scan.read(files[i].path, frames: true))
+                }
+                continuation.resume(returning: results.all)
+            }
+        }
+    }
+
+    /// One slot per file, each written by exactly one worker.
+    final class Results: @unchecked Sendable {
+        private var slots: [MP3Scan]
+        private let lock = NSLock()
+        init(count: Int) { slots = Array(repeating: MP3Scan(), count: count) }
+        func set(_ i: Int, _ scan: MP3Scan) { lock.withLock { slots[i] = scan } }
+        var all: [MP3Scan] { lock.withLock { slots } }
+    }
+
+    /// Albums and artists follow the tracks' tags (ids kept for what still exists).
+    static func relink(_ db: Database) throws {
+        try db.execute(sql: """
+            INSERT OR IGNORE INTO artists (name) SELECT DISTINCT artist FROM tracks WHERE artist != '' AND error IS NULL;
+            INSERT OR IGNORE INTO artists (name) SELECT DISTINCT album_artist FROM tracks WHERE album_artist != '' AND error IS NULL;
+            INSERT OR IGNORE INTO albums (title, album_artist)
+                SELECT DISTINCT album, CASE WHEN album_artist != '' THEN album_artist ELSE artist END FROM tracks
+                WHERE album != '' AND error IS NULL;
+            UPDATE tracks SET
+                artist_id = (SELECT id FROM artists WHERE name = tracks.artist),
+                album_id = (SELECT id FROM albums WHERE title = tracks.album AND album_artist =
+                            CASE WHEN tracks.album_artist != '' THEN tracks.album_artist ELSE tracks.artist END);
+            UPDATE albums SET artist_id = (SELECT id FROM artists WHERE name = albums.album_artist),
+                year = COALESCE((SELECT MAX(year) FROM tracks WHERE album_id = albums.id), '');
+            DELETE FROM albums WHERE id NOT IN (SELECT album_id FROM tracks WHERE album_id IS NOT NULL);
+            DELETE FROM artists WHERE id NOT IN (SELECT artist_id FROM tracks WHERE artist_id IS NOT NULL)
+                AND id NOT IN (SELECT artist_id FROM albums WHERE artist_id IS NOT NULL);
+            """)
+    }
+
+    /// `.m3u`/`.m3u8` files become playlists of the library's tracks; returns whether any changed.
+    static func syncPlaylists(_ db: Database, _ lists: [Found], force: Bool) throws -> Bool {
+        var known: [String: (Int64, Int64, Int64)] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, path, size, mtime FROM playlists") { known[row["path"]] = (row["id"], row["size"], row["mtime"]) }
+        var changed = false
+        let present = Set(lists.map(\.path))
+        for (path, entry) in known where !present.contains(path) {
+            try db.execute(sql: "DELETE FROM playlists WHERE id = ?", arguments: [entry.0])
+            changed = true
+        }
+        for list in lists {
+            let old = known[list.path]
+            if let old, old.1 == list.size, old.2 == list.mtime, !force { continue }
+            let id: Int64
+            if let old {
+                id = old.0
+                try db.execute(sql: "UPDATE playlists SET size = ?, mtime = ? WHERE id = ?", arguments: [list.size, list.mtime, id])
+                try db.execute(sql: "DELETE FROM playlist_items WHERE playlist_id = ?", arguments: [id])
+            } else {
+                let name = URL(fileURLWithPath: list.path).deletingPathExtension().lastPathComponent
+                try db.execute(sql: "INSERT INTO playlists (name, path, size, mtime) VALUES (?, ?, ?, ?)",
+                               arguments: [name, list.path, list.size, list.mtime])
+                id = db.lastInsertedRowID
+            }
+            var position = 0
+            for entry in playlistEntries(list.path) {
+                guard let track = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE path = ?", arguments: [entry]) else { continue }
+                try db.execute(sql: "INSERT INTO playlist_items VALUES (?, ?, ?)", arguments: [id, position, track])
+                position += 1
+            }
+            changed = true
+        }
+        return changed
+    }
+
+    /// The files a playlist names, absolute (relative entries are taken from the playlist's folder).
+    static func playlistEntries(_ path: String) -> [String] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        let text = String(decoding: data, as: UTF8.self)
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return text.split(whereSeparator: \.isNewline).compactMap { raw in
+            let line = raw.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\u{FEFF}", with: "")
+            guard !line.isEmpty, !line.hasPrefix("#") else { return nil }
+            if line.hasPrefix("file://") { return URL(string: line)?.standardizedFileURL.resolvingSymlinksInPath().path }
+            let url = line.hasPrefix("/") ? URL(fileURLWithPath: line) : base.appendingPathComponent(line)
+            return url.standardizedFileURL.resolvingSymlinksInPath().path
+        }
+    }
+
+    // MARK: serving
+
+    /// A consistent copy of the library database at the current version (made once per version).
+    public func snapshot() async throws -> (version: Int, path: String) {
+        let v = version
+        let path = configuration.dataDirectory + "/library-v\(v).sqlite"
+        if !FileManager.default.fileExists(atPath: path) {
+            let temp = path + ".tmp"
+            try? FileManager.default.removeItem(atPath: temp)
+            let copy = try DatabaseQueue(path: temp)
+            try library.backup(to: copy)
+            try copy.close()
+            guard rename(temp, path) == 0 else { throw MusicError.unreadable(path) }
+            // Older snapshots go.
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: configuration.dataDirectory)) ?? []
+            where name.hasPrefix("library-v") && name != "library-v\(v).sqlite" {
+                try? FileManager.default.removeItem(atPath: configuration.dataDirectory + "/" + name)
+            }
+        }
+        return (v, path)
+    }
+
+    public func track(_ id: Int64) async throws -> TrackFile? {
+        try await library.read { db in
+            try Row.fetchOne(db, sql: "SELECT id, path, title, error FROM tracks WHERE id = ?", arguments: [id]).map {
+                TrackFile(id: $0["id"], path: $0["path"], title: $0["title"], error: $0["error"])
+            }
+        }
+    }
+
+    /// The track's segmenter: from memory, else from the index cache when the file is unchanged, else the file is
+    /// indexed now (and cached).
+    public func segmenter(for track: TrackFile) async throws -> HLSSegmenter {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: track.path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
+        let mtime = Int64((((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) * 1000).rounded())
+        let stamp = "\(size)|\(mtime)"
+        if let cached = segmenters[track.id], cached.stamp == stamp { return cached.segmenter }
+        let path = track.path
+        let stored = try await frames.read { db -> FrameIndex? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM frames WHERE path = ? AND size = ? AND mtime = ?",
+                                             arguments: [path, size, mtime]) else { return nil }
+            return FrameIndex(sampleRate: row["sample_rate"], blobs: (row["offsets"], row["sizes"], row["samples"]))
+        }
+        let index: FrameIndex
+        if let stored { index = stored } else {
+            let scan = await Self.read([Found(path: path, size: size, mtime: mtime)])[0]
+            guard let built = scan.index, scan.error == nil else { throw MusicError.notMP3(scan.error ?? "not an MP3 file") }
+            let (o, s, n) = built.blobs
+            try await frames.write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               arguments: [path, size, mtime, built.sampleRate, o, s, n])
+            }
+            index = built
+        }
+        let segmenter = HLSSegmenter(index)
+        segmenters[track.id] = (stamp, segmenter)
+        recent.removeAll { $0 == track.id }
+        recent.append(track.id)
+        if recent.count > 64 { segmenters[recent.removeFirst()] = nil }
+        return segmenter
+    }
+
+    /// Forgets the cached index of a track (benchmarks measure a cold playlist with it).
+    public func dropIndex(_ id: Int64) async throws {
+        segmenters[id] = nil
+        guard let track = try await track(id) else { return }
+        try await frames.write { db in try db.execute(sql: "DELETE FROM frames WHERE path = ?", arguments: [track.path]) }
+    }
+}

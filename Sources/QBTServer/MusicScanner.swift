@@ -1,0 +1,16 @@
+import Music
+import ServiceLifecycle
+
+/// Scans the music folders at start and then on a timer (a `refreshDB` command scans at once).
+struct MusicScanner: Service {
+    let library: MusicLibrary
+    let interval: Duration
+
+    func run() async throws {
+        guard !library.configuration.directories.isEmpty else { return }
+        while !Task.isShuttingDownGracefully {
+            await library.scan()
+            do { try await cancelOnGracefulShutdown { try await Task.sleep(for: interval) } } catch { return }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Music
+import NIOCore
+import NIOWebSocket
+import QBTCore
+import Synchronization
+
+/// `/music/*`: the MP3 library as HLS for remote players. Every route takes `Authorization: Bearer <key>` or
+/// `?api_key=` (for players that cannot set headers); errors are JSON.
+public struct MusicRoutes: Sendable {
+    let library: MusicLibrary
+    let host: MusicHost
+    let keys: APIKeyRing
+    let appVersion: String
+
+    public init(library: MusicLibrary, host: MusicHost, keys: APIKeyRing, appVersion: String) {
+        self.library = library
+        self.host = host
+        self.keys = keys
+        self.appVersion = appVersion
+    }
+
+    public func addRoutes(to router: Router<QBTRequestContext>) {
+        router.get("/music/auth") { request, _ in
+            try await guarded(request) { _ in
+                Self.json(.ok, .object([
+                    "host": .string(ProcessInfo.processInfo.hostName), "protocolVersion": .int(Int64(MusicHost.protocolVersion)),
+                    "libraryVersion": .int(Int64(await library.version)), "appVersion": .string(appVersion),
+                    "encrypted": .bool(library.configuration.encrypt),
+                ]))
+            }
+        }
+        router.get("/music/db") { request, _ in
+            try await guarded(request) { _ in
+                let (version, path) = try await library.snapshot()
+                let etag = "\"\(version)\""
+                if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
+                    return Response(status: .notModified, headers: [.eTag: etag])
+                }
+                guard let data = FileManager.default.contents(atPath: path) else { return Self.error(.internalServerError, "the snapshot vanished") }
+                return Response(status: .ok, headers: [.contentType: "application/vnd.sqlite3", .eTag: etag,
+                                                       .contentDisposition: "attachment; filename=\"library.sqlite\""],
+                                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            }
+        }
+        router.get("/music/tracks/:id/stream.m3u8") { request, context in
+            try await guarded(request) { query in
+                let (_, segmenter) = try await trackAndSegmenter(context)
+                let text = segmenter.playlist(query: query, encrypted: library.configuration.encrypt)
+                return Response(status: .ok, headers: [.contentType: "application/vnd.apple.mpegurl", .cacheControl: "private, no-cache"],
+                                body: .init(byteBuffer: ByteBuffer(string: text)))
+            }
+        }
+        router.get("/music/tracks/:id/segments/:segment") { request, context in
+            try await guarded(request) { _ in
+                let name = context.parameters.get("segment") ?? ""
+                guard name.hasSuffix(".mp3"), let n = Int(name.dropLast(4)), n >= 0 else {
+                    return Self.error(.notFound, "segments are named <n>.mp3")
+                }
+                let (track, segmenter) = try await trackAndSegmenter(context)
+                let key = library.configuration.encrypt ? library.key(for: track.id) : nil
+                guard let bytes = try segmenter.segment(n, from: track.path, key: key) else {
+                    return Self.error(.notFound, "track \(track.id) has \(segmenter.segments.count) segments (0…\(segmenter.segments.count - 1))")
+                }
+                return Response(status: .ok, headers: [.contentType: key == nil ? "audio/mpeg" : "application/octet-stream",
+                                                       .cacheControl: "private, max-age=86400"],
+                                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            }
+        }
+        router.get("/music/tracks/:id/key") { request, context in
+            try await guarded(request) { _ in
+                guard library.configuration.encrypt else { return Self.error(.notFound, "encryption is off on this server") }
+                let track = try await track(context)
+                return Response(status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "private, max-age=31536000"],
+                                body: .init(byteBuffer: ByteBuffer(bytes: library.key(for: track.id))))
+            }
+        }
+        // Without an upgrade (the WebSocket router takes those): say what is needed.
+        router.get("/music/ws") { request, _ in
+            try await guarded(request) { _ in Self.error(.upgradeRequired, "open a WebSocket here") }
+        }
+    }
+
+    /// The key from the header or the query; nil when it is not a live API key.
+    func authenticate(_ request: Request) async -> String? {
+        let header = request.headers[.authorization].flatMap { value -> String? in
+            value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+        }
+        let query = request.uri.queryParameters["api_key"].map(String.init)
+        guard let key = header ?? query, await keys.verify(key) != nil else { return nil }
+        return key
+    }
+
+    /// Runs `body` for an authenticated request with the query to carry on listed URIs (`?api_key=` when the key
+    /// came that way); JSON errors otherwise.
+    func guarded(_ request: Request, _ body: (_ query: String) async throws -> Response) async throws -> Response {
+        guard await authenticate(request) != nil else {
+            var r = Self.error(.unauthorized, "send a valid API key: Authorization: Bearer <key>, or ?api_key=<key>")
+            r.headers[.wwwAuthenticate] = "Bearer"
+            return r
+        }
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        let query = request.uri.queryParameters["api_key"].map { "?api_key=" + (String($0).addingPercentEncoding(withAllowedCharacters: unreserved) ?? "") } ?? ""
+        do { return try await body(query) } catch let failure as MusicError {
+            return Self.error(.init(code: 422), failure.description)
+        } catch let failure as NotFound {
+            return Self.error(.notFound, failure.message)
+        }
+    }
+
+    struct NotFound: Error { var message: String }
+
+    func track(_ context: QBTRequestContext) async throws -> MusicLibrary.TrackFile {
+        guard let text = context.parameters.get("id"), let id = Int64(text), let track = try await library.track(id) else {
+            throw NotFound(message: "no such track")
+        }
+        if let error = track.error { throw MusicError.notMP3("track \(track.id) is not playable: \(error)") }
+        return track
+    }
+
+    func trackAndSegmenter(_ context: QBTRequestContext) async throws -> (MusicLibrary.TrackFile, HLSSegmenter) {
+        let track = try await track(context)
+        return (track, try await library.segmenter(for: track))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        json(status, .object(["error": .string(message)]))
+    }
+}

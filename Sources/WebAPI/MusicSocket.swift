@@ -1,0 +1,117 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Music
+import NIOCore
+import NIOWebSocket
+import QBTCore
+import Synchronization
+
+/// `/music/ws`: the command and event channel. Both sides open with `{"type":"hello","protocolVersion","appVersion"}`
+/// (a mismatch is an `error` event and a close); then client commands (`play`, `pause`, `resume`, `next`, `previous`,
+/// `seek`, `setVolume`, `toggleShuffle`, `refreshDB`, `state`) and host events (`playbackState`, `dbReady`, `error`).
+/// The host sends `{"type":"ping","seq":n}` every 5 s; three unanswered (`{"type":"pong","seq":n}`) and the client is
+/// dropped. (WebSocket-level pongs are not visible to an application, so the heartbeat is in the protocol.)
+public struct MusicSocket: Sendable {
+    let routes: MusicRoutes
+    public static let pingInterval: Duration = .seconds(5)
+    public static let missedPongs = 3
+
+    public init(routes: MusicRoutes) { self.routes = routes }
+
+    public func addRoutes(to router: Router<QBTRequestContext>) {
+        router.ws("/music/ws", shouldUpgrade: { request, _ in
+            // A refused upgrade can only be a 400 (Hummingbird's); a plain GET without a key gets the 401.
+            await routes.authenticate(request) == nil ? .dontUpgrade : .upgrade([:])
+        }, onUpgrade: { inbound, outbound, _ in
+            try await session(inbound, outbound)
+        })
+    }
+
+    final class Heartbeat: Sendable {
+        let sent = Mutex(0)
+        let answered = Mutex(0)
+    }
+
+    func session(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async throws {
+        let host = routes.host, library = routes.library
+        let client = UUID()
+        func send(_ value: JSONValue) async throws {
+            try await outbound.write(.text(String(decoding: value.serialized(), as: UTF8.self)))
+        }
+        try await send(.object(["type": .string("hello"), "protocolVersion": .int(Int64(MusicHost.protocolVersion)),
+                                "appVersion": .string(routes.appVersion)]))
+        var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        guard let first = try await messages.next() else { return }
+        guard case .text(let text) = first, let hello = Self.object(text),
+              let version = (hello["protocolVersion"] as? NSNumber)?.intValue else {
+            try await send(.object(["type": .string("error"), "message": .string("open with {\"type\":\"hello\",\"protocolVersion\":\(MusicHost.protocolVersion),\"appVersion\":…}")]))
+            try await outbound.close(.policyViolation, reason: "no hello")
+            return
+        }
+        guard version == MusicHost.protocolVersion else {
+            try await send(.object(["type": .string("error"),
+                                    "message": .string("protocol version \(version) is not supported: this server speaks \(MusicHost.protocolVersion)")]))
+            try await outbound.close(.policyViolation, reason: "protocol version mismatch")
+            return
+        }
+        await host.connect(client)
+        defer { Task { await host.disconnect(client) } }
+        let heartbeat = Heartbeat()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var seq = 0
+                while true {
+                    try await Task.sleep(for: Self.pingInterval)
+                    if seq - heartbeat.answered.withLock({ $0 }) >= Self.missedPongs {
+                        try await outbound.close(.goingAway, reason: "ping timeout")
+                        return
+                    }
+                    seq += 1
+                    heartbeat.sent.withLock { $0 = seq }
+                    try await send(.object(["type": .string("ping"), "seq": .int(Int64(seq))]))
+                }
+            }
+            group.addTask {
+                for await version in await library.changes() {
+                    try await send(.object(["type": .string("dbReady"), "libraryVersion": .int(Int64(version))]))
+                }
+            }
+            // The client's messages, read here: when it leaves, or the heartbeat closes the socket, the session ends.
+            while let message = try await messages.next() {
+                guard case .text(let text) = message, let command = Self.object(text) else {
+                    try await send(.object(["type": .string("error"), "message": .string("send JSON objects as text")]))
+                    continue
+                }
+                switch command["type"] as? String {
+                case "pong":
+                    let seq = (command["seq"] as? NSNumber)?.intValue ?? 0
+                    heartbeat.answered.withLock { $0 = max($0, min(seq, heartbeat.sent.withLock { $0 })) }
+                case "hello":
+                    break
+                case "refreshDB":
+                    Task { await library.scan() }
+                default:
+                    do {
+                        let state = try await host.apply(client, command)
+                        try await send(.object(["type": .string("playbackState"), "state": Self.json(state)]))
+                    } catch let failure as MusicHost.Failure {
+                        try await send(.object(["type": .string("error"), "message": .string(failure.description)]))
+                    }
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    static func object(_ text: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    }
+
+    static func json(_ s: MusicHost.PlaybackState) -> JSONValue {
+        .object([
+            "trackId": s.trackId.map { .int($0) } ?? .null, "queueIds": .array(s.queueIds.map { .int($0) }),
+            "playing": .bool(s.playing), "position": .double(s.position), "volume": .double(s.volume), "shuffle": .bool(s.shuffle),
+        ])
+    }
+}

@@ -1,0 +1,306 @@
+"""Acceptance for the HLS music library: bit-exact audio (CBR, VBR, encrypted), playlist rules, the library database
+and its rescans, the WebSocket channel, offline downloads with qbt, and bad input. MP3s are made at test time."""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import requests
+import websocket
+
+import mp3frames
+from conftest import Qbtd, wait_for
+from test_qbt import QBT, Cli
+
+KEY = "qbt_musictestkey0123456789ab"
+BEARER = {"Authorization": f"Bearer {KEY}"}
+pytestmark = pytest.mark.skipif(not shutil.which("lame"), reason="lame is needed to make test MP3s (apt-get install lame)")
+
+
+def lame(path, seconds, *args, rate=44100):
+    wav = path.with_suffix(".wav")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"sine=frequency=330:duration={seconds}",
+                    "-f", "lavfi", "-i", f"sine=frequency=550:duration={seconds}", "-filter_complex", "amerge=inputs=2",
+                    "-ar", str(rate), str(wav)], check=True)
+    subprocess.run(["lame", "--quiet", *args, str(wav), str(path)], check=True)
+    wav.unlink()
+    return path
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    root = tmp_path_factory.mktemp("music")
+    lib = root / "lib"
+    (lib / "Album").mkdir(parents=True)
+    lame(lib / "Album" / "cbr.mp3", 13, "-b", "128", "--tt", "Song Title", "--ta", "The Artist", "--tl", "The Album",
+         "--ty", "2021", "--tn", "3/12", "--tg", "Synthwave", "--tv", "TPE2=Album Artist", "--tv", "TPOS=2/3")
+    lame(lib / "Album" / "vbr.mp3", 13, "-V", "2", "--tt", "VBR Song", "--ta", "The Artist", "--tl", "The Album",
+         "--tn", "4", "--tg", "Rock", "--tv", "TPE2=Album Artist")
+    lame(lib / "short.mp3", 2, "-b", "96", "--tt", "Short")
+    # Exactly 12 s of audio frames: the first 500 frames of a 48 kHz encode (1152 samples each), no LAME frame.
+    long48 = lame(root / "long48.mp3", 14, "-b", "160", rate=48000)
+    data = long48.read_bytes()
+    (lib / "exact.mp3").write_bytes(b"".join(data[o:o + n] for o, n, _ in mp3frames.frames(data)[:500]))
+    (lib / "broken.mp3").write_bytes(os.urandom(40_000))
+    (lib / "mix.m3u8").write_text("#EXTM3U\nAlbum/vbr.mp3\nshort.mp3\nmissing.mp3\n")
+    return lib
+
+
+def serve(qbtd_factory, lib, *extra):
+    q = qbtd_factory(extra=["--music-dir", str(lib), "--api-key", KEY, *extra])
+    wait_for(lambda: requests.get(q.base + "/music/auth", headers=BEARER).json()["libraryVersion"] >= 1, 60,
+             what="the first scan")
+    return q
+
+
+def tracks(q):
+    path = Path(q.data_dir) / "snapshot.sqlite"
+    path.write_bytes(requests.get(q.base + "/music/db", headers=BEARER).content)
+    with sqlite3.connect(path) as db:
+        db.row_factory = sqlite3.Row
+        return {Path(r["path"]).name: dict(r) for r in db.execute("SELECT * FROM tracks")}
+
+
+def pcm(source, *args):
+    return subprocess.run(["ffmpeg", "-v", "error", *args, "-i", str(source), "-f", "s16le", "-"],
+                          capture_output=True, check=True, timeout=120).stdout
+
+
+def raw_pcm(path, tmp):
+    raw = tmp / (path.stem + "-frames.mp3")
+    raw.write_bytes(mp3frames.audio(path.read_bytes()))
+    return pcm(raw)
+
+
+def playlist(q, track, **params):
+    r = requests.get(f"{q.base}/music/tracks/{track}/stream.m3u8", headers=BEARER, params=params)
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/vnd.apple.mpegurl", r.text
+    return r.text
+
+
+@pytest.mark.parametrize("encrypt", [False, True])
+def test_hls_audio_is_bit_exact(qbtd_factory, library, tmp_path, encrypt):
+    q = serve(qbtd_factory, library, *(["--music-encrypt"] if encrypt else []))
+    ids = {name: t["id"] for name, t in tracks(q).items()}
+    for name in ("cbr.mp3", "vbr.mp3"):
+        source = library / "Album" / name
+        url = f"{q.base}/music/tracks/{ids[name]}/stream.m3u8"
+        got = pcm(url, "-headers", f"Authorization: Bearer {KEY}\r\n")
+        assert got == raw_pcm(source, tmp_path), f"{name}: decoded HLS differs from the source's frames"
+        text = playlist(q, ids[name])
+        assert ('#EXT-X-KEY:METHOD=AES-128,URI="key"' in text) == encrypt
+        key = requests.get(f"{q.base}/music/tracks/{ids[name]}/key", headers=BEARER)
+        assert key.status_code == (200 if encrypt else 404)
+        joined = b""
+        for n, line in enumerate(l for l in text.splitlines() if l and not l.startswith("#")):
+            assert line == f"segments/{n}.mp3"
+            body = requests.get(f"{q.base}/music/tracks/{ids[name]}/{line}", headers=BEARER).content
+            if encrypt:
+                assert len(key.content) == 16
+                body = subprocess.run(["openssl", "enc", "-d", "-aes-128-cbc", "-K", key.content.hex(), "-iv", f"{n:032x}"],
+                                      input=body, capture_output=True, check=True).stdout
+            assert body[:3] == b"ID3" and b"com.apple.streaming.transportStreamTimestamp\0" in body[:73]
+            joined += body[73:]
+        assert joined == mp3frames.audio(source.read_bytes()), f"{name}: segments are not exactly the audio frames"
+
+
+def test_playlist_rules(qbtd_factory, library):
+    q = serve(qbtd_factory, library)
+    known = tracks(q)
+    for name in ("cbr.mp3", "vbr.mp3", "short.mp3", "exact.mp3"):
+        source = next(library.rglob(name))
+        frames = mp3frames.frames(source.read_bytes())
+        rate = mp3frames.rate(source.read_bytes())
+        text = playlist(q, known[name]["id"])
+        lines = text.splitlines()
+        assert lines[:5] == ["#EXTM3U", "#EXT-X-VERSION:3", lines[2], "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-MEDIA-SEQUENCE:0"]
+        assert lines[-1] == "#EXT-X-ENDLIST"
+        target = int(lines[2].split(":")[1])
+        durations = [float(l[8:-1]) for l in lines if l.startswith("#EXTINF:")]
+        assert all(int(d + 0.5) <= target for d in durations)
+        assert abs(sum(durations) - sum(f[2] for f in frames) / rate) < 1e-6
+        assert known[name]["samples"] == sum(f[2] for f in frames)
+        if name == "short.mp3":
+            assert len(durations) == 1
+        if name == "exact.mp3":
+            assert durations == [6.0, 6.0] and target == 6
+    r = requests.get(f"{q.base}/music/tracks/{known['cbr.mp3']['id']}/stream.m3u8", params={"api_key": KEY})
+    assert "segments/0.mp3?api_key=" + KEY in r.text  # players without headers get the key on every URI
+
+
+def test_library_tags_rescans_and_db(qbtd_factory, library, tmp_path):
+    lib = tmp_path / "lib"
+    shutil.copytree(library, lib)
+    q = serve(qbtd_factory, lib)
+    known = tracks(q)
+    cbr = known["cbr.mp3"]
+    assert (cbr["title"], cbr["artist"], cbr["album"], cbr["album_artist"], cbr["track_number"], cbr["disc_number"],
+            cbr["year"], cbr["genre"]) == ("Song Title", "The Artist", "The Album", "Album Artist", 3, 2, "2021", "Synthwave")
+    assert known["vbr.mp3"]["vbr"] == 1 and known["vbr.mp3"]["genre"] == "Rock" and known["vbr.mp3"]["track_number"] == 4
+    assert known["broken.mp3"]["error"] and "not an MP3" in known["broken.mp3"]["error"]
+    with sqlite3.connect(Path(q.data_dir) / "snapshot.sqlite") as db:
+        assert db.execute("SELECT title, album_artist, year FROM albums").fetchall() == [("The Album", "Album Artist", "2021")]
+        items = db.execute("SELECT t.title FROM playlist_items p JOIN tracks t ON t.id = p.track_id ORDER BY position").fetchall()
+        assert items == [("VBR Song",), ("Short",)]
+    first = requests.get(q.base + "/music/db", headers=BEARER)
+    etag = first.headers["ETag"]
+    assert requests.get(q.base + "/music/db", headers={**BEARER, "If-None-Match": etag}).status_code == 304
+
+    ws = websocket.create_connection(q.base.replace("http", "ws") + "/music/ws", header=[f"Authorization: Bearer {KEY}"], timeout=30)
+    assert json.loads(ws.recv())["type"] == "hello"
+    ws.send(json.dumps({"type": "hello", "protocolVersion": 1, "appVersion": "test"}))
+    shutil.copy(lib / "short.mp3", lib / "added.mp3")
+    lame(lib / "Album" / "vbr.mp3", 13, "-V", "2", "--tt", "Renamed Song", "--ta", "The Artist")
+    (lib / "exact.mp3").unlink()
+    ws.send(json.dumps({"type": "refreshDB"}))
+    deadline = time.monotonic() + 30
+    while True:
+        event = json.loads(ws.recv())
+        if event["type"] == "dbReady":
+            break
+        assert time.monotonic() < deadline
+    ws.close()
+    assert event["libraryVersion"] > int(etag.strip('"'))
+    second = requests.get(q.base + "/music/db", headers={**BEARER, "If-None-Match": etag})
+    assert second.status_code == 200 and second.headers["ETag"] != etag
+    now = tracks(q)
+    assert "added.mp3" in now and "exact.mp3" not in now and now["vbr.mp3"]["title"] == "Renamed Song"
+    assert now["vbr.mp3"]["id"] == known["vbr.mp3"]["id"]  # a changed file keeps its id
+
+
+def test_websocket_channel(qbtd_factory, library):
+    q = serve(qbtd_factory, library)
+    url = q.base.replace("http", "ws") + "/music/ws"
+    ids = {name: t["id"] for name, t in tracks(q).items()}
+
+    def connect():
+        ws = websocket.create_connection(url, header=[f"Authorization: Bearer {KEY}"], timeout=40)
+        hello = json.loads(ws.recv())
+        assert hello["type"] == "hello" and hello["protocolVersion"] == 1 and hello["appVersion"]
+        return ws
+
+    # A version mismatch: an error event, then the socket closes.
+    ws = connect()
+    ws.send(json.dumps({"type": "hello", "protocolVersion": 99, "appVersion": "future"}))
+    event = json.loads(ws.recv())
+    assert event["type"] == "error" and "99" in event["message"]
+    with pytest.raises(websocket.WebSocketConnectionClosedException):
+        ws.recv()
+        ws.recv()
+
+    ws = connect()
+    ws.send(json.dumps({"type": "hello", "protocolVersion": 1, "appVersion": "test"}))
+
+    def command(**c):
+        ws.send(json.dumps(c))
+        while True:
+            event = json.loads(ws.recv())
+            if event["type"] == "ping":
+                ws.send(json.dumps({"type": "pong", "seq": event["seq"]}))
+                continue
+            return event
+
+    queue = [ids["cbr.mp3"], ids["vbr.mp3"], ids["short.mp3"]]
+    state = command(type="play", trackId=queue[0], queueIds=queue)["state"]
+    assert state["trackId"] == queue[0] and state["playing"] is True
+    assert command(type="next")["state"]["trackId"] == queue[1]
+    assert command(type="previous")["state"]["trackId"] == queue[0]
+    assert command(type="pause")["state"]["playing"] is False
+    assert command(type="seek", position=42.5)["state"]["position"] == 42.5
+    assert command(type="setVolume", level=0.25)["state"]["volume"] == 0.25
+    assert command(type="toggleShuffle")["state"]["shuffle"] is True
+    assert command(type="resume")["state"]["playing"] is True
+    assert command(type="setVolume", level=7)["type"] == "error"
+    assert command(type="dance")["type"] == "error"
+
+    # One client answers the pings, one does not: the silent one is dropped 15 s after its first unanswered ping.
+    silent = connect()
+    silent.send(json.dumps({"type": "hello", "protocolVersion": 1, "appVersion": "silent"}))
+    result = {}
+
+    def watch_silent():
+        first_ping = None
+        try:
+            while True:
+                event = json.loads(silent.recv())
+                if event["type"] == "ping" and first_ping is None:
+                    first_ping = time.monotonic()
+        except (websocket.WebSocketConnectionClosedException, json.JSONDecodeError):
+            result["after"] = time.monotonic() - first_ping
+
+    stop = threading.Event()
+
+    def answer_pings():
+        ws.settimeout(1)
+        while not stop.is_set():
+            try:
+                event = json.loads(ws.recv())
+            except websocket.WebSocketTimeoutException:
+                continue
+            if event["type"] == "ping":
+                ws.send(json.dumps({"type": "pong", "seq": event["seq"]}))
+
+    watcher, responder = threading.Thread(target=watch_silent), threading.Thread(target=answer_pings)
+    watcher.start()
+    responder.start()
+    watcher.join(40)
+    stop.set()
+    responder.join(10)
+    ws.settimeout(40)
+    assert 14 <= result["after"] <= 17, result
+    # The answering client is still there.
+    assert command(type="pause")["type"] == "playbackState"
+    ws.close()
+
+
+def test_offline_download_with_qbt(qbtd_factory, library, tmp_path):
+    q = serve(qbtd_factory, library, "--music-encrypt")
+    ids = {name: t["id"] for name, t in tracks(q).items()}
+    cli = Cli(tmp_path, QBT_MUSIC_DIR=str(tmp_path / "music"))
+    cli.run("login", q.base, env={"QBT_PASSWORD": q.password})
+    key = cli.json("music", "key")["apiKey"]
+    assert key.startswith("qbt_")
+    assert cli.json("music", "sync")["downloaded"] is True and cli.json("music", "sync")["downloaded"] is False
+    listed = {t["title"]: t for t in cli.json("music", "tracks")}
+    assert listed["Song Title"]["id"] == ids["cbr.mp3"]
+    assert [a["title"] for a in cli.json("music", "albums")] == ["The Album"]
+    assert [t["title"] for t in cli.json("music", "search", "VBR")] == ["VBR Song"]
+    out = cli.json("music", "download", ids["cbr.mp3"])
+    assert out["state"] == "completed"
+    folder = Path(out["folder"])
+    text = (folder / "stream.m3u8").read_text()
+    assert 'URI="key.bin"' in text and "api_key" not in text and "http" not in text
+    album = cli.json("music", "download", "--album", str(cli.json("music", "albums")[0]["id"]))
+    assert album["state"] == "completed"
+    states = {d["id"]: d["state"] for d in cli.json("music", "downloads")}
+    assert set(states.values()) == {"completed"} and len(states) == 2
+    cli.run("music", "downloads", "cancel", album["id"])
+    assert not Path(album["folder"]).exists()
+    assert {d["id"]: d["state"] for d in cli.json("music", "downloads")}[album["id"]] == "cancelled"
+    cli.run("music", "download", "999999", code=5)
+    q.stop()  # the network is gone: the copy plays from disk alone
+    got = pcm(folder / "stream.m3u8", "-allowed_extensions", "ALL", "-protocol_whitelist", "file,crypto,data")
+    assert got == raw_pcm(library / "Album" / "cbr.mp3", tmp_path)
+
+
+def test_bad_input(qbtd_factory, library):
+    q = serve(qbtd_factory, library)
+    ids = {name: t["id"] for name, t in tracks(q).items()}
+    cbr = ids["cbr.mp3"]
+    for path in ("/music/auth", "/music/db", f"/music/tracks/{cbr}/stream.m3u8", f"/music/tracks/{cbr}/segments/0.mp3",
+                 "/music/ws"):
+        assert requests.get(q.base + path).status_code == 401, path
+        assert requests.get(q.base + path, headers={"Authorization": "Bearer qbt_wrongwrongwrongwrong"}).status_code == 401
+        assert requests.get(q.base + path, params={"api_key": "nope"}).status_code == 401
+    assert requests.get(f"{q.base}/music/tracks/999999/stream.m3u8", headers=BEARER).status_code == 404
+    count = sum(1 for l in playlist(q, cbr).splitlines() if l.startswith("segments/"))
+    assert requests.get(f"{q.base}/music/tracks/{cbr}/segments/{count}.mp3", headers=BEARER).status_code == 404
+    assert requests.get(f"{q.base}/music/tracks/{cbr}/segments/x.mp3", headers=BEARER).status_code == 404
+    r = requests.get(f"{q.base}/music/tracks/{ids['broken.mp3']}/stream.m3u8", headers=BEARER)
+    assert r.status_code == 422 and "not an MP3" in r.json()["error"]
+    assert requests.get(q.base + "/api/v2/app/version").status_code == 403  # still the WebAPI's own rules
