@@ -34,6 +34,7 @@ bench: deps-bench $(VENV)/.ready
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/search_load.py $(RESULTS)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/stream_latency.py $(SEEKS)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/upload_throughput.py $(UPLOAD_MIB)
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/music_hls.py $(TRACKS_MUSIC)
 
 deps-bench:
 	@contrib/apt-ensure $(APT_TEST)
