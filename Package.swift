@@ -44,7 +44,7 @@ let package = Package(
         // The MP3 library served as HLS: scanning, frame indexes, segments, keys.
         .target(name: "Music", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
         // Uploads: multipart streamed to disk, tus state, the free-space guard.
-        .target(name: "Uploads", dependencies: ["Store", "CLibtorrent"]),
+        .target(name: "Uploads", dependencies: ["QBTCore", "Store", "CLibtorrent"]),
         .target(
             name: "WebAPI",
             dependencies: [

@@ -1151,29 +1151,8 @@ void qbt_post_session_stats(qbt_session *session) {
 
 qbt_result qbt_create_torrent(const char *path, int32_t piece_size, const char *tracker, qbt_bytes_fn fn,
                               void *context, char **error) {
-    try {
-        std::string full(path);
-        while (full.size() > 1 && full.back() == '/') full.pop_back();
-        auto slash = full.find_last_of('/');
-        std::string parent = slash == std::string::npos ? "." : (slash == 0 ? "/" : full.substr(0, slash));
-        lt::file_storage fs;
-        lt::add_files(fs, full);
-        if (fs.num_files() == 0) {
-            set_error(error, "nothing to share at " + full);
-            return QBT_ERR_INVALID;
-        }
-        lt::create_torrent ct(fs, piece_size);
-        if (tracker && *tracker) ct.add_tracker(tracker);
-        ct.set_creator("qbtd");
-        lt::set_piece_hashes(ct, parent);
-        std::vector<char> out;
-        lt::bencode(std::back_inserter(out), ct.generate());
-        fn(context, reinterpret_cast<const uint8_t *>(out.data()), out.size());
-        return QBT_OK;
-    } catch (const std::exception &e) {
-        set_error(error, e.what());
-        return QBT_ERR_FAILED;
-    }
+    qbt_create_options options{piece_size, 0, false, nullptr, nullptr, tracker, nullptr};
+    return qbt_create_torrent_ex(path, &options, nullptr, fn, context, nullptr, error);
 }
 
 extern "C++" {

@@ -125,11 +125,7 @@ struct Bencode {
 enum SHA1 {
     static func digest<C: Collection>(_ message: C) -> [UInt8] where C.Element == UInt8 {
         var h: [UInt32] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0]
-        var data = Array(message)
-        let bitLength = UInt64(data.count) * 8
-        data.append(0x80)
-        while data.count % 64 != 56 { data.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8((bitLength >> UInt64(shift)) & 0xff)) }
+        let data = padded(message)
         var w = [UInt32](repeating: 0, count: 80)
         for chunk in stride(from: 0, to: data.count, by: 64) {
             for t in 0..<16 {
@@ -172,11 +168,7 @@ enum SHA256 {
 
     static func digest<C: Collection>(_ message: C) -> [UInt8] where C.Element == UInt8 {
         var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        var data = Array(message)
-        let bitLength = UInt64(data.count) * 8
-        data.append(0x80)
-        while data.count % 64 != 56 { data.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8((bitLength >> UInt64(shift)) & 0xff)) }
+        let data = padded(message)
         func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
         var w = [UInt32](repeating: 0, count: 64)
         for chunk in stride(from: 0, to: data.count, by: 64) {
@@ -199,4 +191,14 @@ enum SHA256 {
         }
         return h.flatMap { v in [24, 16, 8, 0].map { UInt8((v >> UInt32($0)) & 0xff) } }
     }
+}
+
+/// The message with the padding SHA-1 and SHA-256 share: 0x80, zeros to 56 mod 64, the bit length big-endian.
+func padded<C: Collection>(_ message: C) -> [UInt8] where C.Element == UInt8 {
+    var data = Array(message)
+    let bitLength = UInt64(data.count) * 8
+    data.append(0x80)
+    while data.count % 64 != 56 { data.append(0) }
+    for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8((bitLength >> UInt64(shift)) & 0xff)) }
+    return data
 }

@@ -45,7 +45,7 @@ public struct ServerPaths: Sendable {
     }
 
     /// Absolute, `..`-free, with the symlinks of its existing part resolved.
-    static func canonical(_ path: String) -> String {
+    public static func canonical(_ path: String) -> String {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var url = URL(fileURLWithPath: absolute).standardizedFileURL
         var tail: [String] = []

@@ -7,7 +7,8 @@ struct MusicScanner: Service {
     let interval: Duration
 
     func run() async throws {
-        guard !library.configuration.directories.isEmpty else { return }
+        // A service that returns ends the whole server: with nothing to scan, this one waits for the shutdown.
+        guard !library.configuration.directories.isEmpty else { return try await gracefulShutdown() }
         while !Task.isShuttingDownGracefully {
             await library.scan()
             do { try await cancelOnGracefulShutdown { try await Task.sleep(for: interval) } } catch { return }

@@ -1,4 +1,5 @@
 import Foundation
+import QBTCore
 
 /// Where an upload may land: the uploads folder, a category's save path, or a `path` inside one of the roots
 /// (after `..` and symlinks are resolved). Nothing else.
@@ -22,7 +23,7 @@ public struct Destinations: Sendable {
             guard !path.contains("\0") else { throw UploadError.badName(.control) }
             chosen = path.hasPrefix("/") ? path : chosen + "/" + path
         }
-        let resolved = Self.canonical(chosen)
+        let resolved = ServerPaths.canonical(chosen)  // `..` and symlinks resolved: a symlink cannot lead outside
         guard configuration.roots.contains(where: { resolved == $0 || resolved.hasPrefix($0 + "/") }) else {
             throw UploadError.outsideRoots(path ?? chosen)
         }
@@ -32,20 +33,6 @@ public struct Destinations: Sendable {
             throw UploadError.io("cannot create \(resolved): \(error.localizedDescription)")
         }
         return resolved
-    }
-
-    /// Absolute, `..`-free, with the symlinks of its existing part resolved (so a symlink cannot lead outside).
-    static func canonical(_ path: String) -> String {
-        var url = URL(fileURLWithPath: path).standardizedFileURL
-        var tail: [String] = []
-        while !FileManager.default.fileExists(atPath: url.path) && url.path != "/" {
-            tail.insert(url.lastPathComponent, at: 0)
-            url.deleteLastPathComponent()
-        }
-        var result = url.resolvingSymlinksInPath()
-        for part in tail { result.appendPathComponent(part) }
-        let out = result.standardizedFileURL.path
-        return out.count > 1 && out.hasSuffix("/") ? String(out.dropLast()) : out
     }
 
     /// The free-space and size preflight, before a byte is read.
