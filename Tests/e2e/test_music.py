@@ -283,6 +283,31 @@ def test_offline_download_with_qbt(qbtd_factory, library, tmp_path):
     assert not Path(album["folder"]).exists()
     assert {d["id"]: d["state"] for d in cli.json("music", "downloads")}[album["id"]] == "cancelled"
     cli.run("music", "download", "999999", code=5)
+
+    # Paused (Ctrl-C, or `downloads pause` from another shell) and resumed: a 30-minute track, about 300 segments.
+    lib2 = tmp_path / "lib2"
+    lib2.mkdir()
+    lame(lib2 / "long.mp3", 1800, "-b", "32")
+    q2 = qbtd_factory(extra=["--music-dir", str(lib2), "--api-key", KEY])
+    wait_for(lambda: requests.get(q2.base + "/music/auth", headers=BEARER).json()["libraryVersion"] >= 1, 60, what="scan")
+    cli2 = Cli(tmp_path / "second", QBT_MUSIC_DIR=str(tmp_path / "music2"), QBT_URL=q2.base, QBT_API_KEY=KEY)
+    proc = cli2.popen("music", "download", "1")
+    book = tmp_path / "music2" / "downloads.json"
+
+    def progress():
+        try:
+            return json.loads(book.read_text())["entries"]["tracks-1"]["done"]
+        except (OSError, ValueError, KeyError):
+            return 0
+
+    wait_for(lambda: progress() >= 3 or proc.poll() is not None, 60, interval=0.005, what="download under way")
+    proc.send_signal(2)  # SIGINT
+    proc.wait(30)
+    entry = cli2.json("music", "downloads")[0]
+    assert entry["state"] == "paused" and 0 < entry["done"] < entry["total"] and entry["total"] >= 300, entry
+    assert cli2.json("music", "downloads", "resume", "tracks-1")["state"] == "completed"
+    assert cli2.json("music", "downloads")[0]["done"] == entry["total"]
+
     q.stop()  # the network is gone: the copy plays from disk alone
     got = pcm(folder / "stream.m3u8", "-allowed_extensions", "ALL", "-protocol_whitelist", "file,crypto,data")
     assert got == raw_pcm(library / "Album" / "cbr.mp3", tmp_path)

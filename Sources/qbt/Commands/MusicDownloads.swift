@@ -45,7 +45,7 @@ extension Music {
     struct Download: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Save tracks for offline play: a track, an album (--album) or a playlist (--playlist).",
-            discussion: "Each track becomes a folder with stream.m3u8, its segments and its key, playable with `ffmpeg -allowed_extensions ALL -i stream.m3u8` or any HLS player, with no network. `qbt music downloads pause|resume|cancel ID` controls it.")
+            discussion: "Each track becomes a folder with stream.m3u8, its segments and its key, playable with `ffmpeg -allowed_extensions ALL -i stream.m3u8` or any HLS player, with no network. Ctrl-C pauses it; `qbt music downloads pause|resume|cancel ID` controls it from elsewhere.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Track ids.") var tracks: [Int64] = []
         @Option(help: "An album id.") var album: Int64?
@@ -117,6 +117,8 @@ extension Music {
         entry = try DownloadBook.update(id) { $0.total = total } ?? entry
         var bar = ProgressBar("saving")
         var done = 0
+        // Ctrl-C pauses: the segment under way finishes, and `qbt music downloads resume` continues.
+        let interrupted = Interrupt.arm()
         for (track, segments, keyURI, text) in plans {
             let folder = URL(fileURLWithPath: entry.folder).appendingPathComponent(entry.tracks.count == 1 ? "" : String(track))
             let segmentDir = folder.appendingPathComponent("segments")
@@ -126,6 +128,7 @@ extension Music {
                 try key.write(to: folder.appendingPathComponent("key.bin"), options: .atomic)
             }
             for (n, uri) in segments.enumerated() {
+                if interrupted.fired { try DownloadBook.update(id) { $0.state = "paused" } }
                 let state = DownloadBook.load().entries[id]?.state
                 if state == "paused" {
                     bar.finish()
@@ -222,5 +225,24 @@ extension Music {
             try? FileManager.default.removeItem(atPath: entry.folder)
             print("Cancelled \(id).")
         }
+    }
+}
+
+/// SIGINT as a flag instead of an exit, for work that stops cleanly between steps.
+final class Interrupt: @unchecked Sendable {
+    private let lock = NSLock()
+    private var hit = false
+    private var source: DispatchSourceSignal?
+
+    var fired: Bool { lock.withLock { hit } }
+
+    static func arm() -> Interrupt {
+        let interrupt = Interrupt()
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { interrupt.lock.withLock { interrupt.hit = true } }
+        source.resume()
+        interrupt.source = source
+        return interrupt
     }
 }
