@@ -36,6 +36,8 @@ public actor MusicLibrary {
     let frames: DatabaseQueue
     let secret: [UInt8]
     public private(set) var version: Int
+    /// The folders scanned: the configuration's, or later the `music_dirs` preference's.
+    public private(set) var directories: [String]
     private var listeners: [UUID: AsyncStream<Int>.Continuation] = [:]
     private var segmenters: [Int64: (stamp: String, segmenter: HLSSegmenter)] = [:]
     private var recent: [Int64] = []
@@ -43,6 +45,7 @@ public actor MusicLibrary {
 
     public init(configuration: Configuration) async throws {
         self.configuration = configuration
+        directories = configuration.directories
         let dir = configuration.dataDirectory
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var config = GRDB.Configuration()
@@ -87,6 +90,9 @@ public actor MusicLibrary {
 
     // MARK: scanning
 
+    /// New folders (the `music_dirs` preference); the next scan drops what is no longer under them.
+    public func setDirectories(_ dirs: [String]) { directories = dirs }
+
     /// Rescans the folders; a scan already running is joined, not doubled.
     @discardableResult
     public func scan() async -> ScanReport {
@@ -103,7 +109,7 @@ public actor MusicLibrary {
     private func runScan() async -> ScanReport {
         let started = Date()
         var report = ScanReport()
-        let (mp3s, lists) = Self.walk(configuration.directories)
+        let (mp3s, lists) = Self.walk(directories)
         let known: [String: (id: Int64, size: Int64, mtime: Int64)]
         do {
             known = try await library.read { db in

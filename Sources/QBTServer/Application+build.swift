@@ -61,7 +61,12 @@ public func buildApplication(
     var firstKey: String?
     if let key = config.apiKey { try await keys.installDefault(key) }
     else if !config.musicDirectories.isEmpty, await keys.keys.isEmpty { firstKey = try await keys.rotateDefault().key }
-    var musicSettings = MusicLibrary.Configuration(directories: config.musicDirectories, dataDirectory: paths.dataDirectory + "/music")
+    // Music folders: the command line's, else the `music_dirs` preference stored earlier.
+    var musicDirectories = config.musicDirectories
+    if musicDirectories.isEmpty, case .array(let stored)? = await settings.value(AppController.musicDirsKey) {
+        musicDirectories = stored.compactMap(\.stringValue)
+    }
+    var musicSettings = MusicLibrary.Configuration(directories: musicDirectories, dataDirectory: paths.dataDirectory + "/music")
     musicSettings.encrypt = config.musicEncrypt
     let music = try await MusicLibrary(configuration: musicSettings)
     let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))")
@@ -74,7 +79,8 @@ public func buildApplication(
     let api = APIRouter(controllers: [
         AuthController(credentials: credentials, sessions: sessions, identity: identity, gate: gate),
         AppController(identity: identity, service: service, credentials: credentials, keys: keys, sessions: sessions,
-                      gate: gate, webUI: (config.host, config.port), onShutdown: onShutdown),
+                      gate: gate, webUI: (config.host, config.port), music: music,
+                      musicFromCommandLine: !config.musicDirectories.isEmpty, onShutdown: onShutdown),
         LogController(log: config.eventLog),
         SyncController(service: service, identity: identity),
         TransferController(service: service, identity: identity),

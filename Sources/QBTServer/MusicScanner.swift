@@ -6,11 +6,10 @@ struct MusicScanner: Service {
     let library: MusicLibrary
     let interval: Duration
 
+    // A service that returns ends the whole server: this one runs until the shutdown, folders or not.
     func run() async throws {
-        // A service that returns ends the whole server: with nothing to scan, this one waits for the shutdown.
-        guard !library.configuration.directories.isEmpty else { return try await gracefulShutdown() }
         while !Task.isShuttingDownGracefully {
-            await library.scan()
+            if await !library.directories.isEmpty { await library.scan() }
             do { try await cancelOnGracefulShutdown { try await Task.sleep(for: interval) } } catch { return }
         }
     }

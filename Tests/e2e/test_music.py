@@ -329,3 +329,16 @@ def test_bad_input(qbtd_factory, library):
     r = requests.get(f"{q.base}/music/tracks/{ids['broken.mp3']}/stream.m3u8", headers=BEARER)
     assert r.status_code == 422 and "not an MP3" in r.json()["error"]
     assert requests.get(q.base + "/api/v2/app/version").status_code == 403  # still the WebAPI's own rules
+
+
+def test_music_dirs_preference(qbtd_factory, library, tmp_path):
+    q = qbtd_factory(extra=["--api-key", KEY])
+    s = q.session()
+    assert s.get(q.url("app/preferences")).json()["music_dirs"] == []
+    s.post(q.url("app/setPreferences"), data={"json": json.dumps({"music_dirs": [str(library), "/no/such/folder"]})})
+    wait_for(lambda: requests.get(q.base + "/music/auth", headers=BEARER).json()["libraryVersion"] >= 1, 60, what="scan")
+    assert "cbr.mp3" in tracks(q)
+    assert s.get(q.url("app/preferences")).json()["music_dirs"] == [str(library)]
+    q.stop()
+    q = qbtd_factory(data_dir=q.data_dir, extra=["--api-key", KEY])  # kept across restarts
+    assert q.session().get(q.url("app/preferences")).json()["music_dirs"] == [str(library)]

@@ -1,4 +1,5 @@
 import Foundation
+import Music
 import QBTCore
 import Store
 import TorrentEngine
@@ -14,10 +15,15 @@ public struct AppController: APIController {
     let gate: WebGate
     let webUI: (address: String, port: Int)
     let onShutdown: @Sendable () -> Void
+    let music: MusicLibrary
+    /// The music folders came from the command line, which wins over the `music_dirs` preference.
+    let musicFromCommandLine: Bool
 
     public init(identity: Identity, service: TorrentService, credentials: Credentials, keys: APIKeyRing,
                 sessions: SessionManager, gate: WebGate, webUI: (address: String, port: Int),
-                onShutdown: @escaping @Sendable () -> Void) {
+                music: MusicLibrary, musicFromCommandLine: Bool, onShutdown: @escaping @Sendable () -> Void) {
+        self.music = music
+        self.musicFromCommandLine = musicFromCommandLine
         self.identity = identity
         self.service = service
         self.credentials = credentials
@@ -116,6 +122,7 @@ public struct AppController: APIController {
         values["lsd"] = .bool(engine.lsd)
         values["upnp"] = .bool(engine.upnp)
         values["save_path"] = .string(await settings.defaultSavePath)
+        values["music_dirs"] = .array(await music.directories.map { .string($0) })  // qbtd's: the HLS music folders
         if identity.profile == .v4_6 {
             for key in Self.v5OnlyKeys { values[key] = nil }
             values["start_paused_enabled"] = values.removeValue(forKey: "add_stopped_enabled")
@@ -143,6 +150,9 @@ public struct AppController: APIController {
         if case .string(let name)? = changes.removeValue(forKey: "web_ui_username"), !name.isEmpty {
             try await credentials.setUsername(name)
         }
+        if case .array(let list)? = changes.removeValue(forKey: "music_dirs") {
+            try await setMusicDirectories(list.compactMap(\.stringValue))
+        }
         // The WebUI's own address and port come from the command line; changing them needs a restart.
         changes["web_ui_address"] = nil
         changes["web_ui_port"] = nil
@@ -152,6 +162,25 @@ public struct AppController: APIController {
         await sessions.setPolicy(policy.sessions)
         return .empty
     }
+
+    /// qbtd's `music_dirs`: existing folders only; kept across restarts; a scan follows at once.
+    func setMusicDirectories(_ requested: [String]) async throws {
+        guard !musicFromCommandLine else {
+            service.log.add("music_dirs not changed: the music folders come from --music-dir / QBTD_MUSIC_DIRS", kind: .warning)
+            return
+        }
+        var dirs: [String] = []
+        for path in requested where path.hasPrefix("/") {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { dirs.append(path) }
+            else { service.log.add("music_dirs: \(path) is not a folder, left out", kind: .warning) }
+        }
+        try await service.settings.setPrivate(Self.musicDirsKey, .array(dirs.map { .string($0) }))
+        await music.setDirectories(dirs)
+        Task { await music.scan() }
+    }
+
+    public static let musicDirsKey = "qbtd_music_dirs"
 
     /// 5.0's directory browser, confined to the download root.
     func directoryContent(_ p: Parameters) throws -> APIReply {
