@@ -1,6 +1,7 @@
 // The libtorrent shim: every libtorrent call the Swift engine makes goes through here.
 // Each entry point catches every exception, since none may unwind into Swift.
 #include "qbt_libtorrent.h"
+#include "shim_strings.h"
 
 #include <libtorrent/add_torrent_params.hpp>
 #include <libtorrent/alert_types.hpp>
@@ -45,12 +46,6 @@
 
 namespace {
 
-char *dup_string(const std::string &s) {
-    char *out = static_cast<char *>(std::malloc(s.size() + 1));
-    if (out) std::memcpy(out, s.c_str(), s.size() + 1);
-    return out;
-}
-
 void set_error(char **error, const std::string &message) {
     if (error) *error = dup_string(message);
 }
@@ -67,6 +62,12 @@ std::string hex(const Digest &h) {
         out.push_back(digits[b & 15]);
     }
     return out;
+}
+
+// The full metainfo, v2 piece layers included when the torrent has them (torrent_file() drops them).
+std::shared_ptr<const lt::torrent_info> metainfo(const lt::torrent_handle &h) {
+    std::shared_ptr<const lt::torrent_info> ti = h.torrent_file_with_hashes();
+    return ti ? ti : h.torrent_file();
 }
 
 // qBittorrent's torrent id: v1 hash, or the truncated v2 hash for v2 and hybrid torrents.
@@ -538,8 +539,7 @@ qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t
     QBT_GUARD({
         auto h = session->find(id);
         if (!h.is_valid()) return QBT_ERR_NOT_FOUND;
-        std::shared_ptr<const lt::torrent_info> ti = h.torrent_file_with_hashes();
-        if (!ti) ti = h.torrent_file();
+        std::shared_ptr<const lt::torrent_info> ti = metainfo(h);
         if (!ti) return QBT_ERR_INVALID;
         auto st = h.status(lt::torrent_handle::query_pieces | lt::torrent_handle::query_save_path);
         lt::add_torrent_params atp;
@@ -843,8 +843,7 @@ qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn
         if (!h.is_valid()) return QBT_ERR_NOT_FOUND;
         // As qBittorrent's exportTorrent: the info with its v2 piece layers (torrent_file() drops them, and a
         // hybrid torrent would not serialize), the current trackers with their tiers.
-        std::shared_ptr<const lt::torrent_info> ti = h.torrent_file_with_hashes();
-        if (!ti) ti = h.torrent_file();
+        std::shared_ptr<const lt::torrent_info> ti = metainfo(h);
         if (!ti) return QBT_ERR_INVALID;
         lt::torrent_info info(*ti);
         info.clear_trackers();  // create_torrent would copy the metainfo's own trackers as well

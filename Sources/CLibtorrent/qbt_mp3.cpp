@@ -1,5 +1,6 @@
 // MP3 frame indexing and tags through libmpg123: every audio frame's offset, size and sample count, without decoding.
 #include "qbt_libtorrent.h"
+#include "shim_strings.h"
 
 #include <mpg123.h>
 
@@ -14,13 +15,6 @@
 #include <vector>
 
 namespace {
-char *dup_string(const std::string &s) {
-    char *out = static_cast<char *>(malloc(s.size() + 1));
-    memcpy(out, s.data(), s.size());
-    out[s.size()] = 0;
-    return out;
-}
-
 std::string from(const mpg123_string *s) {
     if (!s || !s->p || s->fill == 0) return "";
     std::string out(s->p, strnlen(s->p, s->fill));

@@ -125,13 +125,9 @@ struct Bencode {
 enum SHA1 {
     static func digest<C: Collection>(_ message: C) -> [UInt8] where C.Element == UInt8 {
         var h: [UInt32] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0]
-        let data = padded(message)
         var w = [UInt32](repeating: 0, count: 80)
-        for chunk in stride(from: 0, to: data.count, by: 64) {
-            for t in 0..<16 {
-                let b = chunk + t * 4
-                w[t] = UInt32(data[b]) << 24 | UInt32(data[b + 1]) << 16 | UInt32(data[b + 2]) << 8 | UInt32(data[b + 3])
-            }
+        for block in blocks(message) {
+            w.replaceSubrange(0..<16, with: block)
             for t in 16..<80 {
                 let x = w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]
                 w[t] = (x << 1) | (x >> 31)
@@ -149,7 +145,7 @@ enum SHA1 {
             }
             h[0] = h[0] &+ a; h[1] = h[1] &+ b; h[2] = h[2] &+ c; h[3] = h[3] &+ d; h[4] = h[4] &+ e
         }
-        return h.flatMap { v in [24, 16, 8, 0].map { UInt8((v >> UInt32($0)) & 0xff) } }
+        return bigEndian(h)
     }
 }
 
@@ -168,14 +164,10 @@ enum SHA256 {
 
     static func digest<C: Collection>(_ message: C) -> [UInt8] where C.Element == UInt8 {
         var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        let data = padded(message)
         func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
         var w = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: data.count, by: 64) {
-            for t in 0..<16 {
-                let b = chunk + t * 4
-                w[t] = UInt32(data[b]) << 24 | UInt32(data[b + 1]) << 16 | UInt32(data[b + 2]) << 8 | UInt32(data[b + 3])
-            }
+        for block in blocks(message) {
+            w.replaceSubrange(0..<16, with: block)
             for t in 16..<64 {
                 let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
                 let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
@@ -189,16 +181,27 @@ enum SHA256 {
             }
             for (i, v) in [a, b, c, d, e, f, g, hh].enumerated() { h[i] = h[i] &+ v }
         }
-        return h.flatMap { v in [24, 16, 8, 0].map { UInt8((v >> UInt32($0)) & 0xff) } }
+        return bigEndian(h)
     }
 }
 
-/// The message with the padding SHA-1 and SHA-256 share: 0x80, zeros to 56 mod 64, the bit length big-endian.
-func padded<C: Collection>(_ message: C) -> [UInt8] where C.Element == UInt8 {
+/// The message padded as SHA-1 and SHA-256 pad it (0x80, zeros to 56 mod 64, the bit length), as 64-byte blocks
+/// of 16 big-endian words.
+func blocks<C: Collection>(_ message: C) -> [[UInt32]] where C.Element == UInt8 {
     var data = Array(message)
     let bitLength = UInt64(data.count) * 8
     data.append(0x80)
     while data.count % 64 != 56 { data.append(0) }
     for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8((bitLength >> UInt64(shift)) & 0xff)) }
-    return data
+    return stride(from: 0, to: data.count, by: 64).map { chunk in
+        (0..<16).map { t in
+            let b = chunk + t * 4
+            return UInt32(data[b]) << 24 | UInt32(data[b + 1]) << 16 | UInt32(data[b + 2]) << 8 | UInt32(data[b + 3])
+        }
+    }
+}
+
+/// The digest words as bytes, big-endian.
+func bigEndian(_ words: [UInt32]) -> [UInt8] {
+    words.flatMap { v in [24, 16, 8, 0].map { UInt8((v >> UInt32($0)) & 0xff) } }
 }

@@ -40,9 +40,12 @@ public actor APIKeyRing {
         return true
     }
 
+    /// A key one may choose (`--api-key`): `qbt_` and at least 16 more characters, at most 256 in all.
+    public static func isWellFormed(_ key: String) -> Bool { key.hasPrefix("qbt_") && key.count >= 20 && key.count <= 256 }
+
     /// Makes `key` (given at start, `--api-key`) the key named "default", unless it already is.
     public func installDefault(_ key: String) async throws {
-        guard key.hasPrefix("qbt_"), key.count >= 20, key.count <= 256 else {
+        guard Self.isWellFormed(key) else {
             throw ServiceError.invalid("an API key is `qbt_` and at least 16 more characters")
         }
         if byHash[Digest.sha256Hex(key)]?.name == Self.defaultName { return }

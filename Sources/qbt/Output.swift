@@ -25,6 +25,11 @@ enum Output {
         return unit == 0 ? "\(n) B" : String(format: value < 10 ? "%.2f %@" : value < 100 ? "%.1f %@" : "%.0f %@", value, units[unit])
     }
 
+    /// "all torrents", "1 torrent", "3 torrents".
+    static func torrents(_ hashes: [String]) -> String {
+        hashes == ["all"] ? "all torrents" : "\(hashes.count) torrent\(hashes.count == 1 ? "" : "s")"
+    }
+
     static func rate(_ n: Int64) -> String { n <= 0 ? "0" : bytes(n) + "/s" }
     static func limit(_ n: Int64) -> String { n <= 0 ? "unlimited" : bytes(n) + "/s" }
     static func percent(_ p: Double) -> String { String(format: "%.1f%%", p * 100) }

@@ -18,7 +18,7 @@ struct QBT: AsyncParsableCommand {
         subcommands: [
             Login.self, Logout.self, Servers.self,
             List.self, Add.self, Info.self, Files.self, Prio.self, Trackers.self, Peers.self,
-            Pause.self, Resume.self, Stop.self, Start.self, Delete.self, Move.self, Rename.self, Recheck.self,
+            Stop.self, Start.self, Delete.self, Move.self, Rename.self, Recheck.self,
             CategoryCommand.self, TagCommand.self, Limits.self, Watch.self,
             Search.self, StreamCommand.self, Upload.self, Music.self,
             App.self, Transfer.self, Log.self, Prefs.self,

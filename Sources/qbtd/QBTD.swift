@@ -106,37 +106,30 @@ struct QBTD: AsyncParsableCommand {
         }
         config.discovery = !(noDiscovery || flag("QBTD_NO_DISCOVERY"))
         config.utp = !(noUtp || flag("QBTD_NO_UTP"))
-        if let seconds = resumeInterval ?? env["QBTD_RESUME_INTERVAL"].flatMap({ Int($0) }) {
-            guard seconds > 0 else { throw ValidationError("--resume-interval must be positive") }
-            config.resumeInterval = .seconds(seconds)
+        /// A whole number from the flag, else from its environment variable; at least `minimum`.
+        func number(_ given: Int?, _ variable: String, _ option: String, atLeast minimum: Int = 1, unit: String = "") throws -> Int? {
+            guard let n = given ?? env[variable].flatMap({ Int($0) }) else { return nil }
+            guard n >= minimum else { throw ValidationError("--\(option) must be \(minimum == 0 ? "≥ 0" : "positive")\(unit)") }
+            return n
         }
-        if let seconds = searchTimeout ?? env["QBTD_SEARCH_TIMEOUT"].flatMap({ Int($0) }) {
-            guard seconds > 0 else { throw ValidationError("--search-timeout must be positive") }
-            config.searchTimeout = .seconds(seconds)
-        }
+        if let s = try number(resumeInterval, "QBTD_RESUME_INTERVAL", "resume-interval") { config.resumeInterval = .seconds(s) }
+        if let s = try number(searchTimeout, "QBTD_SEARCH_TIMEOUT", "search-timeout") { config.searchTimeout = .seconds(s) }
         config.streamCacheDirectory = streamCacheDir ?? env["QBTD_STREAM_CACHE_DIR"]
         config.streamKeepCompleted = streamKeepCompleted || flag("QBTD_STREAM_KEEP_COMPLETED")
-        if let mib = streamCacheBudget ?? env["QBTD_STREAM_CACHE_BUDGET"].flatMap({ Int($0) }) {
-            guard mib > 0 else { throw ValidationError("--stream-cache-budget must be positive (MiB)") }
+        if let mib = try number(streamCacheBudget, "QBTD_STREAM_CACHE_BUDGET", "stream-cache-budget", unit: " (MiB)") {
             config.streamCacheBudget = Int64(mib) << 20
         }
-        if let seconds = streamMetadataTimeout ?? env["QBTD_STREAM_METADATA_TIMEOUT"].flatMap({ Int($0) }) {
-            guard seconds > 0 else { throw ValidationError("--stream-metadata-timeout must be positive") }
-            config.streamMetadataTimeout = .seconds(seconds)
+        if let s = try number(streamMetadataTimeout, "QBTD_STREAM_METADATA_TIMEOUT", "stream-metadata-timeout") {
+            config.streamMetadataTimeout = .seconds(s)
         }
         config.uploadsDirectory = uploadsDir ?? env["QBTD_UPLOADS_DIR"]
-        if let mib = uploadMargin ?? env["QBTD_UPLOAD_MARGIN"].flatMap({ Int($0) }) {
-            guard mib >= 0 else { throw ValidationError("--upload-margin must be ≥ 0 (MiB)") }
+        if let mib = try number(uploadMargin, "QBTD_UPLOAD_MARGIN", "upload-margin", atLeast: 0, unit: " (MiB)") {
             config.uploadMargin = Int64(mib) << 20
         }
-        if let mib = maxUploadSize ?? env["QBTD_MAX_UPLOAD_SIZE"].flatMap({ Int($0) }) {
-            guard mib > 0 else { throw ValidationError("--max-upload-size must be positive (MiB)") }
+        if let mib = try number(maxUploadSize, "QBTD_MAX_UPLOAD_SIZE", "max-upload-size", unit: " (MiB)") {
             config.maxUploadSize = Int64(mib) << 20
         }
-        if let seconds = uploadExpiry ?? env["QBTD_UPLOAD_EXPIRY"].flatMap({ Int($0) }) {
-            guard seconds > 0 else { throw ValidationError("--upload-expiry must be positive") }
-            config.uploadExpiry = .seconds(seconds)
-        }
+        if let s = try number(uploadExpiry, "QBTD_UPLOAD_EXPIRY", "upload-expiry") { config.uploadExpiry = .seconds(s) }
         config.musicDirectories = musicDir.isEmpty
             ? (env["QBTD_MUSIC_DIRS"] ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty } : musicDir
         for dir in config.musicDirectories {
@@ -146,12 +139,9 @@ struct QBTD: AsyncParsableCommand {
             }
         }
         config.musicEncrypt = musicEncrypt || flag("QBTD_MUSIC_ENCRYPT")
-        if let seconds = musicRescan ?? env["QBTD_MUSIC_RESCAN"].flatMap({ Int($0) }) {
-            guard seconds > 0 else { throw ValidationError("--music-rescan must be positive") }
-            config.musicRescanInterval = .seconds(seconds)
-        }
+        if let s = try number(musicRescan, "QBTD_MUSIC_RESCAN", "music-rescan") { config.musicRescanInterval = .seconds(s) }
         config.apiKey = apiKey ?? env["QBTD_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        if let key = config.apiKey, !key.hasPrefix("qbt_") || key.count < 20 {
+        if let key = config.apiKey, !APIKeyRing.isWellFormed(key) {
             throw ValidationError("--api-key takes a key of the form qbt_ and at least 16 more characters")
         }
 

@@ -173,13 +173,13 @@ _qbt() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|logout|servers|list|add|info|files|prio|trackers|peers|pause|resume|stop|start|delete|move|rename|recheck|category|tag|limits|watch|search|stream|upload|music|app|transfer|log|prefs|help)
+    login|logout|servers|list|add|info|files|prio|trackers|peers|stop|start|delete|move|rename|recheck|category|tag|limits|watch|search|stream|upload|music|app|transfer|log|prefs|help)
         # Offer subcommand argument completions
         "_qbt_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login logout servers list add info files prio trackers peers pause resume stop start delete move rename recheck category tag limits watch search stream upload music app transfer log prefs help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login logout servers list add info files prio trackers peers stop start delete move rename recheck category tag limits watch search stream upload music app transfer log prefs help' -- "${cur}"))
         ;;
     esac
 }
@@ -439,42 +439,6 @@ _qbt_peers() {
         return
         ;;
     '--add')
-        return
-        ;;
-    esac
-}
-
-_qbt_pause() {
-    repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--server --url)
-    __qbt_offer_flags_options -1
-
-    # Offer option value completions
-    case "${prev}" in
-    '--server')
-        return
-        ;;
-    '--url')
-        return
-        ;;
-    esac
-}
-
-_qbt_resume() {
-    repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--server --url)
-    __qbt_offer_flags_options -1
-
-    # Offer option value completions
-    case "${prev}" in
-    '--server')
-        return
-        ;;
-    '--url')
         return
         ;;
     esac

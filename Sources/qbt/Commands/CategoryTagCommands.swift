@@ -88,24 +88,32 @@ struct TagCommand: AsyncParsableCommand {
         }
     }
 
+    /// `createTags`/`deleteTags`: tags as arguments.
+    static func define(_ global: GlobalOptions, _ action: String, _ tags: [String], done: String) async throws {
+        try await global.client().call("torrents/\(action)", .form([("tags", tags.joined(separator: ","))]))
+        if global.json { Output.printJSON([done.lowercased(): tags]) } else { print("\(done) \(tags.joined(separator: ", ")).") }
+    }
+
+    /// `addTags`/`removeTags` on torrents: tags comma-separated.
+    static func apply(_ global: GlobalOptions, _ action: String, _ tags: String, _ hashes: [String], key: String, done: String) async throws {
+        let client = try await global.client()
+        let resolved = try await client.resolve(hashes)
+        try await client.torrentsAction(action, hashes: resolved, [("tags", tags)])
+        if global.json { Output.printJSON(["hashes": resolved, key: tags]) } else { print("\(done) \(tags).") }
+    }
+
     struct CreateTags: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "create", abstract: "Create tags.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Tags.") var tags: [String]
-        func run() async throws {
-            try await global.client().call("torrents/createTags", .form([("tags", tags.joined(separator: ","))]))
-            if global.json { Output.printJSON(["created": tags]) } else { print("Created \(tags.joined(separator: ", ")).") }
-        }
+        func run() async throws { try await TagCommand.define(global, "createTags", tags, done: "Created") }
     }
 
     struct DeleteTags: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete tags from everything.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Tags.") var tags: [String]
-        func run() async throws {
-            try await global.client().call("torrents/deleteTags", .form([("tags", tags.joined(separator: ","))]))
-            if global.json { Output.printJSON(["deleted": tags]) } else { print("Deleted \(tags.joined(separator: ", ")).") }
-        }
+        func run() async throws { try await TagCommand.define(global, "deleteTags", tags, done: "Deleted") }
     }
 
     struct AddTags: AsyncParsableCommand {
@@ -113,12 +121,7 @@ struct TagCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Tags, comma-separated.") var tags: String
         @OptionGroup var targets: HashArguments
-        func run() async throws {
-            let client = try await global.client()
-            let resolved = try await client.resolve(targets.hashes)
-            try await client.torrentsAction("addTags", hashes: resolved, [("tags", tags)])
-            if global.json { Output.printJSON(["hashes": resolved, "added": tags]) } else { print("Tagged \(tags).") }
-        }
+        func run() async throws { try await TagCommand.apply(global, "addTags", tags, targets.hashes, key: "added", done: "Tagged") }
     }
 
     struct RemoveTags: AsyncParsableCommand {
@@ -126,11 +129,6 @@ struct TagCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Tags, comma-separated.") var tags: String
         @OptionGroup var targets: HashArguments
-        func run() async throws {
-            let client = try await global.client()
-            let resolved = try await client.resolve(targets.hashes)
-            try await client.torrentsAction("removeTags", hashes: resolved, [("tags", tags)])
-            if global.json { Output.printJSON(["hashes": resolved, "removed": tags]) } else { print("Untagged \(tags).") }
-        }
+        func run() async throws { try await TagCommand.apply(global, "removeTags", tags, targets.hashes, key: "removed", done: "Untagged") }
     }
 }

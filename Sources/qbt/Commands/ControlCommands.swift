@@ -2,43 +2,29 @@ import ArgumentParser
 import Foundation
 import QBTClient
 
-/// The shared body of pause/resume/stop/start: 4.x's and 5.x's names both work against either server.
+/// `stop`/`start`, also under 4.x's names `pause`/`resume`: either works against either server.
 struct RunState {
-    static func set(_ running: Bool, _ global: GlobalOptions, _ hashes: [String], verb: String) async throws {
+    static func set(_ running: Bool, _ global: GlobalOptions, _ hashes: [String]) async throws {
         let client = try await global.client()
         let resolved = try await client.resolve(hashes)
         try await client.setRunning(running, hashes: resolved)
         if global.json { Output.printJSON(["hashes": resolved, "running": running]) }
-        else { print("\(verb) \(resolved == ["all"] ? "all torrents" : "\(resolved.count) torrent\(resolved.count == 1 ? "" : "s")").") }
+        else { print("\(running ? "Started" : "Stopped") \(Output.torrents(resolved)).") }
     }
 }
 
-struct Pause: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop torrents (qBittorrent 4's name for stop).")
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var targets: HashArguments
-    func run() async throws { try await RunState.set(false, global, targets.hashes, verb: "Stopped") }
-}
-
-struct Resume: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Start torrents (qBittorrent 4's name for start).")
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var targets: HashArguments
-    func run() async throws { try await RunState.set(true, global, targets.hashes, verb: "Started") }
-}
-
 struct Stop: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop torrents.")
+    static let configuration = CommandConfiguration(abstract: "Stop torrents (qBittorrent 4: pause).", aliases: ["pause"])
     @OptionGroup var global: GlobalOptions
     @OptionGroup var targets: HashArguments
-    func run() async throws { try await RunState.set(false, global, targets.hashes, verb: "Stopped") }
+    func run() async throws { try await RunState.set(false, global, targets.hashes) }
 }
 
 struct Start: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Start torrents.")
+    static let configuration = CommandConfiguration(abstract: "Start torrents (qBittorrent 4: resume).", aliases: ["resume"])
     @OptionGroup var global: GlobalOptions
     @OptionGroup var targets: HashArguments
-    func run() async throws { try await RunState.set(true, global, targets.hashes, verb: "Started") }
+    func run() async throws { try await RunState.set(true, global, targets.hashes) }
 }
 
 struct Delete: AsyncParsableCommand {
@@ -52,7 +38,7 @@ struct Delete: AsyncParsableCommand {
         let resolved = try await client.resolve(targets.hashes)
         try await client.delete(hashes: resolved, deleteFiles: files)
         if global.json { return Output.printJSON(["deleted": resolved, "files": files]) }
-        print("Removed \(resolved == ["all"] ? "all torrents" : "\(resolved.count) torrent\(resolved.count == 1 ? "" : "s")")\(files ? " and their files" : "").")
+        print("Removed \(Output.torrents(resolved))\(files ? " and their files" : "").")
     }
 }
 
@@ -67,7 +53,7 @@ struct Move: AsyncParsableCommand {
         let resolved = try await client.resolve(targets.hashes)
         try await client.torrentsAction("setLocation", hashes: resolved, [("location", to)])
         if global.json { return Output.printJSON(["hashes": resolved, "location": to]) }
-        print("Moving \(resolved.count) torrent\(resolved.count == 1 ? "" : "s") to \(to).")
+        print("Moving \(Output.torrents(resolved)) to \(to).")
     }
 }
 
@@ -106,7 +92,7 @@ struct Recheck: AsyncParsableCommand {
         let resolved = try await client.resolve(targets.hashes)
         try await client.torrentsAction("recheck", hashes: resolved)
         if global.json { return Output.printJSON(["rechecking": resolved]) }
-        print("Rechecking \(resolved.count) torrent\(resolved.count == 1 ? "" : "s").")
+        print("Rechecking \(Output.torrents(resolved)).")
     }
 }
 
