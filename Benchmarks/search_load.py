@@ -54,6 +54,9 @@ def run_round(server, session, names):
         if status["status"] == "Stopped":
             break
         time.sleep(0.005)
+    else:
+        raise AssertionError(f"search {job} still running after {DEADLINE} s")
+    assert first is not None, "the search found nothing"
     elapsed = time.perf_counter() - t0
     total = session.get(url + "results", params={"id": job, "limit": 1}).json()["total"]
     session.post(url + "delete", data={"id": job})

@@ -86,7 +86,8 @@ def sequential(q, seeder, rng):
 
     def wait_piece(piece, since):
         deadline = time.perf_counter() + 120
-        while time.perf_counter() < deadline and not have(piece):
+        while not have(piece):
+            assert time.perf_counter() < deadline, f"piece {piece} not on disk after 120 s"
             time.sleep(0.005)
         return time.perf_counter() - since
 

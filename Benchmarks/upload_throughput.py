@@ -17,16 +17,9 @@ from pathlib import Path
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "e2e"))
-from conftest import Qbtd  # noqa: E402
+from conftest import Qbtd, vm  # noqa: E402
 
 MIB = int(sys.argv[1]) if len(sys.argv) > 1 else 2048
-
-
-def vm(pid, key):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1]) * 1024
-    return 0
 
 
 def timed(cmd):

@@ -580,7 +580,7 @@ qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t
 }
 
 bool qbt_punch_hole(const char *path, int64_t offset, int64_t length) {
-    int fd = ::open(path, O_WRONLY);
+    int fd = ::open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0) return false;
     bool ok = ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length) == 0;
     ::close(fd);
@@ -689,8 +689,9 @@ qbt_result qbt_have_piece(qbt_session *session, const char *id, int32_t piece, b
             h.get_download_queue(queue);
             for (auto const &partial : queue) {
                 if (partial.piece_index != lt::piece_index_t(piece)) continue;
-                for (int b = 0; b < partial.blocks_in_piece; ++b)
+                for (int b = 0; b < partial.blocks_in_piece && *have; ++b)
                     if (partial.blocks[b].state == lt::block_info::writing) *have = false;
+                break;
             }
         }
     })
@@ -831,10 +832,6 @@ qbt_result qbt_get_files(qbt_session *session, const char *id, qbt_file_fn fn, v
         }
         return QBT_OK;
     })
-}
-
-qbt_result qbt_make_magnet(qbt_session *session, const char *id, char **uri) {
-    QBT_WITH_HANDLE(*uri = dup_string(lt::make_magnet_uri(h)))
 }
 
 qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn fn, void *context) {
@@ -1148,12 +1145,6 @@ void qbt_post_session_stats(qbt_session *session) {
 
 // MARK: creating torrents
 
-qbt_result qbt_create_torrent(const char *path, int32_t piece_size, const char *tracker, qbt_bytes_fn fn,
-                              void *context, char **error) {
-    qbt_create_options options{piece_size, 0, false, nullptr, nullptr, tracker, nullptr};
-    return qbt_create_torrent_ex(path, &options, nullptr, fn, context, nullptr, error);
-}
-
 extern "C++" {
 namespace {
 struct creation_cancelled : std::exception {
@@ -1187,10 +1178,9 @@ qbt_result qbt_create_torrent_ex(const char *path, const qbt_create_options *opt
         auto slash = full.find_last_of('/');
         std::string parent = slash == std::string::npos ? "." : (slash == 0 ? "/" : full.substr(0, slash));
         lt::file_storage fs;
-        // Hidden files are left out: upload temp files (.qbtd-upload-*) must never end up in a torrent.
+        // qbtd's own temp files (uploads and tus data in progress: .qbtd-*) never end up in a torrent.
         lt::add_files(fs, full, [](std::string const &p) {
-            auto name = p.substr(p.find_last_of('/') + 1);
-            return name.empty() || name[0] != '.';
+            return p.substr(p.find_last_of('/') + 1).rfind(".qbtd-", 0) != 0;
         });
         if (fs.num_files() == 0) {
             set_error(error, "nothing to share at " + full);

@@ -81,7 +81,7 @@ public struct HLSSegmenter: Sendable {
         let length = Int(index.offsets[last] + Int64(index.sizes[last]) - first)
         var out = Self.timestampTag(startSample: s.startSample, sampleRate: index.sampleRate)
         let tagLength = out.count
-        out += [UInt8](repeating: 0, count: length)
+        out.append(contentsOf: repeatElement(0, count: length))
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MusicError.unreadable(path) }
         defer { close(fd) }

@@ -9,8 +9,6 @@ public struct FrameIndex: Sendable, Equatable {
     public var sizes: [Int32]
     public var samples: [Int32]
 
-    public var totalSamples: Int64 { samples.reduce(0) { $0 + Int64($1) } }
-
     /// Packed for the index cache: three little-endian arrays.
     public var blobs: (Data, Data, Data) {
         (offsets.withUnsafeBytes { Data($0) }, sizes.withUnsafeBytes { Data($0) }, samples.withUnsafeBytes { Data($0) })

@@ -21,7 +21,6 @@ public actor MusicHost {
     public func connect(_ client: UUID) { states[client] = PlaybackState() }
     public func disconnect(_ client: UUID) { states[client] = nil }
     public func state(_ client: UUID) -> PlaybackState? { states[client] }
-    public var clients: Int { states.count }
 
     public enum Failure: Error, CustomStringConvertible {
         case bad(String)

@@ -42,6 +42,8 @@ public actor MusicLibrary {
     private var segmenters: [Int64: (stamp: String, segmenter: HLSSegmenter)] = [:]
     private var recent: [Int64] = []
     private var scanning: Task<ScanReport, Never>?
+    /// A scan was asked for while one ran.
+    private var again = false
 
     public init(configuration: Configuration) async throws {
         self.configuration = configuration
@@ -93,11 +95,22 @@ public actor MusicLibrary {
     /// New folders (the `music_dirs` preference); the next scan drops what is no longer under them.
     public func setDirectories(_ dirs: [String]) { directories = dirs }
 
-    /// Rescans the folders; a scan already running is joined, not doubled.
+    /// Rescans the folders. A scan already running is joined, not doubled, and runs once more when it is done (it
+    /// may have started before a change, such as new folders, that the caller wants seen).
     @discardableResult
     public func scan() async -> ScanReport {
-        if let scanning { return await scanning.value }
-        let task = Task { await self.runScan() }
+        if let scanning {
+            again = true
+            return await scanning.value
+        }
+        let task = Task {
+            var report = await self.runScan()
+            while again {
+                again = false
+                report = await self.runScan()
+            }
+            return report
+        }
         scanning = task
         let report = await task.value
         scanning = nil
@@ -106,80 +119,92 @@ public actor MusicLibrary {
 
     struct Found: Sendable { var path: String; var size: Int64; var mtime: Int64 }
 
+    /// Files are read and written in batches, so a first scan of a big library never holds every frame index at once.
+    static let batch = 200
+
     private func runScan() async -> ScanReport {
         let started = Date()
         var report = ScanReport()
         let (mp3s, lists) = Self.walk(directories)
-        let known: [String: (id: Int64, size: Int64, mtime: Int64)]
+        report.tracks = mp3s.count
         do {
-            known = try await library.read { db in
-                var out: [String: (Int64, Int64, Int64)] = [:]
+            let known = try await library.read { db in
+                var out: [String: (id: Int64, size: Int64, mtime: Int64)] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT id, path, size, mtime FROM tracks") {
                     out[row["path"]] = (row["id"], row["size"], row["mtime"])
                 }
                 return out
             }
-        } catch { return report }
-        let todo = mp3s.filter { f in known[f.path].map { $0.size != f.size || $0.mtime != f.mtime } ?? true }
-        let removed = Set(known.keys).subtracting(mp3s.map(\.path))
-        let scans = await Self.read(todo)
-        do {
-            try await frames.write { db in
-                for (file, scan) in zip(todo, scans) {
-                    guard let index = scan.index else {
-                        try db.execute(sql: "DELETE FROM frames WHERE path = ?", arguments: [file.path])
-                        continue
-                    }
-                    let (o, s, n) = index.blobs
-                    try db.execute(sql: "INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                   arguments: [file.path, file.size, file.mtime, index.sampleRate, o, s, n])
+            let todo = mp3s.filter { f in known[f.path].map { $0.size != f.size || $0.mtime != f.mtime } ?? true }
+            let removed = Set(known.keys).subtracting(mp3s.map(\.path))
+            for start in stride(from: 0, to: todo.count, by: Self.batch) {
+                let files = Array(todo[start..<min(start + Self.batch, todo.count)])
+                let scans = await Self.read(files)
+                try await frames.write { db in
+                    for (file, scan) in zip(files, scans) { try Self.storeIndex(db, file, scan.index) }
                 }
-                for path in removed { try db.execute(sql: "DELETE FROM frames WHERE path = ?", arguments: [path]) }
-            }
-            let playlistsChanged = try await library.write { db -> Bool in
-                for (file, scan) in zip(todo, scans) {
-                    let t = scan.tags
-                    let values: [(any DatabaseValueConvertible)?] = [
-                        file.size, file.mtime, t.title, t.artist, t.album, t.albumArtist, t.trackNumber, t.discNumber, t.year,
-                        t.genre, scan.duration, scan.totalSamples, scan.sampleRate, scan.channels, scan.bitrate, scan.vbr,
-                        scan.error,
-                    ]
-                    if let id = known[file.path]?.id {
-                        try db.execute(sql: """
-                            UPDATE tracks SET size = ?, mtime = ?, title = ?, artist = ?, album = ?, album_artist = ?,
-                            track_number = ?, disc_number = ?, year = ?, genre = ?, duration = ?, samples = ?, sample_rate = ?,
-                            channels = ?, bitrate = ?, vbr = ?, error = ? WHERE id = ?
-                            """, arguments: StatementArguments(values + [id]))
-                    } else {
-                        try db.execute(sql: """
-                            INSERT INTO tracks (size, mtime, title, artist, album, album_artist, track_number, disc_number,
-                            year, genre, duration, samples, sample_rate, channels, bitrate, vbr, error, path)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                            """, arguments: StatementArguments(values + [file.path]))
-                    }
+                // Each transaction that changes tracks bumps the version with them: a crash never leaves changed
+                // tracks under an old version (and an old snapshot).
+                try await library.write { db in
+                    for (file, scan) in zip(files, scans) { try Self.storeTrack(db, file, scan, id: known[file.path]?.id) }
+                    try Self.bumpVersion(db)
                 }
-                for path in removed { try db.execute(sql: "DELETE FROM tracks WHERE path = ?", arguments: [path]) }
-                if !todo.isEmpty || !removed.isEmpty { try Self.relink(db) }
-                return try Self.syncPlaylists(db, lists, force: !todo.isEmpty || !removed.isEmpty)
+                report.added += files.filter { known[$0.path] == nil }.count
+                report.failed += scans.filter { $0.error != nil }.count
             }
-            report.added = todo.filter { known[$0.path] == nil }.count
             report.changed = todo.count - report.added
             report.removed = removed.count
-            report.failed = scans.filter { $0.error != nil }.count
-            report.playlistsChanged = playlistsChanged
-            report.tracks = mp3s.count
+            try await frames.write { db in for path in removed { try Self.storeIndex(db, Found(path: path, size: 0, mtime: 0), nil) } }
+            let tracksChanged = !todo.isEmpty || !removed.isEmpty
+            report.playlistsChanged = try await library.write { db -> Bool in
+                for path in removed { try db.execute(sql: "DELETE FROM tracks WHERE path = ?", arguments: [path]) }
+                if tracksChanged { try Self.relink(db) }
+                let listsChanged = try Self.syncPlaylists(db, lists, force: tracksChanged)
+                if listsChanged || !removed.isEmpty { try Self.bumpVersion(db) }
+                return listsChanged
+            }
             if report.changedLibrary {
-                version += 1
-                let v = version
-                try await library.write { db in try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'version'", arguments: [String(v)]) }
-                segmenters = segmenters.filter { id, _ in !todo.contains { known[$0.path]?.id == id } }
-                for listener in listeners.values { listener.yield(v) }
+                version = try await library.read { db in Int(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'") ?? "0") ?? 0 }
+                for listener in listeners.values { listener.yield(version) }
             }
         } catch {
             report.failed += 1
         }
         report.seconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    static func bumpVersion(_ db: Database) throws {
+        try db.execute(sql: "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'version'")
+    }
+
+    /// A file's frame index in the cache, or none (not MP3, or gone).
+    static func storeIndex(_ db: Database, _ file: Found, _ index: FrameIndex?) throws {
+        guard let index else { return try db.execute(sql: "DELETE FROM frames WHERE path = ?", arguments: [file.path]) }
+        let (o, s, n) = index.blobs
+        try db.execute(sql: "INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       arguments: [file.path, file.size, file.mtime, index.sampleRate, o, s, n])
+    }
+
+    static func storeTrack(_ db: Database, _ file: Found, _ scan: MP3Scan, id: Int64?) throws {
+        let t = scan.tags
+        let values: [(any DatabaseValueConvertible)?] = [
+            file.size, file.mtime, t.title, t.artist, t.album, t.albumArtist, t.trackNumber, t.discNumber, t.year,
+            t.genre, scan.duration, scan.totalSamples, scan.sampleRate, scan.channels, scan.bitrate, scan.vbr, scan.error,
+        ]
+        if let id {
+            try db.execute(sql: """
+                UPDATE tracks SET size = ?, mtime = ?, title = ?, artist = ?, album = ?, album_artist = ?,
+                track_number = ?, disc_number = ?, year = ?, genre = ?, duration = ?, samples = ?, sample_rate = ?,
+                channels = ?, bitrate = ?, vbr = ?, error = ? WHERE id = ?
+                """, arguments: StatementArguments(values + [id]))
+        } else {
+            try db.execute(sql: """
+                INSERT INTO tracks (size, mtime, title, artist, album, album_artist, track_number, disc_number,
+                year, genre, duration, samples, sample_rate, channels, bitrate, vbr, error, path)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: StatementArguments(values + [file.path]))
+        }
     }
 
     /// MP3s and playlists under the folders (symlinked folders not followed twice).
@@ -344,11 +369,7 @@ public actor MusicLibrary {
         if let stored { index = stored } else {
             let scan = await Self.read([Found(path: path, size: size, mtime: mtime)])[0]
             guard let built = scan.index, scan.error == nil else { throw MusicError.notMP3(scan.error ?? "not an MP3 file") }
-            let (o, s, n) = built.blobs
-            try await frames.write { db in
-                try db.execute(sql: "INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?, ?, ?, ?)",
-                               arguments: [path, size, mtime, built.sampleRate, o, s, n])
-            }
+            try await frames.write { db in try Self.storeIndex(db, Found(path: path, size: size, mtime: mtime), built) }
             index = built
         }
         let segmenter = HLSSegmenter(index)
@@ -357,12 +378,5 @@ public actor MusicLibrary {
         recent.append(track.id)
         if recent.count > 64 { segmenters[recent.removeFirst()] = nil }
         return segmenter
-    }
-
-    /// Forgets the cached index of a track (benchmarks measure a cold playlist with it).
-    public func dropIndex(_ id: Int64) async throws {
-        segmenters[id] = nil
-        guard let track = try await track(id) else { return }
-        try await frames.write { db in try db.execute(sql: "DELETE FROM frames WHERE path = ?", arguments: [track.path]) }
     }
 }

@@ -1,35 +1,35 @@
 import Foundation
 
-/// The v1 info hash a server will list a torrent under, known before adding it (for `qbt add --wait`).
+/// The id a server will list a torrent under, known before adding it (for `qbt add --wait`).
 public enum InfoHash {
-    /// From a magnet's `xt=urn:btih:` (hex or base32); nil when it has none (v2-only or not a magnet).
+    /// The id a server lists a magnet's torrent under, as libtorrent's `get_best()`: a v2 hash (`urn:btmh:1220…`)
+    /// cut to 20 bytes when there is one, else the v1 hash (`urn:btih:`, hex or base32); nil when it names none.
     public static func ofMagnet(_ uri: String) -> String? {
         guard let components = URLComponents(string: uri), components.scheme?.lowercased() == "magnet" else { return nil }
+        var v1: String?
         for item in components.queryItems ?? [] where item.name.lowercased().hasPrefix("xt") {
-            guard let value = item.value, value.lowercased().hasPrefix("urn:btih:") else { continue }
-            let hash = String(value.dropFirst("urn:btih:".count))
-            if hash.count == 40, hash.allSatisfy(\.isHexDigit) { return hash.lowercased() }
-            if hash.count == 32, let bytes = base32(hash.uppercased()) { return hex(bytes) }
+            guard let value = item.value?.lowercased() else { continue }
+            if value.hasPrefix("urn:btmh:1220") {
+                let hash = value.dropFirst("urn:btmh:1220".count)
+                if hash.count == 64, hash.allSatisfy(\.isHexDigit) { return String(hash.prefix(40)) }
+            } else if value.hasPrefix("urn:btih:"), v1 == nil {
+                let hash = String(value.dropFirst("urn:btih:".count))
+                if hash.count == 40, hash.allSatisfy(\.isHexDigit) { v1 = hash }
+                else if hash.count == 32, let bytes = base32(hash.uppercased()) { v1 = hex(bytes) }
+            }
         }
-        return nil
+        return v1
     }
 
     /// Whether a magnet names a torrent at all (a v1 or v2 hash), so a typo is caught before the server sees it.
-    public static func isValidMagnet(_ uri: String) -> Bool {
-        guard let components = URLComponents(string: uri), components.scheme?.lowercased() == "magnet" else { return false }
-        return (components.queryItems ?? []).contains { item in
-            guard item.name.lowercased().hasPrefix("xt"), let v = item.value?.lowercased() else { return false }
-            if v.hasPrefix("urn:btmh:1220") { return v.count == "urn:btmh:1220".count + 64 }
-            return ofMagnet("magnet:?xt=" + v) != nil
-        }
-    }
+    public static func isValidMagnet(_ uri: String) -> Bool { ofMagnet(uri) != nil }
 
     /// The id qBittorrent lists a .torrent file under: SHA-1 of the bencoded `info` dictionary, or for a v2 or
     /// hybrid torrent (`meta version` 2) its SHA-256 cut to 20 bytes, as libtorrent's `get_best()`; nil for non-torrents.
     public static func ofMetainfo(_ data: Data) -> String? {
         let bytes = [UInt8](data)
         var scanner = Bencode(bytes: bytes)
-        guard let span = scanner.infoSpan() else { return nil }
+        guard let span = scanner.span(forKey: "info") else { return nil }
         let info = bytes[span]
         if isVersion2(Array(info)) { return hex(Array(SHA256.digest(info).prefix(20))) }
         return hex(SHA1.digest(info))
@@ -38,7 +38,7 @@ public enum InfoHash {
     /// Whether the info dictionary has `meta version` 2 among its top-level keys.
     static func isVersion2(_ info: [UInt8]) -> Bool {
         var scanner = Bencode(bytes: info)
-        return scanner.value(forKey: "meta version") == Array("i2e".utf8)
+        return scanner.span(forKey: "meta version").map { Array(info[$0]) } == Array("i2e".utf8)
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
@@ -57,34 +57,22 @@ public enum InfoHash {
     }
 }
 
-/// Just enough bencode to find where the top-level `info` value starts and ends.
+/// Just enough bencode to find where a top-level value (`info`) starts and ends.
 struct Bencode {
     let bytes: [UInt8]
     var i = 0
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
-    mutating func infoSpan() -> Range<Int>? {
+    /// Where the value of a key of the dictionary at the start lies.
+    mutating func span(forKey wanted: String) -> Range<Int>? {
         guard i < bytes.count, bytes[i] == UInt8(ascii: "d") else { return nil }
         i += 1
         while i < bytes.count, bytes[i] != UInt8(ascii: "e") {
             guard let key = string() else { return nil }
             let start = i
             guard skip() else { return nil }
-            if key == Array("info".utf8) { return start..<i }
-        }
-        return nil
-    }
-
-    /// The raw bencoded value of a key of the dictionary at the start.
-    mutating func value(forKey wanted: String) -> [UInt8]? {
-        guard i < bytes.count, bytes[i] == UInt8(ascii: "d") else { return nil }
-        i += 1
-        while i < bytes.count, bytes[i] != UInt8(ascii: "e") {
-            guard let key = string() else { return nil }
-            let start = i
-            guard skip() else { return nil }
-            if key == Array(wanted.utf8) { return Array(bytes[start..<i]) }
+            if key == Array(wanted.utf8) { return start..<i }
         }
         return nil
     }

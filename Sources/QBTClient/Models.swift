@@ -134,7 +134,8 @@ public struct SearchStatus: Decodable, Sendable {
 }
 
 /// One result of `search/results`.
-public struct SearchResult: Decodable, Sendable {
+/// Encodable too: `qbt search --json` prints results under qBittorrent's names.
+public struct SearchResult: Codable, Sendable {
     public var fileName, fileUrl, descrLink, siteUrl, engineName: String
     public var fileSize, nbSeeders, nbLeechers: Int64
 

@@ -138,21 +138,25 @@ extension QBTClient {
     /// Full hashes for what a person typed: whole hashes, `all`, or unique prefixes of known hashes.
     public func resolve(_ given: [String]) async throws -> [String] {
         if given == ["all"] { return ["all"] }
-        var known: [String]?
-        var out: [String] = []
-        for raw in given {
-            let text = raw.lowercased()
-            guard !text.isEmpty, text.allSatisfy(\.isHexDigit) else {
+        return try await resolveTorrents(given).map(\.hash)
+    }
+
+    /// The torrents a person named (hashes, unique prefixes, or `all`), from one `torrents/info`.
+    public func resolveTorrents(_ given: [String]) async throws -> [Torrent] {
+        for raw in given where raw != "all" {
+            guard !raw.isEmpty, raw.allSatisfy(\.isHexDigit) else {
                 throw QBTClientError.invalidInput("not a torrent hash: \(raw) (give a hash, a unique prefix of one, or `all`)")
             }
-            if known == nil { known = try await torrents().map(\.hash) }
-            let matches = known!.filter { $0.hasPrefix(text) }
+        }
+        let known = try await torrents()
+        if given == ["all"] { return known }
+        return try given.map { raw in
+            let matches = known.filter { $0.hash.hasPrefix(raw.lowercased()) }
             switch matches.count {
-            case 1: out.append(matches[0])
+            case 1: return matches[0]
             case 0: throw QBTClientError.notFound("no torrent with hash \(raw): see `qbt list`")
             default: throw QBTClientError.invalidInput("\(raw) matches \(matches.count) torrents: give more of the hash")
             }
         }
-        return out
     }
 }

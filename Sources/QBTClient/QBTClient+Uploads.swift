@@ -10,7 +10,7 @@ extension QBTClient {
         let response = try await raw("POST", "/api/v2/tus/", headers: Self.tusHeaders.merging([
             "Upload-Length": String(length), "Upload-Metadata": encoded.joined(separator: ","),
         ]) { $1 })
-        try Self.check(response, "create the upload")
+        try check(response, "create the upload")
         guard let location = response.headers["location"] else { throw QBTClientError.badResponse("no Location for the new upload") }
         return location
     }
@@ -19,7 +19,7 @@ extension QBTClient {
     public func tusStatus(_ location: String) async throws -> (offset: Int64, path: String?)? {
         let response = try await raw("HEAD", location, headers: Self.tusHeaders)
         if response.status == 404 || response.status == 410 { return nil }
-        try Self.check(response, "ask for the upload's offset")
+        try check(response, "ask for the upload's offset")
         guard let offset = response.headers["upload-offset"].flatMap({ Int64($0) }) else {
             throw QBTClientError.badResponse("no Upload-Offset")
         }
@@ -34,21 +34,21 @@ extension QBTClient {
         if response.status == 409 {
             throw QBTClientError.conflict("the server's offset moved on (another client?): run again with --resume")
         }
-        try Self.check(response, "send the data")
+        try check(response, "send the data")
         guard let next = response.headers["upload-offset"].flatMap({ Int64($0) }) else {
             throw QBTClientError.badResponse("no Upload-Offset after PATCH")
         }
         return (next, response.headers["qbtd-upload-path"])
     }
 
-    static func check(_ response: Response, _ what: String) throws {
+    func check(_ response: Response, _ what: String) throws {
         switch response.status {
         case 200..<300: return
-        case 401, 403: throw QBTClientError.forbidden(url: "the server")
+        case 401, 403: throw QBTClientError.forbidden(url: baseURL.absoluteString)
         case 404, 410: throw QBTClientError.notFound("the upload is gone (expired or removed): start it again without --resume")
-        case 400, 413, 415: throw QBTClientError.badRequest("cannot \(what): " + message(response, or: "refused"))
-        case 507: throw QBTClientError.conflict("cannot \(what): " + message(response, or: "not enough space on the server"))
-        default: throw QBTClientError.server(status: response.status, body: message(response, or: ""))
+        case 400, 413, 415: throw QBTClientError.badRequest("cannot \(what): " + Self.message(response, or: "refused"))
+        case 507: throw QBTClientError.conflict("cannot \(what): " + Self.message(response, or: "not enough space on the server"))
+        default: throw QBTClientError.server(status: response.status, body: Self.message(response, or: ""))
         }
     }
 

@@ -92,11 +92,7 @@ public actor QBTClient {
         var components = URLComponents(url: endpoint(path), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.percentEncodedQuery = FormEncoding.encode(query) }
         var request = URLRequest(url: components.url!)
-        switch credential {
-        case .none: break
-        case .cookie(let pair): request.setValue(pair, forHTTPHeaderField: "Cookie")
-        case .apiKey(let key): request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
-        }
+        authorize(&request)
         switch body {
         case nil: request.httpMethod = "GET"
         case .form(let fields):
@@ -115,14 +111,19 @@ public actor QBTClient {
     public func raw(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil) async throws -> Response {
         var request = URLRequest(url: endpoint(path))
         request.httpMethod = method
+        authorize(&request)
+        for (key, value) in headers { request.setValue(value, forHTTPHeaderField: key) }
+        request.httpBody = body
+        return try await perform(request)
+    }
+
+    /// The credential on the request: the session cookie or the API key.
+    private func authorize(_ request: inout URLRequest) {
         switch credential {
         case .none: break
         case .cookie(let pair): request.setValue(pair, forHTTPHeaderField: "Cookie")
         case .apiKey(let key): request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
         }
-        for (key, value) in headers { request.setValue(value, forHTTPHeaderField: key) }
-        request.httpBody = body
-        return try await perform(request)
     }
 
     func endpoint(_ path: String) -> URL {

@@ -38,10 +38,15 @@ public struct ServerPaths: Sendable {
         guard let requested, !requested.trimmingCharacters(in: .whitespaces).isEmpty else { return downloadRoot }
         let absolute = requested.hasPrefix("/") ? requested : downloadRoot + "/" + requested
         let resolved = Self.canonical(absolute)
-        guard roots.contains(where: { resolved == $0 || resolved.hasPrefix($0 + "/") }) else {
+        guard Self.isInside(resolved, roots) else {
             throw PathError.outsideRoot(requested, root: downloadRoot)
         }
         return resolved
+    }
+
+    /// Whether a canonical path is one of the roots or lies under one.
+    public static func isInside(_ resolved: String, _ roots: [String]) -> Bool {
+        roots.contains { resolved == $0 || resolved.hasPrefix($0 + "/") }
     }
 
     /// Absolute, `..`-free, with the symlinks of its existing part resolved.

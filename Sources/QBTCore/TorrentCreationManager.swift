@@ -21,7 +21,7 @@ public actor TorrentCreationManager {
 
     public enum Status: String, Sendable { case queued = "Queued", running = "Running", finished = "Finished", failed = "Failed" }
 
-    public struct Task: Sendable {
+    public struct CreationTask: Sendable {
         public let id: String
         public let params: Params
         public let timeAdded: Date
@@ -45,7 +45,7 @@ public actor TorrentCreationManager {
     }
 
     static let maxTasks = 256
-    private var tasks: [String: Task] = [:]
+    private var tasks: [String: CreationTask] = [:]
     private var order: [String] = []
     private var queue: [String] = []
     private var running = false
@@ -57,8 +57,8 @@ public actor TorrentCreationManager {
         self.outputDirectory = outputDirectory
     }
 
-    public var all: [Task] { order.compactMap { tasks[$0] } }
-    public func task(_ id: String) -> Task? { tasks[id] }
+    public var all: [CreationTask] { order.compactMap { tasks[$0] } }
+    public func task(_ id: String) -> CreationTask? { tasks[id] }
 
     /// nil when 256 tasks exist and none has finished ("Too many active tasks").
     public func add(_ params: Params) -> String? {
@@ -69,10 +69,10 @@ public actor TorrentCreationManager {
         }
         guard tasks.count < Self.maxTasks else { return nil }
         let id = UUID().uuidString.lowercased()
-        tasks[id] = Task(id: id, params: params, timeAdded: Date(), progress: Progress())
+        tasks[id] = CreationTask(id: id, params: params, timeAdded: Date(), progress: Progress())
         order.append(id)
         queue.append(id)
-        if !running { running = true; _Concurrency.Task { await self.drain() } }
+        if !running { running = true; Task { await self.drain() } }
         return id
     }
 
@@ -122,7 +122,7 @@ public actor TorrentCreationManager {
     }
 
     /// libtorrent hashes on a thread of its own, not on the cooperative pool.
-    static func hash(_ task: Task) async -> Result<([UInt8], Int), Error> {
+    static func hash(_ task: CreationTask) async -> Result<([UInt8], Int), Error> {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 let progress = task.progress
@@ -138,7 +138,7 @@ public actor TorrentCreationManager {
         }
     }
 
-    private func write(_ bytes: [UInt8], for task: Task) throws -> String {
+    private func write(_ bytes: [UInt8], for task: CreationTask) throws -> String {
         let path = task.params.torrentFilePath ?? outputDirectory + "/" + task.id + ".torrent"
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
@@ -147,7 +147,7 @@ public actor TorrentCreationManager {
     }
 
     /// Added as qBittorrent adds it: saved where the data is, not checked, not automatically managed.
-    private func seed(_ bytes: [UInt8], _ task: Task) async {
+    private func seed(_ bytes: [UInt8], _ task: CreationTask) async {
         var options = AddOptions()
         let parent = (task.params.sourcePath as NSString).deletingLastPathComponent
         do { options.savePath = try service.paths.savePath(parent) } catch {
@@ -156,6 +156,7 @@ public actor TorrentCreationManager {
         }
         options.skipChecking = true
         options.autoTMM = false
+        options.contentLayout = .original  // the data stays exactly where it is (the layout preference would move it)
         switch await service.add(.metainfo(bytes), options: options) {
         case .added, .duplicate: break
         case .invalid(let why): service.log.add("Torrent creator: cannot seed \(task.params.sourcePath): \(why)", kind: .warning)

@@ -58,14 +58,14 @@ public func buildApplication(
     let tus = try await TusService(store: store, configuration: uploadSettings, board: uploadBoard)
     let creator = TorrentCreationManager(service: service, outputDirectory: paths.dataDirectory + "/torrent-creator")
 
-    var firstKey: String?
-    if let key = config.apiKey { try await keys.installDefault(key) }
-    else if !config.musicDirectories.isEmpty, await keys.keys.isEmpty { firstKey = try await keys.rotateDefault().key }
     // Music folders: the command line's, else the `music_dirs` preference stored earlier.
     var musicDirectories = config.musicDirectories
     if musicDirectories.isEmpty, case .array(let stored)? = await settings.value(AppController.musicDirsKey) {
         musicDirectories = stored.compactMap(\.stringValue)
     }
+    var firstKey: String?
+    if let key = config.apiKey { try await keys.installDefault(key) }
+    else if !musicDirectories.isEmpty, await keys.keys.isEmpty { firstKey = try await keys.rotateDefault().key }
     var musicSettings = MusicLibrary.Configuration(directories: musicDirectories, dataDirectory: paths.dataDirectory + "/music")
     musicSettings.encrypt = config.musicEncrypt
     let music = try await MusicLibrary(configuration: musicSettings)
@@ -104,8 +104,13 @@ public func buildApplication(
         server: .http1WebSocketUpgrade(webSocketRouter: sockets, configuration: .init(
             ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled, validateUTF8: true))),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "qbtd"),
-        services: [EngineLifecycle(service: service), UploadSweeper(tus: tus),
-                   MusicScanner(library: music, interval: config.musicRescanInterval)],
+        services: [
+            EngineLifecycle(service: service),
+            Periodic(every: .seconds(60), startAtOnce: false) { await tus.sweep() },  // expired tus uploads
+            Periodic(every: config.musicRescanInterval, startAtOnce: true) {  // the music folders, when there are some
+                if await !music.directories.isEmpty { await music.scan() }
+            },
+        ],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port) },
         logger: logger)
     config.eventLog.add("qbtd started (presenting as qBittorrent \(identity.appVersion))", kind: .info)

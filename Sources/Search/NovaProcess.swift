@@ -88,6 +88,7 @@ final class NovaProcess: @unchecked Sendable {
             if !pending.isEmpty, total <= maxOutput { onLines([Self.droppingCR(Substring(String(decoding: pending, as: UTF8.self)))]) }
             // Drain whatever is left so the child never blocks on a full pipe.
             while !handle.availableData.isEmpty {}
+            try? handle.close()  // the job keeps this run until it is deleted: its descriptors must not wait with it
             done.continuation.finish()
         }
         return Task { for await _ in done.stream {} }
@@ -102,7 +103,10 @@ private final class StderrTail: Sendable {
         Thread.detachNewThread { [self] in
             while true {
                 let chunk = handle.availableData
-                if chunk.isEmpty { return }
+                if chunk.isEmpty {
+                    try? handle.close()
+                    return
+                }
                 buffer.withLock { b in
                     b.append(chunk)
                     if b.count > 500 { b = b.suffix(500) }

@@ -5,9 +5,6 @@ import Synchronization
 /// threads and are read by API calls, so the state sits behind a mutex.
 public final class SearchJob: Sendable {
     public let id: Int
-    public let pattern: String
-    public let category: String
-    public let plugins: [String]
 
     private struct State {
         var results: [SearchResult] = []
@@ -19,12 +16,7 @@ public final class SearchJob: Sendable {
 
     private let state = Mutex(State())
 
-    init(id: Int, pattern: String, category: String, plugins: [String]) {
-        self.id = id
-        self.pattern = pattern
-        self.category = category
-        self.plugins = plugins
-    }
+    init(id: Int) { self.id = id }
 
     /// "Running" while any plugin still runs (qBittorrent's status word).
     public var isRunning: Bool { state.withLock { $0.running > 0 && !$0.stopped } }

@@ -36,8 +36,8 @@ public enum MediaType {
         "aac": "audio/aac", "flac": "audio/flac", "ogg": "audio/ogg", "opus": "audio/opus", "wav": "audio/wav",
         "srt": "application/x-subrip", "vtt": "text/vtt",
     ]
-    static let playable: Set<String> = ["mp4", "m4v", "mkv", "webm", "avi", "mov", "ts", "m2ts", "mpg", "mpeg", "wmv",
-                                        "flv", "ogv", "mp3", "m4a", "aac", "flac", "ogg", "opus", "wav"]
+    /// Audio and video, not subtitles.
+    static let playable = Set(types.filter { $0.value.hasPrefix("video/") || $0.value.hasPrefix("audio/") }.keys)
 
     public static func of(_ path: String) -> String {
         types[fileExtension(path)] ?? "application/octet-stream"

@@ -83,7 +83,6 @@ public actor StreamService {
     var streams: [String: Stream] = [:]
     /// Readers parked on a piece: torrent → piece → waiter.
     var waiters: [TorrentID: [Int: [UUID: (stream: String, continuation: CheckedContinuation<Void, Error>)]]] = [:]
-    /// Deadlines and high priorities currently set, per torrent.
     /// Per torrent: the pieces with deadlines, and the priorities the scheduler gave (window and prefetch).
     var scheduled: [TorrentID: (deadlines: [Int], prefetch: [Int: Int])] = [:]
     /// Stream-cache torrents being removed: their folder goes once libtorrent has deleted the files.
@@ -96,6 +95,8 @@ public actor StreamService {
     /// Peers seen per torrent: a finished stream torrent drops its seeds, and a seek into evicted data needs one back.
     var knownPeers: [TorrentID: Set<String>] = [:]
     var enforcing: Set<TorrentID> = []
+    /// The piece each reader last waited for successfully.
+    var confirmed: [UUID: Int] = [:]
     private var eventTask: Task<Void, Never>?
 
     public init(engine: TorrentEngine, torrents: TorrentService, configuration: Configuration) async throws {
@@ -140,6 +141,8 @@ public actor StreamService {
             guard await torrents.exists(id) || streams.values.contains(where: { $0.torrentID == id }) else {
                 throw Failure.invalidSource("no torrent with hash \(hash)")
             }
+            // A stream-cache torrent stays the cache's, whoever names it next.
+            owned = streams.values.first { $0.torrentID == id }?.owned ?? false
         case .magnet, .metainfo:
             var request = AddTorrentRequest(source: .magnet(""), savePath: "")
             switch source {
@@ -168,7 +171,8 @@ public actor StreamService {
         do {
             return try await openStream(id, owned: owned, fileIndex: fileIndex, title: title, peers: peers, networkMbps: networkMbps)
         } catch {
-            if fresh { await release(id, keep: false) }
+            // Unless another prepare opened a stream on it meanwhile.
+            if fresh && !streams.values.contains(where: { $0.torrentID == id }) { await release(id, keep: false) }
             throw error
         }
     }
@@ -268,8 +272,12 @@ public actor StreamService {
         do { try await engine.remove(id, deleteFiles: !keep) } catch { releasing.remove(id) }
     }
 
-    public func stopAll() async {
-        for token in streams.keys.sorted() { try? await stop(token) }
+    /// Stops every stream; returns how many there were.
+    @discardableResult
+    public func stopAll() async -> Int {
+        let tokens = streams.keys.sorted()
+        for token in tokens { try? await stop(token) }
+        return tokens.count
     }
 
     public struct Report: Sendable {
@@ -322,6 +330,8 @@ public actor StreamService {
         let id = stream.torrentID
         readClock += 1
         lastRead[id, default: [:]][piece] = readClock
+        // Still inside a piece this reader already waited for: it is on disk (a piece under a reader is never evicted).
+        if !moved, confirmed[reader] == piece { return }
         let key = UUID()
         let stall = configuration.stallTimeout
         // Stopped while the schedule was being set: no waiter may outlive its stream.
@@ -340,9 +350,11 @@ public actor StreamService {
                 await self.resume(id, piece, key, with: .stalled(Int(stall.components.seconds)))
             }
         }
+        confirmed[reader] = piece
     }
 
     public func leave(_ token: String, reader: UUID) async {
+        confirmed[reader] = nil
         guard streams[token]?.readers.removeValue(forKey: reader) != nil, let id = streams[token]?.torrentID else { return }
         await reschedule(id)
     }
@@ -444,19 +456,23 @@ public actor StreamService {
     /// recently read ones that no reader is on or heading to are forgotten by libtorrent and punched out of the
     /// files. Runs after every finished piece of such a torrent.
     func enforceBudget(_ id: TorrentID) async {
-        guard !enforcing.contains(id), let stream = streams.values.first(where: { $0.torrentID == id && $0.owned }),
-              let states = try? await engine.pieceStates(id) else { return }
-        enforcing.insert(id)
+        guard !enforcing.contains(id), let stream = streams.values.first(where: { $0.torrentID == id && $0.owned }) else { return }
+        enforcing.insert(id)  // before any await: one eviction per torrent at a time
         defer { enforcing.remove(id) }
+        guard let states = try? await engine.pieceStates(id) else { return }
         let pieceLength = Int64(stream.pieceLength)
         let used = Int64(states.filter { $0 != .missing }.count) * pieceLength
         // Act at 80 % of the budget and go down to 50 %: pieces that start meanwhile fit, and the torrent is put
         // back (which costs a reconnect) seldom.
         guard used > configuration.budget * 4 / 5 else { return }
+        for peer in (try? await engine.peers(id)) ?? [] { knownPeers[id, default: []].insert("\(peer.ip)|\(peer.port)") }
+        // From here on no await until the pieces are forgotten: the readers and the schedule seen are the real ones.
+        let streamsOfTorrent = streams.values.filter { $0.torrentID == id }
+        let positions = streamsOfTorrent.flatMap { s in s.readers.values.map(s.piece(at:)) }
         let protected = Set(scheduled[id]?.deadlines ?? []).union(scheduled[id].map { Array($0.prefetch.keys) } ?? [])
+            .union(positions)
         let reads = lastRead[id] ?? [:]
         // Pieces already read go first, least recently read first; then unread ones, farthest from any reader.
-        let positions = streams.values.filter { $0.torrentID == id }.flatMap { s in s.readers.values.map(s.piece(at:)) }
         func distance(_ p: Int) -> Int { positions.map { abs($0 - p) }.min() ?? p }
         let candidates = states.indices.filter { states[$0] == .have && !protected.contains($0) }
             .sorted { a, b in
@@ -468,27 +484,25 @@ public actor StreamService {
                 }
             }
         let count = Int((used - configuration.budget / 2 + pieceLength - 1) / pieceLength)
-        for peer in (try? await engine.peers(id)) ?? [] { knownPeers[id, default: []].insert("\(peer.ip)|\(peer.port)") }
-        // Looked at again after the awaits above: a reader that arrived meanwhile keeps its piece.
-        let reading = Set(streams.values.filter { $0.torrentID == id }.flatMap { s in s.readers.values.map(s.piece(at:)) })
-        let evicted = Array(candidates.filter { !reading.contains($0) }.prefix(count))
+        let evicted = Array(candidates.prefix(count))
         guard !evicted.isEmpty else { return }
         reloading.insert(id)
         do { try await engine.forgetPieces(id, evicted) } catch {
             reloading.remove(id)
             return
         }
-        reconnect(id)
-        scheduled[id] = nil  // the re-added torrent starts without deadlines: set them again
-        await reschedule(id)
-        let files = streams.values.filter { $0.torrentID == id }
+        // Punched at once, before a reader can ask for a piece again and have it downloaded anew.
+        let files = Dictionary(grouping: streamsOfTorrent, by: \.file.index).values.compactMap(\.first)
         for piece in evicted {
-            for s in Dictionary(grouping: files, by: \.file.index).values.compactMap(\.first) {
+            for s in files {
                 Self.punch(s.path, from: Int64(piece) * pieceLength - s.file.offset, to: Int64(piece + 1) * pieceLength - s.file.offset,
                            size: s.file.size)
             }
             lastRead[id]?[piece] = nil
         }
+        reconnect(id)
+        scheduled[id] = nil  // the re-added torrent starts without deadlines: set them again
+        await reschedule(id)
     }
 
     /// Frees the file's blocks in `[from, to)` (clamped to the file), keeping its size.

@@ -69,12 +69,6 @@ extension SessionPointer {
         return items
     }
 
-    func magnetURI(_ id: TorrentID) throws -> String {
-        var uri: UnsafeMutablePointer<CChar>?
-        try check(qbt_make_magnet(raw, id, &uri), id)
-        return takeCString(uri)
-    }
-
     func exportTorrent(_ id: TorrentID) throws -> [UInt8] {
         let (result, items) = collect([UInt8].self) { ctx in
             qbt_export_torrent(raw, id, { ctx, data, size in

@@ -229,7 +229,6 @@ public actor TorrentEngine {
     /// The files of a torrent; empty until its metadata is known.
     public func files(_ id: TorrentID) throws -> [TorrentFile] { try live(); return try session.files(id) }
 
-    public func magnetURI(_ id: TorrentID) throws -> String { try live(); return try session.magnetURI(id) }
 
     /// The .torrent file of a torrent with metadata.
     public func exportTorrent(_ id: TorrentID) throws -> [UInt8] { try live(); return try session.exportTorrent(id) }

@@ -18,13 +18,13 @@ final class BackgroundWriter: @unchecked Sendable {
         self.fd = fd
         self.position = position
         self.digests = digests
-        staging.reserveCapacity(Self.block)
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         if let error = failure.withLock({ $0 }) { throw error }
         var rest = bytes
         while !rest.isEmpty {
+            if staging.isEmpty { staging.reserveCapacity(Self.block) }  // the 1 MiB only while there is data
             let take = min(rest.count, Self.block - staging.count)
             staging.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[0..<take]))
             rest = UnsafeRawBufferPointer(rebasing: rest[take...])
@@ -38,7 +38,6 @@ final class BackgroundWriter: @unchecked Sendable {
         let at = position
         position += Int64(data.count)
         staging = []
-        staging.reserveCapacity(Self.block)
         slots.wait()
         queue.async { [self] in
             defer { slots.signal() }

@@ -8,6 +8,11 @@ public struct Destinations: Sendable {
     /// The categories' save paths when the request came in (absolute).
     let categories: [String: String]
 
+    /// With the categories' save paths as they are now.
+    public static func current(_ configuration: UploadConfiguration, _ service: TorrentService) async -> Destinations {
+        Destinations(configuration: configuration, categories: await service.categorySavePaths())
+    }
+
     public init(configuration: UploadConfiguration, categories: [String: String]) {
         self.configuration = configuration
         self.categories = categories
@@ -24,7 +29,7 @@ public struct Destinations: Sendable {
             chosen = path.hasPrefix("/") ? path : chosen + "/" + path
         }
         let resolved = ServerPaths.canonical(chosen)  // `..` and symlinks resolved: a symlink cannot lead outside
-        guard configuration.roots.contains(where: { resolved == $0 || resolved.hasPrefix($0 + "/") }) else {
+        guard ServerPaths.isInside(resolved, configuration.roots) else {
             throw UploadError.outsideRoots(path ?? chosen)
         }
         do {
@@ -33,11 +38,5 @@ public struct Destinations: Sendable {
             throw UploadError.io("cannot create \(resolved): \(error.localizedDescription)")
         }
         return resolved
-    }
-
-    /// The free-space and size preflight, before a byte is read.
-    public func preflight(bytes: Int64, at directory: String) throws {
-        if let limit = configuration.maxUploadSize, bytes > limit { throw UploadError.tooLarge(limit: limit) }
-        try SpaceGuard(path: directory, margin: configuration.margin).check(needing: bytes)
     }
 }

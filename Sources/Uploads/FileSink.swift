@@ -16,6 +16,11 @@ public struct SpaceGuard: Sendable {
         try check()
     }
 
+    /// The error for a full disk, with the free space as it is now.
+    public func diskFull() -> UploadError {
+        .diskFull(available: DiskSpace.available(at: path) ?? 0, margin: margin)
+    }
+
     public func check(needing bytes: Int64 = 0) throws {
         guard let free = DiskSpace.available(at: path) else { return }
         if free - bytes < margin { throw UploadError.diskFull(available: free, margin: margin) }
@@ -68,9 +73,7 @@ public final class FileSink {
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
-        do { try writer.write(bytes) } catch UploadError.diskFull {
-            throw UploadError.diskFull(available: DiskSpace.available(at: directory) ?? 0, margin: space.margin)
-        }
+        do { try writer.write(bytes) } catch UploadError.diskFull { throw space.diskFull() }
         size += Int64(bytes.count)
         try space.wrote(bytes.count)
     }
@@ -78,9 +81,8 @@ public final class FileSink {
     /// Makes the bytes durable and closes the file; `place` then puts it where it belongs.
     public func seal() throws {
         guard fd >= 0 else { return }
-        do { try writer.drain() } catch UploadError.diskFull {
-            throw UploadError.diskFull(available: DiskSpace.available(at: directory) ?? 0, margin: space.margin)
-        }
+        do { try writer.drain() } catch UploadError.diskFull { throw space.diskFull() }
+        writer = nil  // its thread and buffer go now, not when the whole form has arrived
         guard fsync(fd) == 0 else { throw UploadError.io("fsync: \(String(cString: strerror(errno)))") }
         close(fd)
         fd = -1
@@ -122,12 +124,12 @@ public final class FileSink {
         finished = true
     }
 
-    /// `a.txt`, `a (1).txt`, `a (2).txt`, … (bounded).
-    static func candidates(_ path: String) -> [String] {
+    /// `a.txt`, `a (1).txt`, `a (2).txt`, … (bounded), made as they are tried.
+    static func candidates(_ path: String) -> some Sequence<String> {
         let url = URL(fileURLWithPath: path)
         let ext = url.pathExtension
         let stem = url.deletingPathExtension().path
-        return [path] + (1...9999).map { "\(stem) (\($0))" + (ext.isEmpty ? "" : ".\(ext)") }
+        return (0...9999).lazy.map { $0 == 0 ? path : "\(stem) (\($0))" + (ext.isEmpty ? "" : ".\(ext)") }
     }
 
     static func removeDirectories(_ dirs: [String]) {

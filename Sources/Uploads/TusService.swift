@@ -59,7 +59,7 @@ public actor TusService {
             return try await createFinal(record, parts: ids, destinations: destinations)
         }
         record.concat = concat == .partial ? "partial" : nil
-        if let length { try destinations.preflight(bytes: length, at: destination) }
+        if let length { try configuration.preflight(bytes: length, at: destination) }
         let fd = open(Self.dataPath(record), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw UploadError.io("cannot create the upload's file in \(destination): \(String(cString: strerror(errno)))") }
         close(fd)
@@ -89,7 +89,7 @@ public actor TusService {
         record.parts = ids
         record.length = parts.reduce(0) { $0 + ($1.length ?? 0) }
         record.offset = record.length!
-        try destinations.preflight(bytes: record.length!, at: record.destination)
+        try configuration.preflight(bytes: record.length!, at: record.destination)
         let path = Self.dataPath(record)
         let out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard out >= 0 else { throw UploadError.io("cannot create \(path): \(String(cString: strerror(errno)))") }
@@ -132,7 +132,8 @@ public actor TusService {
 
     /// Takes the upload for one writer; a writer already there is cancelled and waited for first.
     public func acquire(_ id: String, cancel: @escaping @Sendable () -> Void) async -> UUID {
-        await interrupt(id)
+        // Two newcomers both woken by one release: only one may take the lease, the other waits again.
+        while leases[id] != nil { await interrupt(id) }
         let token = UUID()
         leases[id] = Lease(token: token, cancel: cancel)
         return token
@@ -164,8 +165,8 @@ public actor TusService {
 
     /// Opens the upload for a PATCH at `offset`. The data file is cut back to the durable offset first: bytes a
     /// crash left past it were never acknowledged.
-    public func openWriter(_ id: String, offset: Int64, uploadLength: Int64?, checksum: String?, contentLength: Int64?,
-                           destinations: Destinations) async throws -> TusWriter {
+    public func openWriter(_ id: String, offset: Int64, uploadLength: Int64?, checksum: String?,
+                           contentLength: Int64?) async throws -> TusWriter {
         guard var record = try await live(id) else { throw UploadError.notFound("no upload \(id) (unknown, ended or expired)") }
         guard record.concat != "final" else { throw UploadError.forbidden("a final concatenated upload cannot be patched") }
         guard offset == record.offset else {
@@ -175,13 +176,13 @@ public actor TusService {
             if let known = record.length, known != uploadLength { throw UploadError.badRequest("Upload-Length cannot change once set") }
             if record.length == nil {
                 guard uploadLength >= record.offset else { throw UploadError.badRequest("Upload-Length is less than what was received") }
-                try destinations.preflight(bytes: uploadLength - record.offset, at: record.destination)
+                try configuration.preflight(bytes: uploadLength - record.offset, at: record.destination)
                 record.length = uploadLength
                 try await store.setTusOffset(id, offset: record.offset, length: uploadLength, expiresAt: record.expiresAt)
             }
         }
         if let length = record.length, let contentLength, offset + contentLength > length { throw UploadError.exceedsLength(length) }
-        if let contentLength { try destinations.preflight(bytes: contentLength, at: record.destination) }
+        if let contentLength { try configuration.preflight(bytes: contentLength, at: record.destination) }
         var expected: (Digest, [UInt8])?
         if let checksum {
             let parts = checksum.split(separator: " ", maxSplits: 1)
@@ -196,7 +197,8 @@ public actor TusService {
         let running = hashes[id].flatMap { $0.offset == record.offset ? $0.digest : nil }
         let ticket = board.open(kind: "tus", name: record.metadata["filename"] ?? id, total: record.length, id: id)
         ticket.set(record.offset)
-        return TusWriter(id: id, fd: fd, offset: record.offset, length: record.length, checksum: expected, sha256: running,
+        return TusWriter(id: id, fd: fd, offset: record.offset, length: record.length, limit: configuration.maxUploadSize,
+                         checksum: expected, sha256: running,
                          space: SpaceGuard(path: record.destination, margin: configuration.margin), ticket: ticket)
     }
 
@@ -213,8 +215,7 @@ public actor TusService {
     public func closeWriter(_ writer: TusWriter) async throws -> TusUploadRecord {
         defer { board.close(writer.ticket) }
         do { try writer.settle() } catch {
-            hashes[writer.id] = nil
-            try? await commit(writer)  // what was durable before the failure stays acknowledged
+            hashes[writer.id] = nil  // the offset stays at what was last committed
             throw error
         }
         if let (digest, expected) = writer.checksum, writer.position > writer.startOffset || !expected.isEmpty {

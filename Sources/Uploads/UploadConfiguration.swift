@@ -17,4 +17,10 @@ public struct UploadConfiguration: Sendable {
         self.uploadsDirectory = uploadsDirectory
         self.roots = roots
     }
+
+    /// The free-space and size check, before a byte is read.
+    public func preflight(bytes: Int64, at directory: String) throws {
+        if let maxUploadSize, bytes > maxUploadSize { throw UploadError.tooLarge(limit: maxUploadSize) }
+        try SpaceGuard(path: directory, margin: margin).check(needing: bytes)
+    }
 }

@@ -62,6 +62,11 @@ public struct APIAction: Sendable {
         APIAction(methods: .postOnly, isPublic: false, handler: handler)
     }
 
+    /// qbtd's own actions: errors as JSON.
+    public static func qbtd(_ methods: Methods, _ handler: @escaping @Sendable (Parameters, APICaller) async throws -> APIReply) -> APIAction {
+        APIAction(methods: methods, isPublic: false, jsonErrors: true, handler: handler)
+    }
+
     public init(methods: Methods, isPublic: Bool, jsonErrors: Bool = false,
                 handler: @escaping @Sendable (Parameters, APICaller) async throws -> APIReply) {
         self.methods = methods

@@ -51,7 +51,6 @@ public struct APIRouter: Sendable {
         let scope = context.parameters.get("scope") ?? ""
         let name = context.parameters.get("action") ?? ""
         let action = controllers[scope]?[name]
-        let localPort = context.localAddress?.port ?? 0
         do {
             guard case .passed(let caller, let auth) = try await check(request, context) else {
                 return Self.plain(.unauthorized, "Unauthorized")
@@ -69,9 +68,7 @@ public struct APIRouter: Sendable {
             let params = try await Self.parameters(request, context)
             let reply = try await action.handler(params, caller)
             var response = response(for: reply)
-            if case .fresh(let id, _) = auth {
-                response.headers.append(HTTPField(name: .setCookie, value: sessionCookie(id, port: localPort)))
-            }
+            handOver(auth, caller, &response)
             if method == .head { response.body = .init() }
             return response
         } catch let error as QBitError {
@@ -125,32 +122,42 @@ public struct APIRouter: Sendable {
         return .passed(caller, auth)
     }
 
-    /// The API's gate for qbtd's streamed routes (uploads, tus): the session, an API key or HTTP Basic, after the
-    /// same CSRF and Host checks. Returns the caller, or the JSON answer to send instead.
-    public func admit(_ request: Request, _ context: QBTRequestContext) async -> Admission {
-        do {
-            guard case .passed(let caller, _) = try await check(request, context) else {
-                return .refused(Self.jsonError(.unauthorized, "Unauthorized"))
-            }
-            guard caller.sync != nil else {
-                return .refused(Self.jsonError(.forbidden, "Forbidden: log in, or send an API key (Authorization: Bearer) or Basic credentials"))
-            }
-            return .admitted(caller)
-        } catch let error as QBitError {
-            return .refused(Self.error(error, json: true))
-        } catch {
-            return .refused(Self.jsonError(.internalServerError, "\(error)"))
+    /// A session made on this request (auth bypass, Basic credentials) goes back as a cookie, so the client's next
+    /// request uses it instead of making another.
+    func handOver(_ auth: Authentication, _ caller: APICaller, _ response: inout Response) {
+        if case .fresh(let id, _) = auth {
+            response.headers.append(HTTPField(name: .setCookie, value: sessionCookie(id, port: caller.localPort)))
         }
     }
 
-    public enum Admission: Sendable {
-        case admitted(APICaller)
-        case refused(Response)
+    /// The API's gate for qbtd's streamed routes (uploads, tus): the session, an API key or HTTP Basic, after the
+    /// same CSRF and Host checks; `body` answers for an admitted caller, errors are JSON.
+    public func admitted(_ request: Request, _ context: QBTRequestContext,
+                         _ body: (APICaller) async -> Response) async -> Response {
+        do {
+            guard case .passed(let caller, let auth) = try await check(request, context) else {
+                return Self.jsonError(.unauthorized, "Unauthorized")
+            }
+            guard caller.sync != nil else {
+                return Self.jsonError(.forbidden, "Forbidden: log in, or send an API key (Authorization: Bearer) or Basic credentials")
+            }
+            var response = await body(caller)
+            handOver(auth, caller, &response)
+            return response
+        } catch let error as QBitError {
+            return Self.error(error, json: true)
+        } catch {
+            return Self.jsonError(.internalServerError, "\(error)")
+        }
+    }
+
+    /// JSON bodies of qbtd's own routes.
+    public static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
     }
 
     public static func jsonError(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(["error": .string(message)]).serialized())))
+        json(status, .object(["error": .string(message)]))
     }
 
     func authenticate(_ request: Request, bearer: String?, clientIP: String, policy: WebSecurityPolicy) async throws -> Authentication {
@@ -256,9 +263,7 @@ public struct APIRouter: Sendable {
     }
 
     static func error(_ error: QBitError, json: Bool) -> Response {
-        guard json else { return plain(error.status, error.body) }
-        return Response(status: error.status, headers: [.contentType: "application/json"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(["error": .string(error.body)]).serialized())))
+        json ? jsonError(error.status, error.body) : plain(error.status, error.body)
     }
 
     static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {

@@ -1,12 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdWebSocket
 import Music
 import NIOCore
-import NIOWebSocket
 import QBTCore
-import Synchronization
 
 /// `/music/*`: the MP3 library as HLS for remote players. Every route takes `Authorization: Bearer <key>` or
 /// `?api_key=` (for players that cannot set headers); errors are JSON.
@@ -15,6 +12,8 @@ public struct MusicRoutes: Sendable {
     let host: MusicHost
     let keys: APIKeyRing
     let appVersion: String
+    /// Looked up once: on Linux the host name can cost a resolver call.
+    let hostName = ProcessInfo.processInfo.hostName
 
     public init(library: MusicLibrary, host: MusicHost, keys: APIKeyRing, appVersion: String) {
         self.library = library
@@ -25,16 +24,16 @@ public struct MusicRoutes: Sendable {
 
     public func addRoutes(to router: Router<QBTRequestContext>) {
         router.get("/music/auth") { request, _ in
-            try await guarded(request) { _ in
+            await guarded(request) { _ in
                 Self.json(.ok, .object([
-                    "host": .string(ProcessInfo.processInfo.hostName), "protocolVersion": .int(Int64(MusicHost.protocolVersion)),
+                    "host": .string(hostName), "protocolVersion": .int(Int64(MusicHost.protocolVersion)),
                     "libraryVersion": .int(Int64(await library.version)), "appVersion": .string(appVersion),
                     "encrypted": .bool(library.configuration.encrypt),
                 ]))
             }
         }
         router.get("/music/db") { request, _ in
-            try await guarded(request) { _ in
+            await guarded(request) { _ in
                 let (version, path) = try await library.snapshot()
                 let etag = "\"\(version)\""
                 if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
@@ -47,7 +46,7 @@ public struct MusicRoutes: Sendable {
             }
         }
         router.get("/music/tracks/:id/stream.m3u8") { request, context in
-            try await guarded(request) { query in
+            await guarded(request) { query in
                 let (_, segmenter) = try await trackAndSegmenter(context)
                 let text = segmenter.playlist(query: query, encrypted: library.configuration.encrypt)
                 return Response(status: .ok, headers: [.contentType: "application/vnd.apple.mpegurl", .cacheControl: "private, no-cache"],
@@ -55,7 +54,7 @@ public struct MusicRoutes: Sendable {
             }
         }
         router.get("/music/tracks/:id/segments/:segment") { request, context in
-            try await guarded(request) { _ in
+            await guarded(request) { _ in
                 let name = context.parameters.get("segment") ?? ""
                 guard name.hasSuffix(".mp3"), let n = Int(name.dropLast(4)), n >= 0 else {
                     return Self.error(.notFound, "segments are named <n>.mp3")
@@ -71,7 +70,7 @@ public struct MusicRoutes: Sendable {
             }
         }
         router.get("/music/tracks/:id/key") { request, context in
-            try await guarded(request) { _ in
+            await guarded(request) { _ in
                 guard library.configuration.encrypt else { return Self.error(.notFound, "encryption is off on this server") }
                 let track = try await track(context)
                 return Response(status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "private, max-age=31536000"],
@@ -80,34 +79,34 @@ public struct MusicRoutes: Sendable {
         }
         // Without an upgrade (the WebSocket router takes those): say what is needed.
         router.get("/music/ws") { request, _ in
-            try await guarded(request) { _ in Self.error(.upgradeRequired, "open a WebSocket here") }
+            await guarded(request) { _ in Self.error(.upgradeRequired, "open a WebSocket here") }
         }
     }
 
-    /// The key from the header or the query; nil when it is not a live API key.
-    func authenticate(_ request: Request) async -> String? {
-        let header = request.headers[.authorization].flatMap { value -> String? in
-            value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
-        }
-        let query = request.uri.queryParameters["api_key"].map(String.init)
-        guard let key = header ?? query, await keys.verify(key) != nil else { return nil }
-        return key
+    /// Whether the request carries a live API key, in the header or (for players without headers) the query.
+    func isAuthorized(_ request: Request) async -> Bool {
+        guard let key = APIRouter.credential(request, scheme: "Bearer") ?? request.uri.queryParameters["api_key"].map(String.init)
+        else { return false }
+        return await keys.verify(key) != nil
     }
+
+    static let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
 
     /// Runs `body` for an authenticated request with the query to carry on listed URIs (`?api_key=` when the key
     /// came that way); JSON errors otherwise.
-    func guarded(_ request: Request, _ body: (_ query: String) async throws -> Response) async throws -> Response {
-        guard await authenticate(request) != nil else {
+    func guarded(_ request: Request, _ body: (_ query: String) async throws -> Response) async -> Response {
+        guard await isAuthorized(request) else {
             var r = Self.error(.unauthorized, "send a valid API key: Authorization: Bearer <key>, or ?api_key=<key>")
             r.headers[.wwwAuthenticate] = "Bearer"
             return r
         }
-        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-        let query = request.uri.queryParameters["api_key"].map { "?api_key=" + (String($0).addingPercentEncoding(withAllowedCharacters: unreserved) ?? "") } ?? ""
+        let query = request.uri.queryParameters["api_key"].map { "?api_key=" + (String($0).addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "") } ?? ""
         do { return try await body(query) } catch let failure as MusicError {
             return Self.error(.init(code: 422), failure.description)
         } catch let failure as NotFound {
             return Self.error(.notFound, failure.message)
+        } catch {
+            return Self.error(.internalServerError, "\(error)")
         }
     }
 
@@ -126,11 +125,7 @@ public struct MusicRoutes: Sendable {
         return (track, try await library.segmenter(for: track))
     }
 
-    static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
-    }
+    static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response { APIRouter.json(status, value) }
 
-    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        json(status, .object(["error": .string(message)]))
-    }
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response { APIRouter.jsonError(status, message) }
 }

@@ -22,7 +22,7 @@ public struct MusicSocket: Sendable {
     public func addRoutes(to router: Router<QBTRequestContext>) {
         router.ws("/music/ws", shouldUpgrade: { request, _ in
             // A refused upgrade can only be a 400 (Hummingbird's); a plain GET without a key gets the 401.
-            await routes.authenticate(request) == nil ? .dontUpgrade : .upgrade([:])
+            await routes.isAuthorized(request) ? .upgrade([:]) : .dontUpgrade
         }, onUpgrade: { inbound, outbound, _ in
             try await session(inbound, outbound)
         })

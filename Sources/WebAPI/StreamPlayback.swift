@@ -89,8 +89,5 @@ public struct StreamPlayback: Sendable {
 
     struct StreamEnded: Error {}
 
-    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(["error": .string(message)]).serialized())))
-    }
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response { APIRouter.jsonError(status, message) }
 }

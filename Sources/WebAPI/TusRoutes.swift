@@ -39,14 +39,16 @@ public struct TusRoutes: Sendable {
                     let id = context.parameters.get("id") ?? ""
                     // X-HTTP-Method-Override, for clients that can only send GET and POST.
                     var effective = request.method
-                    if let override = request.headers[.init("X-HTTP-Method-Override")!] { effective = HTTPRequest.Method(override.uppercased()) ?? effective }
+                    if request.method == .post, let override = request.headers[.init("X-HTTP-Method-Override")!] {
+                        effective = HTTPRequest.Method(override.uppercased()) ?? effective
+                    }
                     switch effective {
                     case .head: return try await head(id)
                     case .patch: return try await patch(id, request)
                     case .delete:
                         try await tus.terminate(id)
-                        return Self.answer(.noContent)
-                    default: return Self.answer(.methodNotAllowed, error: "use HEAD, PATCH or DELETE on an upload")
+                        return Response(status: .noContent)
+                    default: return APIRouter.jsonError(.methodNotAllowed, "use HEAD, PATCH or DELETE on an upload")
                     }
                 }
             }
@@ -64,23 +66,20 @@ public struct TusRoutes: Sendable {
 
     /// Authentication, the protocol version, and errors as tus answers them.
     func guarded(_ request: Request, _ context: QBTRequestContext, _ body: (Request) async throws -> Response) async -> Response {
-        if case .refused(let refusal) = await api.admit(request, context) { return Self.tagged(refusal) }
-        guard request.headers[.init("Tus-Resumable")!] == TusService.version else {
-            var r = Self.answer(.preconditionFailed, error: "Tus-Resumable must be \(TusService.version)")
-            r.headers[.init("Tus-Version")!] = TusService.version
-            return r
-        }
-        do { return try await body(request) } catch let error as UploadError {
-            let status: HTTPResponse.Status = error == .checksumMismatch
-                ? .init(code: 460, reasonPhrase: "Checksum Mismatch") : .init(code: error.status)
-            return Self.answer(status, error: error.description)
-        } catch {
-            return Self.answer(.internalServerError, error: "\(error)")
-        }
-    }
-
-    func destinations() async -> Destinations {
-        Destinations(configuration: tus.configuration, categories: await service.categorySavePaths())
+        Self.tagged(await api.admitted(request, context) { _ in
+            guard request.headers[.init("Tus-Resumable")!] == TusService.version else {
+                var r = APIRouter.jsonError(.preconditionFailed, "Tus-Resumable must be \(TusService.version)")
+                r.headers[.init("Tus-Version")!] = TusService.version
+                return r
+            }
+            do { return try await body(request) } catch let error as UploadError {
+                let status: HTTPResponse.Status = error == .checksumMismatch
+                    ? .init(code: 460, reasonPhrase: "Checksum Mismatch") : .init(code: error.status)
+                return APIRouter.jsonError(status, error.description)
+            } catch {
+                return APIRouter.jsonError(.internalServerError, "\(error)")
+            }
+        })
     }
 
     // MARK: creation
@@ -112,18 +111,18 @@ public struct TusRoutes: Sendable {
             }
         }
         let metadata = try Self.metadata(h[.init("Upload-Metadata")!])
-        let destinations = await destinations()
+        let destinations = await Destinations.current(tus.configuration, service)
         var record = try await tus.create(length: length, metadata: metadata, concat: concat, destinations: destinations)
         // creation-with-upload: the first bytes ride on the POST.
         var isFinal = false
         if case .final = concat { isFinal = true }
         if !isFinal, h[.contentType] == "application/offset+octet-stream", (h[.contentLength].flatMap { Int64($0) } ?? 1) > 0 {
-            record = try await write(record.id, offset: 0, request: request, uploadLength: nil, destinations: destinations)
+            record = try await write(record.id, offset: 0, request: request, uploadLength: nil)
         }
-        var response = Self.answer(.created)
+        var response = Response(status: .created)
         response.headers[.location] = Self.base + "/" + record.id
         response.headers[.init("Upload-Offset")!] = String(record.offset)
-        response.headers[.init("Upload-Expires")!] = Self.httpDate(record.expiresAt)
+        response.headers[.init("Upload-Expires")!] = DateText.http(Date(timeIntervalSince1970: TimeInterval(record.expiresAt)))
         Self.landed(record, &response)
         return response
     }
@@ -150,7 +149,7 @@ public struct TusRoutes: Sendable {
     func head(_ id: String) async throws -> Response {
         await tus.interrupt(id)  // a stalled writer lets go, and what it had counts
         guard let record = try await tus.live(id) else { throw UploadError.notFound("no upload \(id)") }
-        var r = Self.answer(.ok)
+        var r = Response(status: .ok)
         r.headers[.cacheControl] = "no-store"
         r.headers[.init("Upload-Offset")!] = String(record.offset)
         if let length = record.length { r.headers[.init("Upload-Length")!] = String(length) } else {
@@ -163,7 +162,7 @@ public struct TusRoutes: Sendable {
         if record.concat == "final" {
             r.headers[.init("Upload-Concat")!] = "final;" + record.parts.map { Self.base + "/" + $0 }.joined(separator: " ")
         }
-        r.headers[.init("Upload-Expires")!] = Self.httpDate(record.expiresAt)
+        r.headers[.init("Upload-Expires")!] = DateText.http(Date(timeIntervalSince1970: TimeInterval(record.expiresAt)))
         Self.landed(record, &r)
         return r
     }
@@ -175,7 +174,7 @@ public struct TusRoutes: Sendable {
 
     func patch(_ id: String, _ request: Request) async throws -> Response {
         guard request.headers[.contentType] == "application/offset+octet-stream" else {
-            return Self.answer(.unsupportedMediaType, error: "PATCH needs Content-Type: application/offset+octet-stream")
+            return APIRouter.jsonError(.unsupportedMediaType, "PATCH needs Content-Type: application/offset+octet-stream")
         }
         guard let offsetText = request.headers[.init("Upload-Offset")!], let offset = Int64(offsetText), offset >= 0 else {
             throw UploadError.badRequest("send Upload-Offset (a number ≥ 0)")
@@ -185,22 +184,22 @@ public struct TusRoutes: Sendable {
             guard let n = Int64(text), n >= 0 else { throw UploadError.badRequest("Upload-Length must be a number ≥ 0") }
             uploadLength = n
         }
-        let record = try await write(id, offset: offset, request: request, uploadLength: uploadLength, destinations: await destinations())
-        var r = Self.answer(.noContent)
+        let record = try await write(id, offset: offset, request: request, uploadLength: uploadLength)
+        var r = Response(status: .noContent)
         r.headers[.init("Upload-Offset")!] = String(record.offset)
-        r.headers[.init("Upload-Expires")!] = Self.httpDate(record.expiresAt)
+        r.headers[.init("Upload-Expires")!] = DateText.http(Date(timeIntervalSince1970: TimeInterval(record.expiresAt)))
         Self.landed(record, &r)
         return r
     }
 
     /// The body into the upload: one writer at a time (a newer request cancels a stalled one), progress made
     /// durable as it goes, the checksum verified at the end.
-    func write(_ id: String, offset: Int64, request: Request, uploadLength: Int64?, destinations: Destinations) async throws -> TusUploadRecord {
+    func write(_ id: String, offset: Int64, request: Request, uploadLength: Int64?) async throws -> TusUploadRecord {
         let reader = BodyReader()
         let token = await tus.acquire(id) { reader.cancel() }
         do {
             let record = try await receive(id, offset: offset, request: request, uploadLength: uploadLength,
-                                           destinations: destinations, reader: reader)
+                                           reader: reader)
             await tus.release(id, token)
             return record
         } catch {
@@ -209,12 +208,11 @@ public struct TusRoutes: Sendable {
         }
     }
 
-    private func receive(_ id: String, offset: Int64, request: Request, uploadLength: Int64?, destinations: Destinations,
+    private func receive(_ id: String, offset: Int64, request: Request, uploadLength: Int64?,
                          reader: BodyReader) async throws -> TusUploadRecord {
         let writer = try await tus.openWriter(id, offset: offset, uploadLength: uploadLength,
                                               checksum: request.headers[.init("Upload-Checksum")!],
-                                              contentLength: request.headers[.contentLength].flatMap { Int64($0) },
-                                              destinations: destinations)
+                                              contentLength: request.headers[.contentLength].flatMap { Int64($0) })
         let tus = self.tus
         let task = Task {
             for try await buffer in request.body {
@@ -233,23 +231,10 @@ public struct TusRoutes: Sendable {
 
     // MARK: answers
 
-    static func answer(_ status: HTTPResponse.Status, error: String? = nil) -> Response {
-        var r = error.map { APIRouter.jsonError(status, $0) } ?? Response(status: status)
-        r.headers[.init("Tus-Resumable")!] = TusService.version
-        return r
-    }
-
+    /// Every tus answer but OPTIONS carries the protocol version.
     static func tagged(_ response: Response) -> Response {
         var r = response
         r.headers[.init("Tus-Resumable")!] = TusService.version
         return r
-    }
-
-    static func httpDate(_ epoch: Int64) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "GMT")
-        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return f.string(from: Date(timeIntervalSince1970: TimeInterval(epoch)))
     }
 }

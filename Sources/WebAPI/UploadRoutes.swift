@@ -21,17 +21,16 @@ public struct UploadRoutes: Sendable {
     }
 
     public func addRoutes(to router: Router<QBTRequestContext>) {
-        router.on("/api/v2/uploads", method: .post) { request, context in await upload(request, context) }
-        router.on("/api/v2/uploads", method: .get) { request, context in await list(request, context) }
+        router.on("/api/v2/uploads", method: .post) { request, context in
+            await api.admitted(request, context) { _ in await upload(request) }
+        }
+        router.on("/api/v2/uploads", method: .get) { request, context in
+            await api.admitted(request, context) { _ in list() }
+        }
     }
 
-    func destinations() async -> Destinations {
-        Destinations(configuration: configuration, categories: await service.categorySavePaths())
-    }
-
-    func list(_ request: Request, _ context: QBTRequestContext) async -> Response {
-        if case .refused(let refusal) = await api.admit(request, context) { return refusal }
-        return Self.json(.ok, .array(board.all.map { ticket in
+    func list() -> Response {
+        APIRouter.json(.ok, .array(board.all.map { ticket in
             .object([
                 "id": .string(ticket.id), "kind": .string(ticket.kind), "name": .string(ticket.name.withLock { $0 }),
                 "received": .int(ticket.received), "total": ticket.total.map { .int($0) } ?? .null,
@@ -40,29 +39,29 @@ public struct UploadRoutes: Sendable {
         }))
     }
 
-    func upload(_ request: Request, _ context: QBTRequestContext) async -> Response {
-        if case .refused(let refusal) = await api.admit(request, context) { return refusal }
+    func upload(_ request: Request) async -> Response {
         guard let boundary = MultipartStreamParser.boundary(fromContentType: request.headers[.contentType] ?? "") else {
             return APIRouter.jsonError(.badRequest, "send multipart/form-data with a boundary (curl -F file=@PATH)")
         }
         let query = FormURLEncoded.parse(Substring(request.uri.query ?? ""))
         let length = request.headers[.contentLength].flatMap { Int64($0) }
-        let destinations = await destinations()
+        let destinations = await Destinations.current(configuration, service)
         let ticket = board.open(kind: "multipart", name: "", total: length)
         defer { board.close(ticket) }
         do {
             // Refused before a byte of the body is read.
             let initial = try destinations.resolve(path: query["path"], category: query["category"])
-            if let length { try destinations.preflight(bytes: length, at: initial) }
+            if let length { try configuration.preflight(bytes: length, at: initial) }
             let upload = MultipartUpload(boundary: boundary, destination: initial, margin: configuration.margin,
                                          ticket: ticket) { fields in
                 let path = fields["path"] ?? query["path"], category = fields["category"] ?? query["category"]
                 guard path != query["path"] || category != query["category"] else { return initial }
                 let chosen = try destinations.resolve(path: path, category: category)
-                if let length { try destinations.preflight(bytes: length - ticket.received, at: chosen) }
+                if let length { try configuration.preflight(bytes: length - ticket.received, at: chosen) }
                 return chosen
             }
             if let overwrite = query["overwrite"] { upload.defaultOverwrite = overwrite == "true" }
+            // On any error the upload is dropped with its temp files (MultipartUpload's deinit).
             do {
                 for try await buffer in request.body {
                     try buffer.withUnsafeReadableBytes { try upload.feed($0) }
@@ -71,11 +70,10 @@ public struct UploadRoutes: Sendable {
             } catch let error as UploadError {
                 throw error
             } catch {
-                upload.abort()
                 throw UploadError.badRequest("the upload was interrupted before its end: nothing was kept")
             }
             let stored = try upload.finish()
-            return Self.json(.created, .array(stored.map {
+            return APIRouter.json(.created, .array(stored.map {
                 .object(["name": .string($0.name), "size": .int($0.size), "sha256": .string($0.sha256), "path": .string($0.path)])
             }))
         } catch let error as UploadError {
@@ -83,10 +81,5 @@ public struct UploadRoutes: Sendable {
         } catch {
             return APIRouter.jsonError(.internalServerError, "\(error)")
         }
-    }
-
-    static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
     }
 }

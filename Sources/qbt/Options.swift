@@ -13,35 +13,44 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print JSON for scripts instead of tables.")
     var json = false
 
+    /// Which server: `--url`/QBT_URL (with the saved entry of that URL, if any), else a saved one by name.
+    func server() throws -> (base: URL, name: String?, saved: Config.Server?, explicit: Bool) {
+        let env = ProcessInfo.processInfo.environment
+        let config = try Config.load()
+        if let text = url ?? env["QBT_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            let base = try QBTClient.parseURL(text)
+            let match = config.servers.first { $0.value.url == base.absoluteString }
+            return (base, match?.key, match?.value, true)
+        }
+        let name = serverName ?? env["QBT_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? config.defaultServer
+        guard let name, let saved = config.servers[name] else { throw QBTClientError.notLoggedIn(server: serverName) }
+        return (try QBTClient.parseURL(saved.url), name, saved, false)
+    }
+
     /// A logged-in client: an explicit URL with credentials from the environment, or a saved server.
     func client() async throws -> QBTClient {
         let env = ProcessInfo.processInfo.environment
-        if let text = url ?? env["QBT_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            let base = try QBTClient.parseURL(text)
-            if let key = env["QBT_API_KEY"], !key.isEmpty { return QBTClient(baseURL: base, credential: .apiKey(key)) }
+        let server = try server()
+        if server.explicit {
+            if let key = env["QBT_API_KEY"], !key.isEmpty { return QBTClient(baseURL: server.base, credential: .apiKey(key)) }
             if let password = env["QBT_PASSWORD"] {
-                let client = QBTClient(baseURL: base)
+                let client = QBTClient(baseURL: server.base)
                 try await client.login(username: env["QBT_USERNAME"] ?? "admin", password: password)
                 return client
             }
             // A saved session for the same server still works.
-            if let saved = try Config.load().servers.values.first(where: { $0.url == base.absoluteString }) {
-                return QBTClient(baseURL: base, credential: saved.credential)
-            }
-            return QBTClient(baseURL: base)
+            return QBTClient(baseURL: server.base, credential: server.saved?.credential ?? .none)
         }
-        let config = try Config.load()
-        let name = serverName ?? env["QBT_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? config.defaultServer
-        guard let name, let saved = config.servers[name] else { throw QBTClientError.notLoggedIn(server: serverName) }
-        let client = QBTClient(baseURL: try QBTClient.parseURL(saved.url), credential: saved.credential)
+        guard let name = server.name, let saved = server.saved else { throw QBTClientError.notLoggedIn(server: serverName) }
+        let client = QBTClient(baseURL: server.base, credential: saved.credential)
         // A session that expired is renewed from the environment's password when there is one.
         if case .cookie = saved.credential, let password = env["QBT_PASSWORD"] {
             let probe = try await client.send("app/version")
             if probe.status == 403 {
                 try await client.login(username: saved.username ?? env["QBT_USERNAME"] ?? "admin", password: password)
-                var updated = config
-                updated.servers[name]?.credential = await client.credential
-                try updated.save()
+                var config = try Config.load()
+                config.servers[name]?.credential = await client.credential
+                try config.save()
             }
         }
         return client

@@ -65,9 +65,10 @@ enum Output {
         return ([line(header)] + rows.map(line)).joined(separator: "\n")
     }
 
-    /// Pretty JSON with sorted keys, the same bytes for the same data.
-    static func json(_ value: Any) -> String {
-        let options: JSONSerialization.WritingOptions = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]
+    /// JSON with sorted keys, the same bytes for the same data; pretty, or one line (for streams of records).
+    static func json(_ value: Any, pretty: Bool = true) -> String {
+        var options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]
+        if pretty { options.insert(.prettyPrinted) }
         let data = (try? JSONSerialization.data(withJSONObject: value, options: options)) ?? Data("null".utf8)
         return String(decoding: data, as: UTF8.self)
     }

@@ -107,13 +107,26 @@ def qbtd_factory(tmp_path):
         q.stop()
 
 
-def seed(info, save_path, port):
-    """A python-libtorrent session on 127.0.0.1:`port` (TCP only, no discovery) seeding `info` from `save_path`."""
-    session = lt.session({
+def loopback_session(port):
+    """A python-libtorrent session on 127.0.0.1:`port`, TCP only, no discovery."""
+    return lt.session({
         "listen_interfaces": f"127.0.0.1:{port}", "enable_dht": False, "enable_lsd": False,
         "enable_upnp": False, "enable_natpmp": False, "enable_outgoing_utp": False,
         "enable_incoming_utp": False, "allow_multiple_connections_per_ip": True, "alert_mask": 0,
     })
+
+
+def vm(pid, key):
+    """A process's /proc/PID/status memory figure (VmRSS, VmHWM) in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no {key} for process {pid}")
+
+
+def seed(info, save_path, port):
+    """A python-libtorrent session on 127.0.0.1:`port` (TCP only, no discovery) seeding `info` from `save_path`."""
+    session = loopback_session(port)
     params = lt.add_torrent_params()
     params.ti = info
     params.save_path = str(save_path)

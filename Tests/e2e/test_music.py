@@ -14,8 +14,8 @@ import requests
 import websocket
 
 import mp3frames
-from conftest import Qbtd, wait_for
-from test_qbt import QBT, Cli
+from conftest import wait_for
+from test_qbt import Cli
 
 KEY = "qbt_musictestkey0123456789ab"
 BEARER = {"Authorization": f"Bearer {KEY}"}
@@ -51,11 +51,14 @@ def library(tmp_path_factory):
     return lib
 
 
-def serve(qbtd_factory, lib, *extra):
-    q = qbtd_factory(extra=["--music-dir", str(lib), "--api-key", KEY, *extra])
+def scanned(q):
     wait_for(lambda: requests.get(q.base + "/music/auth", headers=BEARER).json()["libraryVersion"] >= 1, 60,
              what="the first scan")
     return q
+
+
+def serve(qbtd_factory, lib, *extra):
+    return scanned(qbtd_factory(extra=["--music-dir", str(lib), "--api-key", KEY, *extra]))
 
 
 def tracks(q):
@@ -288,8 +291,7 @@ def test_offline_download_with_qbt(qbtd_factory, library, tmp_path):
     lib2 = tmp_path / "lib2"
     lib2.mkdir()
     lame(lib2 / "long.mp3", 1800, "-b", "32")
-    q2 = qbtd_factory(extra=["--music-dir", str(lib2), "--api-key", KEY])
-    wait_for(lambda: requests.get(q2.base + "/music/auth", headers=BEARER).json()["libraryVersion"] >= 1, 60, what="scan")
+    q2 = serve(qbtd_factory, lib2)
     cli2 = Cli(tmp_path / "second", QBT_MUSIC_DIR=str(tmp_path / "music2"), QBT_URL=q2.base, QBT_API_KEY=KEY)
     proc = cli2.popen("music", "download", "1")
     book = tmp_path / "music2" / "downloads.json"
@@ -336,7 +338,7 @@ def test_music_dirs_preference(qbtd_factory, library, tmp_path):
     s = q.session()
     assert s.get(q.url("app/preferences")).json()["music_dirs"] == []
     s.post(q.url("app/setPreferences"), data={"json": json.dumps({"music_dirs": [str(library), "/no/such/folder"]})})
-    wait_for(lambda: requests.get(q.base + "/music/auth", headers=BEARER).json()["libraryVersion"] >= 1, 60, what="scan")
+    scanned(q)
     assert "cbr.mp3" in tracks(q)
     assert s.get(q.url("app/preferences")).json()["music_dirs"] == [str(library)]
     q.stop()

@@ -124,9 +124,10 @@ def drive(cli, base, password, seeder, root, modern):
     # Limits, stop/start in both dialects, recheck, rename, move.
     got = cli.json("limits", h[:8], "--download", "1M", "--upload", "500K", "--ratio", "2.5", "--seeding-time", "90")
     assert got == [{"hash": h, "dl_limit": 1048576, "up_limit": 512000, "ratio_limit": 2.5, "seeding_time_limit": 90,
-                    "inactive_seeding_time_limit": got[0]["inactive_seeding_time_limit"]}]
+                    "inactive_seeding_time_limit": -2}]  # not given: it keeps the torrent's own value
     assert "1.00 MiB/s" in cli.run("limits", h[:8]).stdout
-    cli.run("limits", h[:8], "--download", "0", "--upload", "unlimited", "--ratio", "global", "--seeding-time", "none")
+    got = cli.json("limits", h[:8], "--download", "0", "--upload", "unlimited", "--ratio", "global", "--seeding-time", "none")
+    assert got[0]["ratio_limit"] == -2 and got[0]["seeding_time_limit"] == -1 and got[0]["dl_limit"] in (0, -1)
     stopped = "stoppedUP" if modern else "pausedUP"
     for stop, start in (("stop", "start"), ("pause", "resume")):
         cli.run(stop, h[:8])

@@ -14,20 +14,13 @@ import requests
 from tusclient import client as tus_client
 from tusclient.storage import filestorage
 
-from conftest import Qbtd, free_port, sha256, wait_for
+from conftest import Qbtd, free_port, loopback_session, sha256, vm, wait_for
 
 TUS = {"Tus-Resumable": "1.0.0"}
 
 
 def auth(q):
     return ("admin", q.password)
-
-
-def vm(pid, key):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError(key)
 
 
 class RssSampler:
@@ -225,8 +218,7 @@ def test_tuspy_resumes_after_sigkill_and_checksums_and_expiry(tmp_path):
         # Expired: gone, with its data file.
         part = list((data / "uploads").glob(".qbtd-tus-*.part"))
         assert part
-        time.sleep(4)
-        assert requests.head(url, headers={**headers, **TUS}).status_code == 404
+        wait_for(lambda: requests.head(url, headers={**headers, **TUS}).status_code == 404, 15, what="the upload expired")
         assert not list((data / "uploads").glob(".qbtd-tus-*.part"))
     finally:
         q.stop()
@@ -348,9 +340,7 @@ def test_uploaded_folder_becomes_a_torrent_a_peer_downloads(qbtd_factory, tmp_pa
              what="seeding the new torrent")
     port = s.get(q.url("app/preferences")).json()["listen_port"]
 
-    session = lt.session({"listen_interfaces": f"127.0.0.1:{free_port()}", "enable_dht": False, "enable_lsd": False,
-                          "enable_upnp": False, "enable_natpmp": False, "enable_outgoing_utp": False,
-                          "enable_incoming_utp": False, "allow_multiple_connections_per_ip": True})
+    session = loopback_session(free_port())
     params = lt.add_torrent_params()
     params.ti = info
     params.save_path = str(tmp_path / "peer")

@@ -224,7 +224,6 @@ typedef void (*qbt_file_fn)(void *context, const qbt_file *file);
 qbt_result qbt_get_files(qbt_session *session, const char *id, qbt_file_fn fn, void *context);
 
 /// The magnet URI of a torrent in the session (malloc'd, free with qbt_free).
-qbt_result qbt_make_magnet(qbt_session *session, const char *id, char **uri);
 /// The .torrent file of a torrent that has metadata.
 typedef void (*qbt_bytes_fn)(void *context, const uint8_t *data, size_t size);
 qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn fn, void *context);
@@ -325,9 +324,6 @@ void qbt_post_session_stats(qbt_session *session);
 
 // MARK: creating torrents (also used by tests to make seeds)
 
-/// Hashes a file or directory and reports the .torrent bytes. piece_size 0 lets libtorrent choose.
-qbt_result qbt_create_torrent(const char *path, int32_t piece_size, const char *tracker, qbt_bytes_fn fn,
-                              void *context, char **error);
 
 /// What qBittorrent's torrent creator takes. format: 0 hybrid, 1 v1 only, 2 v2 only. trackers: one URL per line,
 /// an empty line starts the next tier; url_seeds: one per line. Strings may be NULL.
@@ -344,7 +340,8 @@ typedef struct {
 /// Called after each piece is hashed; returning false stops the creation (QBT_ERR_FAILED, "cancelled").
 typedef bool (*qbt_progress_fn)(void *context, int32_t done, int32_t total);
 
-/// Like qbt_create_torrent, with qBittorrent's options and progress. Reports the .torrent bytes and the piece size.
+/// Hashes a file or directory into a .torrent with qBittorrent's options, reporting progress; reports the .torrent
+/// bytes and the piece size.
 qbt_result qbt_create_torrent_ex(const char *path, const qbt_create_options *options, qbt_progress_fn progress,
                                  qbt_bytes_fn fn, void *context, int32_t *piece_size_out, char **error);
 

@@ -49,11 +49,7 @@ public struct AuthController: APIController {
     static func cookie(name: String, value: String, identity: Identity, csrf: Bool, timeout: Duration = .seconds(3600)) -> String {
         if identity.modernAuth {
             let seconds = timeout > .zero ? Double(timeout.components.seconds) : 365 * 86400
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-            return "\(name)=\(value); HttpOnly; SameSite=Lax; path=/; expires=\(formatter.string(from: Date().addingTimeInterval(seconds)))"
+            return "\(name)=\(value); HttpOnly; SameSite=Lax; path=/; expires=\(DateText.http(Date().addingTimeInterval(seconds)))"
         }
         return "\(name)=\(value); HttpOnly;\(csrf ? " SameSite=Strict;" : "") path=/"
     }

@@ -18,10 +18,10 @@ public struct QbtdController: APIController {
 
     public var actions: [String: APIAction] {
         [
-            "apiKeys": APIAction(methods: .getOrPost, isPublic: false, jsonErrors: true) { _, _ in
+            "apiKeys": .qbtd(.getOrPost) { _, _ in
                 .json(.array(await keys.keys.map(Self.json)))
             },
-            "createAPIKey": APIAction(methods: .postOnly, isPublic: false, jsonErrors: true) { p, _ in
+            "createAPIKey": .qbtd(.postOnly) { p, _ in
                 let name = (p["name"] ?? "").trimmingCharacters(in: .whitespaces)
                 guard !name.isEmpty, name.count <= 100 else {
                     throw QBitError.badParams("name is required (1 to 100 characters)")
@@ -31,14 +31,14 @@ public struct QbtdController: APIController {
                 o["key"] = .string(created.key)
                 return .json(.object(o))
             },
-            "revokeAPIKey": APIAction(methods: .postOnly, isPublic: false, jsonErrors: true) { p, _ in
+            "revokeAPIKey": .qbtd(.postOnly) { p, _ in
                 let id = try p.required("id")
                 guard try await keys.revoke(id: id) else { throw QBitError.notFound("no API key with id \(id)") }
                 await sessions.dropKeySession(id)
                 return .json(.object(["revoked": .string(id)]))
             },
             // A Torznab indexer (Jackett, Prowlarr) becomes a search plugin: `name`, `url`, `apiKey`, `fullName`.
-            "addTorznabIndexer": APIAction(methods: .postOnly, isPublic: false, jsonErrors: true) { p, _ in
+            "addTorznabIndexer": .qbtd(.postOnly) { p, _ in
                 let name = try p.required("name"), url = try p.required("url")
                 do {
                     try await search.addTorznab(name: name, url: url, apiKey: p["apiKey"] ?? "", fullName: p["fullName"])

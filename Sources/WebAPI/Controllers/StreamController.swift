@@ -11,18 +11,14 @@ public struct StreamController: APIController {
 
     public var actions: [String: APIAction] {
         [
-            "prepare": action(.postOnly) { p, caller in try await prepare(p, caller) },
-            "stop": action(.postOnly) { p, _ in
+            "prepare": .qbtd(.postOnly) { p, caller in try await prepare(p, caller) },
+            "stop": .qbtd(.postOnly) { p, _ in
                 let id = try p.required("streamId")
                 try await run { try await streams.stop(id) }
                 return .json(.object(["stopped": .string(id)]))
             },
-            "stopAll": action(.postOnly) { _, _ in
-                let count = await streams.list().count
-                await streams.stopAll()
-                return .json(.object(["stopped": .int(Int64(count))]))
-            },
-            "list": action(.getOrPost) { _, caller in
+            "stopAll": .qbtd(.postOnly) { _, _ in .json(.object(["stopped": .int(Int64(await streams.stopAll()))])) },
+            "list": .qbtd(.getOrPost) { _, caller in
                 .json(.array(await streams.list().map { report in
                     var o = Self.json(report.stream, caller: caller).objectValue ?? [:]
                     o["position"] = .int(report.position)
@@ -35,10 +31,6 @@ public struct StreamController: APIController {
                 }))
             },
         ]
-    }
-
-    func action(_ methods: APIAction.Methods, _ handler: @escaping @Sendable (Parameters, APICaller) async throws -> APIReply) -> APIAction {
-        APIAction(methods: methods, isPublic: false, jsonErrors: true, handler: handler)
     }
 
     func prepare(_ p: Parameters, _ caller: APICaller) async throws -> APIReply {
@@ -82,7 +74,7 @@ public struct StreamController: APIController {
 
     static func json(_ s: StreamService.Stream, caller: APICaller) -> JSONValue {
         .object([
-            "streamId": .string(s.id), "playbackUrl": .string("http://\(caller.host ?? "127.0.0.1")/stream/\(s.id)"),
+            "streamId": .string(s.id), "playbackUrl": .string("http://\(caller.host ?? "127.0.0.1:\(caller.localPort)")/stream/\(s.id)"),
             "infoHash": .string(s.torrentID), "fileName": .string(s.fileName), "fileSize": .int(s.file.size),
             "fileIndex": .int(Int64(s.fileIndex)), "mimeType": .string(s.mimeType), "streamTitle": .string(s.title),
         ])

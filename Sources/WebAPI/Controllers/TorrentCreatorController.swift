@@ -24,7 +24,7 @@ public struct TorrentCreatorController: APIController {
                     do { torrentFile = try paths.savePath(requested) } catch { throw QBitError.conflict("\(error)") }
                 }
                 var params = TorrentCreationManager.Params(
-                    sourcePath: source.hasPrefix("/") ? source : paths.downloadRoot + "/" + source,
+                    sourcePath: ServerPaths.canonical(source.hasPrefix("/") ? source : paths.downloadRoot + "/" + source),
                     torrentFilePath: torrentFile, startSeeding: p.bool("startSeeding") ?? (torrentFile == nil))
                 params.options.isPrivate = p.bool("private") ?? false
                 params.options.format = switch p["format"]?.lowercased() {
@@ -32,7 +32,12 @@ public struct TorrentCreatorController: APIController {
                 case "v2": .v2
                 default: .hybrid
                 }
-                params.options.pieceSize = Int(p["pieceSize"] ?? "") ?? 0
+                let pieceSize = Int(p["pieceSize"] ?? "") ?? 0
+                // 0 (libtorrent chooses) or a power of two from 16 KiB to 256 MiB, as libtorrent can make.
+                guard pieceSize == 0 || (16 << 10...256 << 20).contains(pieceSize) && pieceSize & (pieceSize - 1) == 0 else {
+                    throw QBitError.badParams("pieceSize must be 0 or a power of two from 16384 to 268435456")
+                }
+                params.options.pieceSize = pieceSize
                 params.options.comment = p["comment"] ?? ""
                 params.options.source = p["source"] ?? ""
                 params.options.trackers = Self.tiers(p["trackers"] ?? "")
@@ -42,7 +47,7 @@ public struct TorrentCreatorController: APIController {
             },
             "status": .get { p, _ in
                 let id = p["taskID"] ?? ""
-                let tasks: [TorrentCreationManager.Task]
+                let tasks: [TorrentCreationManager.CreationTask]
                 if id.isEmpty { tasks = await creator.all } else {
                     guard let task = await creator.task(id) else { throw QBitError.notFound() }
                     tasks = [task]
@@ -73,12 +78,12 @@ public struct TorrentCreatorController: APIController {
     }
 
     /// As `TorrentCreatorController::statusAction` writes a task (Qt's text dates).
-    static func json(_ task: TorrentCreationManager.Task) -> JSONValue {
+    static func json(_ task: TorrentCreationManager.CreationTask) -> JSONValue {
         let format = switch task.params.options.format { case .v1: "v1"; case .v2: "v2"; case .hybrid: "hybrid" }
         var o: [String: JSONValue] = [
             "taskID": .string(task.id), "sourcePath": .string(task.params.sourcePath),
             "pieceSize": .int(Int64(task.params.options.pieceSize)), "private": .bool(task.params.options.isPrivate),
-            "timeAdded": .string(qtDate(task.timeAdded)), "status": .string(task.status.rawValue),
+            "timeAdded": .string(DateText.qt(task.timeAdded)), "status": .string(task.status.rawValue),
             "format": .string(format),
         ]
         if !task.params.options.comment.isEmpty { o["comment"] = .string(task.params.options.comment) }
@@ -87,8 +92,8 @@ public struct TorrentCreatorController: APIController {
         let trackers = task.params.options.trackers.flatMap { $0 }
         if !trackers.isEmpty { o["trackers"] = .array(trackers.map { .string($0) }) }
         if !task.params.options.urlSeeds.isEmpty { o["urlSeeds"] = .array(task.params.options.urlSeeds.map { .string($0) }) }
-        if let started = task.timeStarted { o["timeStarted"] = .string(qtDate(started)) }
-        if let finished = task.timeFinished { o["timeFinished"] = .string(qtDate(finished)) }
+        if let started = task.timeStarted { o["timeStarted"] = .string(DateText.qt(started)) }
+        if let finished = task.timeFinished { o["timeFinished"] = .string(DateText.qt(finished)) }
         switch task.status {
         case .failed: o["errorMessage"] = .string(task.error ?? "")
         case .finished: o["pieceSize"] = .int(Int64(task.pieceSize ?? 0))
@@ -96,13 +101,5 @@ public struct TorrentCreatorController: APIController {
         case .queued: break
         }
         return .object(o)
-    }
-
-    /// `QDateTime::toString()`: "Mon Nov 23 05:30:00 2026", local time.
-    static func qtDate(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.dateFormat = "EEE MMM d HH:mm:ss yyyy"
-        return f.string(from: date)
     }
 }

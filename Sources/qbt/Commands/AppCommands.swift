@@ -78,8 +78,8 @@ struct Log: AsyncParsableCommand {
             lastID = entries.last?.id ?? lastID
             for entry in entries {
                 if global.json {
-                    print(Output.json(["id": entry.id, "message": entry.message, "timestamp": entry.timestamp, "type": entry.type])
-                        .replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "  ", with: " "))
+                    print(Output.json(["id": entry.id, "message": entry.message, "timestamp": entry.timestamp, "type": entry.type],
+                                      pretty: false))
                 } else {
                     let kind = [1: "", 2: "info ", 4: "WARNING ", 8: "CRITICAL "][entry.type] ?? ""
                     // 5.x gives milliseconds, 4.x seconds.
@@ -141,6 +141,6 @@ struct Prefs: AsyncParsableCommand {
 
     static func text(_ value: Any) -> String {
         if let s = value as? String { return s }
-        return Output.json(value).replacingOccurrences(of: "\n", with: "")
+        return Output.json(value, pretty: false)
     }
 }

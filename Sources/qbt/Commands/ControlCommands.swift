@@ -127,21 +127,27 @@ struct Limits: AsyncParsableCommand {
 
     func run() async throws {
         let client = try await global.client()
-        let resolved = try await client.resolve(targets.hashes)
+        let named = try await client.resolveTorrents(targets.hashes)
+        let resolved = targets.hashes == ["all"] ? ["all"] : named.map(\.hash)
         if let download { try await client.torrentsAction("setDownloadLimit", hashes: resolved, [("limit", String(try parseRate(download)))]) }
         if let upload { try await client.torrentsAction("setUploadLimit", hashes: resolved, [("limit", String(try parseRate(upload)))]) }
         if ratio != nil || seedingTime != nil || inactiveSeedingTime != nil {
-            let current = try await client.torrents(TorrentQuery(hashes: resolved == ["all"] ? [] : resolved)).first
-            let ratioLimit = try ratio.map { try Limits.shareLimit($0, "--ratio") } ?? current?.ratioLimit ?? -2
-            let seeding = try seedingTime.map { Int(try Limits.shareLimit($0, "--seeding-time")) } ?? Int(current?.seedingTimeLimit ?? -2)
+            // qBittorrent sets the three share limits together: the ones not given keep each torrent's own value.
+            let ratioLimit = try ratio.map { try Limits.shareLimit($0, "--ratio") }
+            let seeding = try seedingTime.map { Int(try Limits.shareLimit($0, "--seeding-time")) }
             let inactive = try inactiveSeedingTime.map { Int(try Limits.shareLimit($0, "--inactive-seeding-time")) }
-                ?? Int(current?.inactiveSeedingTimeLimit ?? -2)
-            try await client.torrentsAction("setShareLimits", hashes: resolved, [
-                ("ratioLimit", String(ratioLimit)), ("seedingTimeLimit", String(seeding)),
-                ("inactiveSeedingTimeLimit", String(inactive)),
-            ])
+            let groups = Dictionary(grouping: named) { t in
+                [String(ratioLimit ?? t.ratioLimit), String(seeding ?? Int(t.seedingTimeLimit)),
+                 String(inactive ?? Int(t.inactiveSeedingTimeLimit))]
+            }
+            for (values, group) in groups {
+                try await client.torrentsAction("setShareLimits", hashes: group.map(\.hash), [
+                    ("ratioLimit", values[0]), ("seedingTimeLimit", values[1]), ("inactiveSeedingTimeLimit", values[2]),
+                ])
+            }
         }
-        let torrents = try await client.torrents(TorrentQuery(hashes: resolved == ["all"] ? [] : resolved))
+        let changed = download != nil || upload != nil || ratio != nil || seedingTime != nil || inactiveSeedingTime != nil
+        let torrents = changed ? try await client.torrents(TorrentQuery(hashes: named.map(\.hash))) : named
         if global.json {
             return Output.printJSON(torrents.map {
                 ["hash": $0.hash, "dl_limit": $0.dlLimit, "up_limit": $0.upLimit, "ratio_limit": $0.ratioLimit,

@@ -14,24 +14,13 @@ struct Music: AsyncParsableCommand {
 
     /// A client holding the API key `/music` takes: QBT_API_KEY, the saved server's key, or the one `qbt music key` saved.
     static func client(_ global: GlobalOptions) async throws -> (QBTClient, String) {
+        let server = try global.server()
         let env = ProcessInfo.processInfo.environment
-        let config = try Config.load()
-        var base: URL
-        var key = env["QBT_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        if let text = global.url ?? env["QBT_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            base = try QBTClient.parseURL(text)
-            if key == nil, let saved = config.servers.values.first(where: { $0.url == base.absoluteString }) { key = savedKey(saved) }
-        } else {
-            let name = global.serverName ?? env["QBT_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? config.defaultServer
-            guard let name, let saved = config.servers[name] else { throw QBTClientError.notLoggedIn(server: global.serverName) }
-            base = try QBTClient.parseURL(saved.url)
-            key = key ?? savedKey(saved)
-        }
-        guard let key else {
+        guard let key = env["QBT_API_KEY"].flatMap({ $0.isEmpty ? nil : $0 }) ?? server.saved.flatMap(savedKey) else {
             throw QBTClientError.notLoggedIn(server: nil).withMessage("no API key for /music: run `qbt music key` (or set QBT_API_KEY)")
         }
-        let id = (base.host ?? "server") + "-" + String(base.port ?? 80)
-        return (QBTClient(baseURL: base, credential: .apiKey(key)), id)
+        let id = (server.base.host ?? "server") + "-" + String(server.base.port ?? 80)
+        return (QBTClient(baseURL: server.base, credential: .apiKey(key)), id)
     }
 
     static func savedKey(_ saved: Config.Server) -> String? {
@@ -65,8 +54,8 @@ struct Music: AsyncParsableCommand {
             guard let object = try await client.json("app/rotateAPIKey", .form([])) as? [String: Any], let key = object["apiKey"] as? String else {
                 throw QBTClientError.badResponse("no key in the answer")
             }
-            var config = try Config.load()
-            if let name = config.servers.first(where: { $0.value.url == client.baseURL.absoluteString })?.key {
+            if let name = try global.server().name {
+                var config = try Config.load()
                 config.servers[name]?.musicKey = key
                 try config.save()
             }

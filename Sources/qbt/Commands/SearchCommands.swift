@@ -50,7 +50,7 @@ struct Search: AsyncParsableCommand {
                 try await client.add(request)
             }
             if global.json {
-                let data = try JSONSerialization.jsonObject(with: JSONEncoder().encode(shown.map(EncodableResult.init)))
+                let data = Output.encodable(shown)
                 return Output.printJSON(add.map { ["results": data, "added": shown[$0 - 1].fileName] as [String: Any] } ?? data)
             }
             if shown.isEmpty { return Output.note("No results for \"\(text)\".") }
@@ -60,16 +60,6 @@ struct Search: AsyncParsableCommand {
             }, flex: 1, rightAligned: [0, 2, 3, 4]))
             if all.count > shown.count { Output.note("\(all.count - shown.count) more: raise --limit to see them.") }
             if let add { print("Added \(shown[add - 1].fileName).") }
-        }
-    }
-
-    /// The fields of a result as qBittorrent names them, for --json.
-    struct EncodableResult: Encodable {
-        var fileName, fileUrl, descrLink, siteUrl, engineName: String
-        var fileSize, nbSeeders, nbLeechers: Int64
-        init(_ r: SearchResult) {
-            fileName = r.fileName; fileUrl = r.fileUrl; descrLink = r.descrLink; siteUrl = r.siteUrl
-            engineName = r.engineName; fileSize = r.fileSize; nbSeeders = r.nbSeeders; nbLeechers = r.nbLeechers
         }
     }
 

@@ -88,7 +88,7 @@ struct Add: AsyncParsableCommand {
             } else if (source.count == 40 || source.count == 32), !FileManager.default.fileExists(atPath: source),
                       source.allSatisfy({ $0.isLetter || $0.isNumber }) {
                 request.urls.append(source)  // a bare info hash is a magnet to qBittorrent
-                if source.count == 40 { expected.append(lower) }
+                InfoHash.ofMagnet("magnet:?xt=urn:btih:" + source).map { expected.append($0) }
             } else {
                 guard let data = FileManager.default.contents(atPath: source) else {
                     throw QBTClientError.invalidInput("no such file: \(source) (give a .torrent file, a magnet link or a URL)")
@@ -113,18 +113,20 @@ struct Add: AsyncParsableCommand {
         request.ratioLimit = ratioLimit; request.seedingTimeLimit = seedingTimeLimit
         request.inactiveSeedingTimeLimit = inactiveSeedingTimeLimit
 
+        if wait && expected.count < sources.count {
+            throw QBTClientError.invalidInput("--wait needs torrents whose hash is known before adding (files, magnets, hashes), not URLs")
+        }
         let client = try await global.client()
         try await client.add(request)
         if wait { try await waitForDownload(client, expected) }
         if global.json {
             Output.printJSON(["added": sources.count, "hashes": expected])
         } else if !wait {
-            print("Added \(sources.count) torrent\(sources.count == 1 ? "" : "s")\(expected.isEmpty ? "" : ": " + expected.map { String($0.prefix(8)) }.joined(separator: " ")).")
+            print("Added \(Output.torrents(sources))\(expected.isEmpty ? "" : ": " + expected.map { String($0.prefix(8)) }.joined(separator: " ")).")
         }
     }
 
     func waitForDownload(_ client: QBTClient, _ hashes: [String]) async throws {
-        guard !hashes.isEmpty else { throw QBTClientError.invalidInput("--wait needs torrents whose hash is known (files, magnets, hashes)") }
         var bar = ProgressBar("downloading")
         let deadline = Date().addingTimeInterval(TimeInterval(timeout))
         let listedBy = Date().addingTimeInterval(30)
@@ -162,11 +164,9 @@ struct Info: AsyncParsableCommand {
 
     func run() async throws {
         let client = try await global.client()
-        let hash = try await client.resolve([hash])[0]
+        let torrent = try await client.resolveTorrents([hash])[0]
+        let hash = torrent.hash
         var properties = try await client.properties(hash)
-        guard let torrent = try await client.torrents(TorrentQuery(hashes: [hash])).first else {
-            throw QBTClientError.notFound("no torrent with hash \(hash)")
-        }
         if global.json {
             properties["hash"] = hash
             properties["name"] = torrent.name

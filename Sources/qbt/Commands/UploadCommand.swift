@@ -30,7 +30,10 @@ struct Upload: AsyncParsableCommand {
         let modified: Int64
     }
 
-    func validate() throws { if paths.isEmpty { throw ValidationError("give at least one file or folder") } }
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one file or folder") }
+        if torrent && paths.count != 1 { throw ValidationError("--torrent makes one torrent: give one file or folder") }
+    }
 
     func run() async throws {
         let chunk = Int(try parseRate(chunkSize))
@@ -47,11 +50,13 @@ struct Upload: AsyncParsableCommand {
             let key = UploadJournal.key(server: client.baseURL.absoluteString, item: item, to: to, category: category)
             var location: String?
             var offset: Int64 = 0
+            var path: String?
             if let saved = journal.entries[key] {
                 guard resume else {
                     throw QBTClientError.invalidInput("\(item.local.path) was being uploaded: add --resume to continue it")
                 }
-                if let status = try await client.tusStatus(saved) { location = saved; offset = status.offset }
+                // The server may have every byte already (stopped after the last answer): then it says where it landed.
+                if let status = try await client.tusStatus(saved) { (location, offset, path) = (saved, status.offset, status.path) }
             }
             if location == nil {
                 var metadata = ["filename": item.remote]
@@ -64,8 +69,7 @@ struct Upload: AsyncParsableCommand {
             }
             let handle = try FileHandle(forReadingFrom: item.local)
             defer { try? handle.close() }
-            var path: String?
-            if item.size == 0 { path = try await client.tusStatus(location!)?.path }
+            if path == nil, offset >= item.size { path = try await client.tusStatus(location!)?.path }
             while offset < item.size {
                 try handle.seek(toOffset: UInt64(offset))
                 let data = try handle.read(upToCount: chunk) ?? Data()

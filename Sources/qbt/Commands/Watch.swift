@@ -27,8 +27,7 @@ struct Watch: AsyncParsableCommand {
             let diff = try await client.maindata(rid: rid)
             rid = (diff["rid"] as? NSNumber)?.intValue ?? 0
             if global.json {
-                let data = (try? JSONSerialization.data(withJSONObject: diff, options: [.sortedKeys])) ?? Data()
-                print(String(decoding: data, as: UTF8.self))
+                print(Output.json(diff, pretty: false))
                 fflush(nil)
                 continue
             }
