@@ -134,14 +134,16 @@ extension TorrentsController {
             pseudo("DHT", on: settings.dht, letter: "H"), pseudo("PeX", on: settings.pex, letter: "X"),
             pseudo("LSD", on: settings.lsd, letter: "L"),
         ]
-        for t in list {
-            out.append(.object([
-                "url": .string(t.url), "status": .int(Int64(t.status.rawValue)), "tier": .int(Int64(t.tier)),
-                "msg": .string(t.message), "num_peers": .int(Int64(t.peers)), "num_seeds": .int(Int64(t.seeds)),
-                "num_leeches": .int(Int64(t.leeches)), "num_downloaded": .int(Int64(t.downloaded)),
-            ]))
-        }
-        return .json(.array(out))
+        return .json(.array(out + list.map(Self.trackerJSON)))
+    }
+
+    /// A real tracker as `torrents/trackers` (and `torrents/info?includeTrackers=true`) write it.
+    static func trackerJSON(_ t: TrackerEntry) -> JSONValue {
+        .object([
+            "url": .string(t.url), "status": .int(Int64(t.status.rawValue)), "tier": .int(Int64(t.tier)),
+            "msg": .string(t.message), "num_peers": .int(Int64(t.peers)), "num_seeds": .int(Int64(t.seeds)),
+            "num_leeches": .int(Int64(t.leeches)), "num_downloaded": .int(Int64(t.downloaded)),
+        ])
     }
 
     // MARK: per-torrent settings

@@ -78,6 +78,13 @@ public struct TorrentsController: APIController {
         if offset < 0 || offset >= infos.count { offset = 0 }  // still out of range: from the start, as qBittorrent
         if offset > 0 { infos = Array(infos.dropFirst(offset)) }
         if limit > 0 { infos = Array(infos.prefix(limit)) }
+        // 5.1's includeTrackers: each torrent's real trackers (not the DHT/PeX/LSD rows of torrents/trackers).
+        if identity.profile != .v4_6, p.bool("includeTrackers") == true {
+            for i in infos.indices {
+                guard case .string(let id)? = infos[i]["hash"] else { continue }
+                infos[i]["trackers"] = .array(((try? await service.trackers(id)) ?? []).map(Self.trackerJSON))
+            }
+        }
         return .json(.array(infos.map { .object($0) }))
     }
 
