@@ -1233,6 +1233,10 @@ bool qbt_aes128_cbc_encrypt(const uint8_t key[16], const uint8_t iv[16], const u
     return ok;
 }
 
+void qbt_start_writeback(int fd, int64_t offset, int64_t length) {
+    sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
+
 const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) {
     return memmem(haystack, haystack_len, needle, needle_len);
 }

@@ -374,6 +374,10 @@ typedef struct {
 qbt_result qbt_mp3_scan(const char *path, bool want_frames, qbt_mp3_info *out);
 void qbt_mp3_free(qbt_mp3_info *info);
 
+/// Starts writing a file range back to disk without waiting (sync_file_range, SYNC_FILE_RANGE_WRITE), so a later
+/// fsync finds little left to do.
+void qbt_start_writeback(int fd, int64_t offset, int64_t length);
+
 /// glibc's memmem (not visible to Swift without _GNU_SOURCE): the first occurrence of needle, or NULL.
 const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len);
 
