@@ -1237,6 +1237,11 @@ void qbt_start_writeback(int fd, int64_t offset, int64_t length) {
     sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
 }
 
+int qbt_reopen_direct(int fd) {
+    std::string path = "/proc/self/fd/" + std::to_string(fd);
+    return open(path.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
+}
+
 const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) {
     return memmem(haystack, haystack_len, needle, needle_len);
 }

@@ -71,6 +71,9 @@ public final class FileSink {
 
     deinit { if !finished { abort() } }
 
+    /// Waits (off the thread) until `count` bytes can be written without blocking.
+    public func ready(for count: Int) async { await writer?.ready(for: count) }
+
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
         do { try writer.write(bytes) } catch UploadError.diskFull { throw space.diskFull() }

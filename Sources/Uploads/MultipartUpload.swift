@@ -35,6 +35,10 @@ public final class MultipartUpload {
 
     deinit { abort() }
 
+    /// Waits (off the thread) until the file being received can take `count` bytes; a file that starts inside the
+    /// chunk has all its buffers free.
+    public func ready(for count: Int) async { await current?.ready(for: count) }
+
     public func feed(_ chunk: UnsafeRawBufferPointer) throws {
         ticket?.add(chunk.count)
         do {

@@ -40,6 +40,9 @@ public final class TusWriter: @unchecked Sendable {
         close(fd)
     }
 
+    /// Waits (off the thread) until `count` bytes can be written without blocking.
+    public func ready(for count: Int) async { await writer.ready(for: count) }
+
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
         let end = position + Int64(bytes.count)

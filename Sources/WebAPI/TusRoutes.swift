@@ -217,6 +217,7 @@ public struct TusRoutes: Sendable {
         let task = Task {
             for try await buffer in request.body {
                 try Task.checkCancellation()
+                await writer.ready(for: buffer.readableBytes)
                 try buffer.withUnsafeReadableBytes { try writer.write($0) }
                 if writer.wantsCommit { try await tus.commit(writer) }
             }

@@ -64,6 +64,7 @@ public struct UploadRoutes: Sendable {
             // On any error the upload is dropped with its temp files (MultipartUpload's deinit).
             do {
                 for try await buffer in request.body {
+                    await upload.ready(for: buffer.readableBytes)
                     try buffer.withUnsafeReadableBytes { try upload.feed($0) }
                     if let limit = configuration.maxUploadSize, ticket.received > limit { throw UploadError.tooLarge(limit: limit) }
                 }

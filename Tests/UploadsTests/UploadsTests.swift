@@ -78,4 +78,37 @@ final class UploadsTests: XCTestCase {
         dropped.abort()
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), ["a (1).txt", "a.txt"])
     }
+
+    /// Direct and buffered blocks mix in one file: a resumed upload starts off the block grid, drains mid-block (as a
+    /// tus commit does) and ends partial; the file and the hash must be the bytes handed over, on disk and on tmpfs.
+    func testWriterKeepsEveryByteOnAndOffTheBlockGrid() async throws {
+        let head = 12_345, size = 5 * BackgroundWriter.block + 777
+        let bytes = (0..<(head + size)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        for folder in [FileManager.default.temporaryDirectory.path, "/dev/shm"] where FileManager.default.fileExists(atPath: folder) {
+            let path = folder + "/writer-\(UUID().uuidString)"
+            defer { unlink(path) }
+            let fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0o644)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            defer { close(fd) }
+            XCTAssertEqual(bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, head, 0) }, head)
+            let digest = Digest("sha256")!
+            let writer = BackgroundWriter(fd: fd, position: Int64(head), digests: [digest])
+            var offset = head, step = 1
+            while offset < bytes.count {
+                let end = min(offset + step, bytes.count)
+                await writer.ready(for: end - offset)
+                try bytes[offset..<end].withUnsafeBytes { try writer.write($0) }
+                if offset < 3 << 20, end >= 3 << 20 { try writer.drain() }
+                offset = end
+                step = step * 3 + 101
+            }
+            try writer.drain()
+            let written = try Data(contentsOf: URL(fileURLWithPath: path))
+            XCTAssertEqual(written.count, bytes.count, folder)
+            XCTAssertTrue(written == Data(bytes), folder)
+            let expected = Digest("sha256")!
+            bytes[head...].withUnsafeBytes { expected.update($0) }
+            XCTAssertEqual(digest.hex, expected.hex, folder)
+        }
+    }
 }

@@ -378,6 +378,10 @@ void qbt_mp3_free(qbt_mp3_info *info);
 /// fsync finds little left to do.
 void qbt_start_writeback(int fd, int64_t offset, int64_t length);
 
+/// The same file as `fd`, opened again for writing with O_DIRECT (through /proc/self/fd), or -1 where the file
+/// system refuses it. Direct writes skip the page cache: no copy into it and no writeback work afterwards.
+int qbt_reopen_direct(int fd);
+
 /// glibc's memmem (not visible to Swift without _GNU_SOURCE): the first occurrence of needle, or NULL.
 const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len);
 
