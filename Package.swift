@@ -71,11 +71,13 @@ let package = Package(
             dependencies: ["QBTClient", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "QBTClientTests", dependencies: ["QBTClient", "QBTServer"]),
+        // Test-only: a server on loopback for the test targets that speak HTTP to it.
+        .target(name: "ServerTestSupport", dependencies: ["QBTServer"], path: "Tests/ServerTestSupport"),
+        .testTarget(name: "QBTClientTests", dependencies: ["QBTClient", "ServerTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine"]),
         .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store"]),
-        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer"]),
+        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer", "ServerTestSupport"]),
         .testTarget(name: "SearchTests", dependencies: ["Search"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads"]),

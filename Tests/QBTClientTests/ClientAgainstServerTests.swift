@@ -2,28 +2,12 @@ import Foundation
 import XCTest
 
 @testable import QBTClient
-import QBTServer
+import ServerTestSupport
 
 /// `QBTClient` against the same `buildApplication` that `qbtd` runs, on a real socket.
 final class ClientAgainstServerTests: XCTestCase {
     func withServer(_ body: (URL) async throws -> Void) async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var config = ServerConfiguration(dataDirectory: dir.path)
-        config.port = 0
-        config.password = "secret"
-        config.peerListen = "127.0.0.1:0"
-        config.discovery = false
-        config.utp = false
-        let (ports, portSink) = AsyncStream<Int>.makeStream()
-        let (app, _) = try await buildApplication(config, onServerRunning: { portSink.yield($0) })
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var iterator = ports.makeAsyncIterator()
-        let bound = await iterator.next()
-        let port = try XCTUnwrap(bound)
-        do { try await body(URL(string: "http://127.0.0.1:\(port)")!) } catch { server.cancel(); _ = await server.result; throw error }
-        server.cancel()
-        _ = await server.result
+        try await withLoopbackServer(password: "secret") { port in try await body(URL(string: "http://127.0.0.1:\(port)")!) }
     }
 
     func testLoginAndTorrentLifecycle() async throws {

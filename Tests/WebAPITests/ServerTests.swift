@@ -5,47 +5,33 @@ import XCTest
 import FoundationNetworking
 #endif
 
-@testable import QBTServer
+import ServerTestSupport
 
 /// The same `buildApplication` that `qbtd` runs, served on a real socket and spoken to over HTTP.
 final class ServerTests: XCTestCase {
     func testLoginGatesTheAPIAndAnswersInQBittorrentsWords() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var config = ServerConfiguration(dataDirectory: dir.path)
-        config.port = 0
-        config.password = "pw"
-        config.peerListen = "127.0.0.1:0"
-        config.discovery = false
-        config.utp = false
-        let (ports, portSink) = AsyncStream<Int>.makeStream()
-        let (app, _) = try await buildApplication(config, onServerRunning: { portSink.yield($0) })
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var iterator = ports.makeAsyncIterator()
-        let bound = await iterator.next()
-        let port = try XCTUnwrap(bound)
-        let base = "http://127.0.0.1:\(port)/api/v2/"
+        try await withLoopbackServer(password: "pw") { port in
+            let base = "http://127.0.0.1:\(port)/api/v2/"
 
-        var (status, body, _) = try await call(base + "app/version")
-        XCTAssertEqual(status, 403)
-        XCTAssertEqual(body, "Forbidden")
-        (status, body, _) = try await call(base + "auth/login", form: "username=admin&password=nope")
-        XCTAssertEqual(status, 200)
-        XCTAssertEqual(body, "Fails.")
-        let cookie: String?
-        (status, body, cookie) = try await call(base + "auth/login", form: "username=admin&password=pw")
-        XCTAssertEqual(body, "Ok.")
-        let sid = try XCTUnwrap(cookie?.split(separator: ";").first.map(String.init))
-        XCTAssertTrue(sid.hasPrefix("SID="))
-        (status, body, _) = try await call(base + "app/version", cookie: sid)
-        XCTAssertEqual(body, "v5.1.4")
-        (status, body, _) = try await call(base + "torrents/info", cookie: sid)
-        XCTAssertEqual(status, 200)
-        XCTAssertEqual(body, "[]")
-        (status, _, _) = try await call(base + "torrents/delete", cookie: sid)
-        XCTAssertEqual(status, 405)
-        server.cancel()  // a graceful stop: the engine saves and shuts down before the task ends
-        _ = await server.result
+            var (status, body, _) = try await call(base + "app/version")
+            XCTAssertEqual(status, 403)
+            XCTAssertEqual(body, "Forbidden")
+            (status, body, _) = try await call(base + "auth/login", form: "username=admin&password=nope")
+            XCTAssertEqual(status, 200)
+            XCTAssertEqual(body, "Fails.")
+            let cookie: String?
+            (status, body, cookie) = try await call(base + "auth/login", form: "username=admin&password=pw")
+            XCTAssertEqual(body, "Ok.")
+            let sid = try XCTUnwrap(cookie?.split(separator: ";").first.map(String.init))
+            XCTAssertTrue(sid.hasPrefix("SID="))
+            (status, body, _) = try await call(base + "app/version", cookie: sid)
+            XCTAssertEqual(body, "v5.1.4")
+            (status, body, _) = try await call(base + "torrents/info", cookie: sid)
+            XCTAssertEqual(status, 200)
+            XCTAssertEqual(body, "[]")
+            (status, _, _) = try await call(base + "torrents/delete", cookie: sid)
+            XCTAssertEqual(status, 405)
+        }
     }
 
     func call(_ url: String, form: String? = nil, cookie: String? = nil) async throws -> (Int, String, String?) {
