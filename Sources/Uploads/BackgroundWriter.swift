@@ -4,9 +4,9 @@ import Synchronization
 
 /// Writes and hashes on threads of their own, in 1 MiB blocks, so the request's task only parses and copies: the
 /// network, the disk and the hash then run side by side. Blocks come from a pool of four page-aligned buffers that
-/// are reused (fresh 1 MiB allocations cost a page fault per 4 KiB), so at most 4 MiB wait between the two. Callers
-/// `await ready(for:)` before each write, so a request task waits for a free buffer without holding a thread of the
-/// cooperative pool (`write` would block on the semaphore otherwise).
+/// are reused (fresh 1 MiB allocations cost a page fault per 4 KiB). Callers `await ready(for:)` before each write:
+/// that is the flow control, and a request task waits for a free buffer there without holding a thread of the
+/// cooperative pool, so at most 4 MiB wait between the two (a chunk larger than the pool borrows more for a moment).
 ///
 /// Whole blocks go to the disk with O_DIRECT where the file system allows it: a buffered write copies every byte into
 /// the page cache and the kernel writes it back later, which on two cores costs as much CPU as receiving it. Block
@@ -17,22 +17,24 @@ final class BackgroundWriter: @unchecked Sendable {
     /// The same file opened with O_DIRECT, or -1 (then every block is buffered).
     private var direct: Int32
     private var position: Int64
-    private let digests: [Digest]
+    private let digests: [RunningDigest]
     private let queue = DispatchQueue(label: "qbtd.upload.writer")
     private let hashing = DispatchQueue(label: "qbtd.upload.hasher")
-    private let slots = DispatchSemaphore(value: BackgroundWriter.buffers)
-    private let pool = Mutex<[UnsafeMutableRawPointer]>([])
+    /// Buffers not in flight, and the task waiting for some (only one task feeds a writer).
+    private let pool = Mutex<Pool>(Pool())
+    private struct Pool {
+        var idle: [UnsafeMutableRawPointer] = []
+        var made = 0
+        var waiter: (need: Int, continuation: CheckedContinuation<Void, Never>)?
+        /// Idle buffers and those not made yet.
+        var free: Int { idle.count + max(0, BackgroundWriter.buffers - made) }
+    }
+    /// Every buffer made (freed with the writer); used on the caller's side only.
     private var allocated: [UnsafeMutableRawPointer] = []
     /// The block being filled, how much it holds and how much it may hold (less than a block only to realign).
     private var current: UnsafeMutableRawPointer?
     private var filled = 0
     private var capacity = 0
-    /// Free buffers, and the task waiting for some (only one task feeds a writer).
-    private let gate = Mutex<Gate>(Gate())
-    private struct Gate {
-        var free = BackgroundWriter.buffers
-        var waiter: (need: Int, continuation: CheckedContinuation<Void, Never>)?
-    }
     private let failure = Mutex<UploadError?>(nil)
     static let block = 1 << 20
     static let buffers = 4
@@ -41,7 +43,7 @@ final class BackgroundWriter: @unchecked Sendable {
     /// Where the last writeback of buffered blocks started from (used on the writer queue only).
     private var writtenBack: Int64
 
-    init(fd: Int32, position: Int64, digests: [Digest]) {
+    init(fd: Int32, position: Int64, digests: [RunningDigest]) {
         self.fd = fd
         self.position = position
         writtenBack = position
@@ -56,12 +58,13 @@ final class BackgroundWriter: @unchecked Sendable {
 
     /// Returns once `count` more bytes can be written without waiting for a buffer.
     func ready(for count: Int) async {
-        let need = min(Self.buffers, buffersNeeded(for: count))
-        guard need > 0, gate.withLock({ $0.free < need }) else { return }
+        // The buffer being filled is not free, so no more than the others can be asked for.
+        let need = min(Self.buffers - (current == nil ? 0 : 1), buffersNeeded(for: count))
+        guard need > 0, pool.withLock({ $0.free < need }) else { return }
         await withCheckedContinuation { continuation in
-            let now = gate.withLock { gate in
-                if gate.free >= need { return true }
-                gate.waiter = (need, continuation)
+            let now = pool.withLock { pool in
+                if pool.free >= need { return true }
+                pool.waiter = (need, continuation)
                 return false
             }
             if now { continuation.resume() }
@@ -95,11 +98,13 @@ final class BackgroundWriter: @unchecked Sendable {
         }
     }
 
-    /// A free buffer (waiting for one while four are in flight), sized so the block ends on a block boundary.
+    /// An idle buffer, or a new one, sized so the block ends on a block boundary.
     private func take() -> UnsafeMutableRawPointer {
-        slots.wait()
-        gate.withLock { $0.free -= 1 }
-        let buffer = pool.withLock { $0.popLast() } ?? allocate()
+        let buffer = pool.withLock { pool -> UnsafeMutableRawPointer? in
+            if let idle = pool.idle.popLast() { return idle }
+            pool.made += 1
+            return nil
+        } ?? allocate()
         current = buffer
         filled = 0
         capacity = Self.block - Int(position % Int64(Self.block))
@@ -130,14 +135,12 @@ final class BackgroundWriter: @unchecked Sendable {
             hashing.async(group: both) { [digests] in for digest in digests { digest.update(block.bytes) } }
         }
         both.notify(queue: .global()) { [self] in
-            pool.withLock { $0.append(block.start) }
-            let waiting = gate.withLock { gate -> CheckedContinuation<Void, Never>? in
-                gate.free += 1
-                guard let waiter = gate.waiter, gate.free >= waiter.need else { return nil }
-                gate.waiter = nil
+            let waiting = pool.withLock { pool -> CheckedContinuation<Void, Never>? in
+                pool.idle.append(block.start)
+                guard let waiter = pool.waiter, pool.free >= waiter.need else { return nil }
+                pool.waiter = nil
                 return waiter.continuation
             }
-            slots.signal()
             waiting?.resume()
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import QBTCore
 
 /// Stops a write when free space falls under the margin; looked at every few MiB, not every chunk.
 public struct SpaceGuard: Sendable {
@@ -37,7 +38,7 @@ public final class FileSink {
     public var sha256: String { digest.hex }
     let tempPath: String
     private var fd: Int32
-    private let digest = Digest("sha256")!
+    private let digest = RunningDigest("sha256")!
     private var writer: BackgroundWriter!
     private var space: SpaceGuard
     private var madeDirectories: [String] = []
@@ -46,18 +47,8 @@ public final class FileSink {
     public init(directory: String, name: String, margin: Int64) throws {
         self.directory = directory
         self.name = name
-        let target = directory + "/" + name
-        let parent = (target as NSString).deletingLastPathComponent
-        var missing: [String] = []
-        var probe = parent
-        while !FileManager.default.fileExists(atPath: probe), probe.count > directory.count {
-            missing.insert(probe, at: 0)
-            probe = (probe as NSString).deletingLastPathComponent
-        }
-        for dir in missing {
-            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw UploadError.io("cannot create \(dir): \(String(cString: strerror(errno)))") }
-            madeDirectories.append(dir)
-        }
+        let parent = ((directory + "/" + name) as NSString).deletingLastPathComponent
+        madeDirectories = try Self.makeParent(parent, inside: directory)
         space = SpaceGuard(path: parent, margin: margin)
         tempPath = parent + "/.qbtd-upload-" + UUID().uuidString + ".part"
         fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -133,6 +124,31 @@ public final class FileSink {
         let ext = url.pathExtension
         let stem = url.deletingPathExtension().path
         return (0...9999).lazy.map { $0 == 0 ? path : "\(stem) (\($0))" + (ext.isEmpty ? "" : ".\(ext)") }
+    }
+
+    /// Makes the folders a name's own sub-folders need (`a/b/c.txt`) and returns those it made. A folder that is
+    /// already there must not lead out of `directory` (a symlink inside the uploads folder could): checked before
+    /// anything is made, since `mkdir` would follow it too.
+    static func makeParent(_ parent: String, inside directory: String) throws -> [String] {
+        var missing: [String] = []
+        var probe = parent
+        while !FileManager.default.fileExists(atPath: probe), probe.count > directory.count {
+            missing.insert(probe, at: 0)
+            probe = (probe as NSString).deletingLastPathComponent
+        }
+        guard ServerPaths.isInside(ServerPaths.canonical(probe), [ServerPaths.canonical(directory)]) else {
+            throw UploadError.outsideRoots(parent)
+        }
+        var made: [String] = []
+        for dir in missing {
+            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else {
+                let reason = String(cString: strerror(errno))
+                removeDirectories(made)
+                throw UploadError.io("cannot create \(dir): \(reason)")
+            }
+            made.append(dir)
+        }
+        return made
     }
 
     static func removeDirectories(_ dirs: [String]) {

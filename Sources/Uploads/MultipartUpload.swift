@@ -20,6 +20,8 @@ public final class MultipartUpload {
     private var sinks: [FileSink] = []
     private var current: FileSink?
     private var field: (name: String, value: [UInt8])?
+    /// All text fields together (names are not limited in number, so their sum is what is bounded).
+    private var fieldBytes = 0
     private let ticket: UploadTicket?
     private static let fieldLimit = 64 * 1024
 
@@ -68,8 +70,9 @@ public final class MultipartUpload {
             if let current {
                 try current.write(bytes)
             } else if field != nil {
-                guard field!.value.count + bytes.count <= Self.fieldLimit else {
-                    throw UploadError.badRequest("the \(field!.name) field is longer than 64 KiB")
+                fieldBytes += bytes.count
+                guard fieldBytes <= Self.fieldLimit else {
+                    throw UploadError.badRequest("the form's text fields are longer than 64 KiB in all")
                 }
                 field!.value.append(contentsOf: bytes)
             }

@@ -19,7 +19,7 @@ public actor TusService {
     let board: ProgressBoard
     private var leases: [String: Lease] = [:]
     /// The running SHA-256 of an upload's bytes, while this process has seen them all in order.
-    private var hashes: [String: (digest: Digest, offset: Int64)] = [:]
+    private var hashes: [String: (digest: RunningDigest, offset: Int64)] = [:]
 
     struct Lease {
         let token: UUID
@@ -64,7 +64,7 @@ public actor TusService {
         guard fd >= 0 else { throw UploadError.io("cannot create the upload's file in \(destination): \(String(cString: strerror(errno)))") }
         close(fd)
         try await store.saveTusUpload(record)
-        hashes[id] = (Digest("sha256")!, 0)
+        hashes[id] = (RunningDigest("sha256")!, 0)
         if length == 0 { return try await finish(record) }
         return record
     }
@@ -94,7 +94,7 @@ public actor TusService {
         let out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard out >= 0 else { throw UploadError.io("cannot create \(path): \(String(cString: strerror(errno)))") }
         defer { close(out) }
-        let sha = Digest("sha256")!
+        let sha = RunningDigest("sha256")!
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for part in parts {
             let input = open(Self.dataPath(part), O_RDONLY | O_CLOEXEC)
@@ -159,13 +159,21 @@ public actor TusService {
         }
     }
 
-    private func forceRelease(_ id: String, _ token: UUID) { release(id, token) }
+    /// A writer stuck for 10 s after being asked to stop loses its lease; from then on it may not commit.
+    private func forceRelease(_ id: String, _ token: UUID) {
+        if leases[id]?.token == token { hashes[id] = nil }  // its writer may still feed the running hash
+        release(id, token)
+    }
+
+    private func holdsLease(_ writer: TusWriter) throws {
+        guard leases[writer.id]?.token == writer.lease else { throw UploadError.conflict("another request took over this upload") }
+    }
 
     // MARK: Writing
 
     /// Opens the upload for a PATCH at `offset`. The data file is cut back to the durable offset first: bytes a
     /// crash left past it were never acknowledged.
-    public func openWriter(_ id: String, offset: Int64, uploadLength: Int64?, checksum: String?,
+    public func openWriter(_ id: String, lease: UUID, offset: Int64, uploadLength: Int64?, checksum: String?,
                            contentLength: Int64?) async throws -> TusWriter {
         guard var record = try await live(id) else { throw UploadError.notFound("no upload \(id) (unknown, ended or expired)") }
         guard record.concat != "final" else { throw UploadError.forbidden("a final concatenated upload cannot be patched") }
@@ -183,11 +191,11 @@ public actor TusService {
         }
         if let length = record.length, let contentLength, offset + contentLength > length { throw UploadError.exceedsLength(length) }
         if let contentLength { try configuration.preflight(bytes: contentLength, at: record.destination) }
-        var expected: (Digest, [UInt8])?
+        var expected: (RunningDigest, [UInt8])?
         if let checksum {
             let parts = checksum.split(separator: " ", maxSplits: 1)
             guard parts.count == 2 else { throw UploadError.badRequest("Upload-Checksum must be `<algorithm> <base64>`") }
-            guard let digest = Digest(String(parts[0]).lowercased()) else { throw UploadError.unsupportedChecksum(String(parts[0])) }
+            guard let digest = RunningDigest(String(parts[0]).lowercased()) else { throw UploadError.unsupportedChecksum(String(parts[0])) }
             guard let value = Data(base64Encoded: String(parts[1])) else { throw UploadError.badRequest("Upload-Checksum is not base64") }
             expected = (digest, [UInt8](value))
         }
@@ -197,13 +205,14 @@ public actor TusService {
         let running = hashes[id].flatMap { $0.offset == record.offset ? $0.digest : nil }
         let ticket = board.open(kind: "tus", name: record.metadata["filename"] ?? id, total: record.length, id: id)
         ticket.set(record.offset)
-        return TusWriter(id: id, fd: fd, offset: record.offset, length: record.length, limit: configuration.maxUploadSize,
+        return TusWriter(id: id, lease: lease, fd: fd, offset: record.offset, length: record.length, limit: configuration.maxUploadSize,
                          checksum: expected, sha256: running,
                          space: SpaceGuard(path: record.destination, margin: configuration.margin), ticket: ticket)
     }
 
     /// Makes what the writer wrote durable and records the new offset.
     public func commit(_ writer: TusWriter) async throws {
+        try holdsLease(writer)
         try writer.sync()
         try await store.setTusOffset(writer.id, offset: writer.position, length: writer.length,
                                      expiresAt: now() + Int64(configuration.tusExpiry))
@@ -214,16 +223,15 @@ public actor TusService {
     /// file once every byte is there.
     public func closeWriter(_ writer: TusWriter) async throws -> TusUploadRecord {
         defer { board.close(writer.ticket) }
+        try holdsLease(writer)  // one whose lease was forced away must not cut or record what the next one wrote
         do { try writer.settle() } catch {
             hashes[writer.id] = nil  // the offset stays at what was last committed
             throw error
         }
-        if let (digest, expected) = writer.checksum, writer.position > writer.startOffset || !expected.isEmpty {
-            if digest.value != expected {
-                writer.rollBack()
-                hashes[writer.id] = nil  // the running hash saw the discarded bytes
-                throw UploadError.checksumMismatch
-            }
+        if let (digest, expected) = writer.checksum, digest.value != expected {
+            writer.rollBack()
+            hashes[writer.id] = nil  // the running hash saw the discarded bytes
+            throw UploadError.checksumMismatch
         }
         try await commit(writer)
         guard let record = try await store.tusUpload(writer.id) else { throw UploadError.notFound("the upload was terminated") }
@@ -243,7 +251,7 @@ public actor TusService {
         let name = record.metadata["filename"] ?? record.id
         let target = record.destination + "/" + name
         let parent = (target as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        _ = try FileSink.makeParent(parent, inside: record.destination)
         let placed = try FileSink.place(data, at: target, overwrite: record.metadata["overwrite"] == "true", onFailure: {})
         var done = record
         done.resultPath = placed
@@ -256,7 +264,7 @@ public actor TusService {
     static func hashFile(_ path: String) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw UploadError.io("cannot read \(path)") }
         defer { try? handle.close() }
-        let sha = Digest("sha256")!
+        let sha = RunningDigest("sha256")!
         while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty { chunk.withUnsafeBytes { sha.update($0) } }
         return sha.hex
     }

@@ -3,6 +3,8 @@ import Foundation
 /// One PATCH's bytes going into a tus upload's data file. Used by one request task; the service commits it.
 public final class TusWriter: @unchecked Sendable {
     public let id: String
+    /// The lease this writer was opened under (TusService's `acquire`).
+    let lease: UUID
     public let startOffset: Int64
     public private(set) var position: Int64
     /// The offset last made durable by this writer.
@@ -11,17 +13,18 @@ public final class TusWriter: @unchecked Sendable {
     /// `--max-upload-size`, which a deferred length cannot be checked against in advance.
     let limit: Int64?
     let fd: Int32
-    let checksum: (digest: Digest, expected: [UInt8])?
-    let sha256: Digest?
+    let checksum: (digest: RunningDigest, expected: [UInt8])?
+    let sha256: RunningDigest?
     let ticket: UploadTicket
     private var space: SpaceGuard
     private let writer: BackgroundWriter
     /// Without a per-request checksum, progress is made durable every so often, so a kill loses little.
     static let commitInterval: Int64 = 64 << 20
 
-    init(id: String, fd: Int32, offset: Int64, length: Int64?, limit: Int64?, checksum: (Digest, [UInt8])?, sha256: Digest?,
+    init(id: String, lease: UUID, fd: Int32, offset: Int64, length: Int64?, limit: Int64?, checksum: (RunningDigest, [UInt8])?, sha256: RunningDigest?,
          space: SpaceGuard, ticket: UploadTicket) {
         self.id = id
+        self.lease = lease
         self.fd = fd
         startOffset = offset
         position = offset

@@ -9,8 +9,10 @@ import Uploads
 
 /// The task reading a PATCH body, so a newer request can cancel it.
 final class BodyReader: Sendable {
-    let task = Mutex<Task<Void, Error>?>(nil)
-    func cancel() { task.withLock { $0?.cancel() } }
+    private let state = Mutex<(task: Task<Void, Error>?, cancelled: Bool)>((nil, false))
+    /// A cancel that comes before the task exists (while the writer opens) stops it as soon as it starts.
+    func cancel() { state.withLock { $0.cancelled = true; $0.task?.cancel() } }
+    func start(_ task: Task<Void, Error>) { state.withLock { $0.task = task; if $0.cancelled { task.cancel() } } }
 }
 
 /// tus 1.0.0 at `/api/v2/tus/`: core, creation (with upload, deferred length), termination, checksum, expiration
@@ -60,7 +62,7 @@ public struct TusRoutes: Sendable {
         headers[.init("Tus-Resumable")!] = TusService.version
         headers[.init("Tus-Version")!] = TusService.version
         headers[.init("Tus-Extension")!] = TusService.extensions
-        headers[.init("Tus-Checksum-Algorithm")!] = Digest.algorithms.joined(separator: ",")
+        headers[.init("Tus-Checksum-Algorithm")!] = RunningDigest.algorithms.joined(separator: ",")
         return Response(status: .noContent, headers: headers)
     }
 
@@ -199,7 +201,7 @@ public struct TusRoutes: Sendable {
         let token = await tus.acquire(id) { reader.cancel() }
         do {
             let record = try await receive(id, offset: offset, request: request, uploadLength: uploadLength,
-                                           reader: reader)
+                                           reader: reader, lease: token)
             await tus.release(id, token)
             return record
         } catch {
@@ -209,8 +211,8 @@ public struct TusRoutes: Sendable {
     }
 
     private func receive(_ id: String, offset: Int64, request: Request, uploadLength: Int64?,
-                         reader: BodyReader) async throws -> TusUploadRecord {
-        let writer = try await tus.openWriter(id, offset: offset, uploadLength: uploadLength,
+                         reader: BodyReader, lease: UUID) async throws -> TusUploadRecord {
+        let writer = try await tus.openWriter(id, lease: lease, offset: offset, uploadLength: uploadLength,
                                               checksum: request.headers[.init("Upload-Checksum")!],
                                               contentLength: request.headers[.contentLength].flatMap { Int64($0) })
         let tus = self.tus
@@ -222,7 +224,7 @@ public struct TusRoutes: Sendable {
                 if writer.wantsCommit { try await tus.commit(writer) }
             }
         }
-        reader.task.withLock { $0 = task }
+        reader.start(task)
         let outcome = await task.result
         // Whatever arrived before an error or a disconnect is kept (the protocol asks servers to keep what they can).
         let record = try await tus.closeWriter(writer)

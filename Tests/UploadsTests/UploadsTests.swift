@@ -91,7 +91,7 @@ final class UploadsTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(fd, 0)
             defer { close(fd) }
             XCTAssertEqual(bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, head, 0) }, head)
-            let digest = Digest("sha256")!
+            let digest = RunningDigest("sha256")!
             let writer = BackgroundWriter(fd: fd, position: Int64(head), digests: [digest])
             var offset = head, step = 1
             while offset < bytes.count {
@@ -106,7 +106,7 @@ final class UploadsTests: XCTestCase {
             let written = try Data(contentsOf: URL(fileURLWithPath: path))
             XCTAssertEqual(written.count, bytes.count, folder)
             XCTAssertTrue(written == Data(bytes), folder)
-            let expected = Digest("sha256")!
+            let expected = RunningDigest("sha256")!
             bytes[head...].withUnsafeBytes { expected.update($0) }
             XCTAssertEqual(digest.hex, expected.hex, folder)
         }

@@ -92,7 +92,7 @@ public struct SyncController: APIController {
             "average_time_queue": .int(0), "connection_status": .string(t.connectionStatus),
             "dht_nodes": .int(t.counters.dhtNodes), "dl_info_data": .int(t.downloadedSession),
             "dl_info_speed": .int(Int64(t.downloadSpeed)), "dl_rate_limit": .int(Int64(t.downloadLimit)),
-            "free_space_on_disk": .int(Self.freeSpace(service.paths.downloadRoot)), "global_ratio": .string(ratio),
+            "free_space_on_disk": .int(DiskSpace.available(at: service.paths.downloadRoot) ?? 0), "global_ratio": .string(ratio),
             "queued_io_jobs": .int(t.counters.queuedDiskJobs), "queueing": .bool(queueing),
             "read_cache_hits": .string("0"), "read_cache_overload": .string("0"), "write_cache_overload": .string("0"),
             "refresh_interval": .int(Int64(await service.settings.int("refresh_interval"))),
@@ -107,11 +107,5 @@ public struct SyncController: APIController {
             s["last_external_address_v6"] = .string("")
         }
         return s
-    }
-
-    static func freeSpace(_ path: String) -> Int64 {
-        var st = statvfs()
-        guard statvfs(path, &st) == 0 else { return 0 }
-        return Int64(st.f_bavail) * Int64(st.f_frsize)
     }
 }

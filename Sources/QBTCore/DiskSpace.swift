@@ -1,6 +1,6 @@
 import Foundation
 
-/// Free space as an unprivileged writer sees it (`f_bavail`), for the preflight and the running check.
+/// Free space as an unprivileged writer sees it (`f_bavail`): upload checks and `free_space_on_disk`.
 public enum DiskSpace {
     public static func available(at path: String) -> Int64? {
         var stats = statvfs()

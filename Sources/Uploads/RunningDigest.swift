@@ -1,7 +1,7 @@
 import CLibtorrent
 
 /// An incremental SHA-1, SHA-256 or MD5 (OpenSSL, through the shim): uploads hash while they write.
-public final class Digest: @unchecked Sendable {
+public final class RunningDigest: @unchecked Sendable {
     private let handle: OpaquePointer
     public let algorithm: String
 
