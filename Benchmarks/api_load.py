@@ -22,7 +22,7 @@ import libtorrent as lt
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "e2e"))
-from conftest import Qbtd, wait_for  # noqa: E402
+from conftest import Qbtd, vm, wait_for  # noqa: E402
 from qbtnox import NOX, QbittorrentNox  # noqa: E402
 
 TORRENTS = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
@@ -88,13 +88,6 @@ def poll(server, session_factory, path, params_for, count=REQUESTS):
     return len(latencies) / wall, latencies
 
 
-def rss_mib(pid):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def pct(values, q):
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
@@ -126,7 +119,7 @@ def main():
                     path = label.split(" ")[0]
                     poll(server, server.session, path, params, WARMUP)
                     results[(name, label)] = poll(server, server.session, path, params)
-                memory[name] = rss_mib(server.proc.pid)
+                memory[name] = vm(server.proc.pid, "VmRSS") / (1 << 20)
             finally:
                 server.stop()
 

@@ -680,21 +680,9 @@ qbt_result qbt_read_piece(qbt_session *session, const char *id, int32_t piece) {
 }
 
 qbt_result qbt_have_piece(qbt_session *session, const char *id, int32_t piece, bool *have) {
-    // A piece passes its hash check while some of its blocks may still wait in the disk write cache: until they
-    // are written, a read of the file could see the old bytes. Only a piece with nothing left to write counts.
-    QBT_WITH_HANDLE({
-        *have = h.have_piece(lt::piece_index_t(piece));
-        if (*have) {
-            std::vector<lt::partial_piece_info> queue;
-            h.get_download_queue(queue);
-            for (auto const &partial : queue) {
-                if (partial.piece_index != lt::piece_index_t(piece)) continue;
-                for (int b = 0; b < partial.blocks_in_piece && *have; ++b)
-                    if (partial.blocks[b].state == lt::block_info::writing) *have = false;
-                break;
-            }
-        }
-    })
+    // True only once the piece passed its hash check and every block of it is written (libtorrent 2.0's picker
+    // counts a piece as had when both are done), so a read of the file sees its bytes.
+    QBT_WITH_HANDLE(*have = h.have_piece(lt::piece_index_t(piece)))
 }
 
 // MARK: status

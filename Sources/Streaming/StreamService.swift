@@ -94,6 +94,8 @@ public actor StreamService {
     var readClock: UInt64 = 0
     /// Peers seen per torrent: a finished stream torrent drops its seeds, and a seek into evicted data needs one back.
     var knownPeers: [TorrentID: Set<String>] = [:]
+    /// Torrents whose known peers are being called again (`reconnect`).
+    var reconnecting: Set<TorrentID> = []
     var enforcing: Set<TorrentID> = []
     /// The piece each reader last waited for successfully.
     var confirmed: [UUID: Int] = [:]
@@ -113,7 +115,7 @@ public actor StreamService {
     func handle(_ event: EngineEvent) {
         switch event {
         case .pieceFinished(let id, let piece):
-            if let parked = waiters[id]?[piece], !parked.isEmpty { Task { await self.release(id, piece) } }
+            if let parked = waiters[id]?[piece], !parked.isEmpty { Task { await self.wakeReaders(id, piece) } }
             if streams.values.contains(where: { $0.torrentID == id && $0.owned }) {
                 Task { await self.enforceBudget(id) }
             }
@@ -341,10 +343,12 @@ public actor StreamService {
             // Registered first, then checked: a piece that finished meanwhile cannot be missed.
             Task {
                 if (try? await self.engine.havePiece(id, piece: piece)) == true { await self.resume(id, piece, key, with: nil); return }
-                // Each second without the piece and without a peer, call the known peers again.
+                // Each second: the piece may have come without its event reaching this waiter; without a peer,
+                // the known peers are called again.
                 for _ in 0..<max(1, Int(stall.components.seconds)) {
                     try? await Task.sleep(for: .seconds(1))
                     guard await self.isWaiting(id, piece, key) else { return }
+                    if (try? await self.engine.havePiece(id, piece: piece)) == true { await self.resume(id, piece, key, with: nil); return }
                     if (try? await self.engine.status(id).numPeers) == 0 { await self.reconnect(id) }
                 }
                 await self.resume(id, piece, key, with: .stalled(Int(stall.components.seconds)))
@@ -359,13 +363,16 @@ public actor StreamService {
         await reschedule(id)
     }
 
-    /// Wakes a piece's readers once its bytes are in the file (libtorrent reports a piece when its hash passed,
-    /// which can be before the last blocks leave the write cache).
-    func release(_ id: TorrentID, _ piece: Int) async {
-        for _ in 0..<1000 {
-            if (try? await engine.havePiece(id, piece: piece)) != false { break }
+    /// Wakes a piece's readers when libtorrent has it. A piece it does not count as had after all (forgotten by an
+    /// eviction meanwhile) leaves them waiting: each waiter looks again every second until its stall timeout.
+    func wakeReaders(_ id: TorrentID, _ piece: Int) async {
+        var had = false
+        for _ in 0..<50 {  // the event and `have_piece` should agree at once; a short grace if they do not
+            had = (try? await engine.havePiece(id, piece: piece)) == true
+            if had { break }
             try? await Task.sleep(for: .milliseconds(2))
         }
+        guard had else { return }
         for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
     }
 
@@ -441,12 +448,14 @@ public actor StreamService {
             guard parts.count == 2, let port = Int(parts[1]) else { return nil }
             return (String(parts[0]), port)
         }
-        guard !peers.isEmpty else { return }
-        Task { [engine] in
+        // One round of calls per torrent at a time, however many readers and reschedules ask for it.
+        guard !peers.isEmpty, reconnecting.insert(id).inserted else { return }
+        Task {
             for delay in [0, 300, 1000, 3000] {
                 try? await Task.sleep(for: .milliseconds(delay))
                 for (host, port) in peers { try? await engine.connectPeer(id, host: host, port: port) }
             }
+            reconnecting.remove(id)
         }
     }
 

@@ -1,12 +1,11 @@
 import CLibtorrent
 
-/// Makes .torrent files from data on disk (tests use it for seeds; the torrent creator API will too).
+/// Makes .torrent files from data on disk (the torrent creator API, and tests' seeds).
 public enum TorrentCreator {
     /// Hashes the file or directory at `path` (tests make seeds with it). A `pieceSize` of 0 lets libtorrent choose.
-    public static func create(path: String, pieceSize: Int = 0, tracker: String? = nil) throws -> [UInt8] {
+    public static func create(path: String, pieceSize: Int = 0) throws -> [UInt8] {
         var options = TorrentCreationOptions()
         options.pieceSize = pieceSize
-        options.trackers = tracker.map { [[$0]] } ?? []
         return try create(path: path, options: options) { _, _ in true }.torrent
     }
 }

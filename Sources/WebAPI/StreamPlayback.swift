@@ -65,7 +65,7 @@ public struct StreamPlayback: Sendable {
                     let count = Int(min(last + 1, pieceEnd, position + Int64(Self.chunk)) - position)
                     var buffer = ByteBuffer()
                     var read = 0
-                    // A transient read error (the piece just written, a file being moved) gets three more tries.
+                    // A transient read error (a file being moved or reopened) gets three more tries.
                     for attempt in 0..<4 {
                         read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
                             max(0, pread(descriptor, raw.baseAddress, count, off_t(position)))

@@ -389,13 +389,13 @@ def exercise(server, seeder, username, password):
         # Both land in one tier; their order inside it is not defined.
         wait_for(lambda: sorted(real_trackers(client.torrents_trackers(torrent_hash=h))) == [tracker1, tracker2], WAIT,
                  what="the added trackers")
+        added = {x.url: x for x in client.torrents_trackers(torrent_hash=h)}
+        assert added[tracker1].status == 1 and added[tracker1].tier >= 0  # not contacted yet: it is stopped
+        assert client.torrents_info(torrent_hashes=h)[0].trackers_count == 2
     if api >= Version("2.11.4"):
         with step("torrents_info include_trackers"):
             t = client.torrents_info(torrent_hashes=h, include_trackers=True)[0]
             assert sorted(x["url"] for x in t["trackers"]) == [tracker1, tracker2]  # t.trackers would ask torrents/trackers
-        added = {x.url: x for x in client.torrents_trackers(torrent_hash=h)}
-        assert added[tracker1].status == 1 and added[tracker1].tier >= 0  # not contacted yet: it is stopped
-        assert client.torrents_info(torrent_hashes=h)[0].trackers_count == 2
     with step("torrents_edit_tracker"):
         client.torrents_edit_tracker(torrent_hash=h, original_url=tracker1, new_url=tracker3)
         wait_for(lambda: sorted(real_trackers(client.torrents_trackers(torrent_hash=h))) == [tracker2, tracker3], WAIT,

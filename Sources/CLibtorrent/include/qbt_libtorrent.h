@@ -223,7 +223,6 @@ typedef void (*qbt_file_fn)(void *context, const qbt_file *file);
 /// Reports nothing (and QBT_OK) for a torrent without metadata.
 qbt_result qbt_get_files(qbt_session *session, const char *id, qbt_file_fn fn, void *context);
 
-/// The magnet URI of a torrent in the session (malloc'd, free with qbt_free).
 /// The .torrent file of a torrent that has metadata.
 typedef void (*qbt_bytes_fn)(void *context, const uint8_t *data, size_t size);
 qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn fn, void *context);

@@ -165,12 +165,18 @@ public struct AppController: APIController {
 
     /// qbtd's `music_dirs`: existing folders only; kept across restarts; a scan follows at once.
     func setMusicDirectories(_ requested: [String]) async throws {
+        // Clients send the whole preferences object back: the same list again is no change (and no rescan).
+        guard requested != (await music.directories) else { return }
         guard !musicFromCommandLine else {
             service.log.add("music_dirs not changed: the music folders come from --music-dir / QBTD_MUSIC_DIRS", kind: .warning)
             return
         }
         var dirs: [String] = []
-        for path in requested where path.hasPrefix("/") {
+        for path in requested {
+            guard path.hasPrefix("/") else {
+                service.log.add("music_dirs: \(path) is not an absolute path, left out", kind: .warning)
+                continue
+            }
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { dirs.append(path) }
             else { service.log.add("music_dirs: \(path) is not a folder, left out", kind: .warning) }
