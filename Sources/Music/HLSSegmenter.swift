@@ -43,16 +43,18 @@ public struct HLSSegmenter: Sendable {
         segments.map { Int((2 * $0.sampleCount + Int64(index.sampleRate)) / (2 * Int64(index.sampleRate))) }.max() ?? Self.seconds
     }
 
-    /// The media playlist. `query` (e.g. `?api_key=…`) goes on every URI it lists; `encrypted` adds EXT-X-KEY
-    /// (IV = media sequence number, the default, so it is not written).
-    public func playlist(query: String = "", encrypted: Bool) -> String {
+    /// The media playlist. `query` (e.g. `?api_key=…`) goes on every URI it lists; `version` (the file's) on the
+    /// segments', so a changed file never meets segments a player cached from the old one; `encrypted` adds
+    /// EXT-X-KEY (IV = media sequence number, the default, so it is not written).
+    public func playlist(query: String = "", version: String? = nil, encrypted: Bool) -> String {
+        let segmentQuery = version.map { "?v=" + $0 + (query.isEmpty ? "" : "&" + query.dropFirst()) } ?? query
         var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(targetDuration)", "#EXT-X-PLAYLIST-TYPE:VOD",
                      "#EXT-X-MEDIA-SEQUENCE:0"]
         if encrypted { lines.append("#EXT-X-KEY:METHOD=AES-128,URI=\"key\(query)\"") }
         for (n, segment) in segments.enumerated() {
             let duration = micros(segment.startSample + segment.sampleCount) - micros(segment.startSample)
             lines.append(String(format: "#EXTINF:%lld.%06lld,", duration / 1_000_000, duration % 1_000_000))
-            lines.append("segments/\(n).mp3\(query)")
+            lines.append("segments/\(n).mp3\(segmentQuery)")
         }
         lines.append("#EXT-X-ENDLIST")
         return lines.joined(separator: "\n") + "\n"
@@ -88,18 +90,19 @@ public struct HLSSegmenter: Sendable {
         let read = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + tagLength, length, off_t(first)) }
         guard read == length else { throw MusicError.changed(path) }
         guard let key else { return out }
-        return Self.encrypt(out, key: key, sequence: n)
+        return try Self.encrypt(out, key: key, sequence: n)
     }
 
     /// AES-128-CBC, PKCS#7, IV = the media sequence number as a 128-bit big-endian integer.
-    public static func encrypt(_ data: [UInt8], key: [UInt8], sequence: Int) -> [UInt8] {
+    public static func encrypt(_ data: [UInt8], key: [UInt8], sequence: Int) throws -> [UInt8] {
         var iv = [UInt8](repeating: 0, count: 16)
         for i in 0..<8 { iv[15 - i] = UInt8((UInt64(sequence) >> (8 * UInt64(i))) & 0xff) }
         var out = [UInt8](repeating: 0, count: data.count + 16)
         var length = 0
-        _ = out.withUnsafeMutableBufferPointer { o in
+        let sealed = out.withUnsafeMutableBufferPointer { o in
             qbt_aes128_cbc_encrypt(key, iv, data, data.count, o.baseAddress, &length)
         }
+        guard sealed else { throw MusicError.unreadable("the segment could not be encrypted") }
         return Array(out.prefix(length))
     }
 }

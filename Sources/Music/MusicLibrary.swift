@@ -40,7 +40,10 @@ public actor MusicLibrary {
     public private(set) var directories: [String]
     private var listeners: [UUID: AsyncStream<Int>.Continuation] = [:]
     private var segmenters: [Int64: (stamp: String, segmenter: HLSSegmenter)] = [:]
+    /// Tracks with a segmenter in memory, least recently used first.
     private var recent: [Int64] = []
+    /// Indexings under way, so concurrent first requests for a track share one.
+    private var building: [Int64: (stamp: String, task: Task<HLSSegmenter, Error>)] = [:]
     private var scanning: Task<ScanReport, Never>?
     /// A scan was asked for while one ran.
     private var again = false
@@ -57,7 +60,11 @@ public actor MusicLibrary {
         frames = try DatabaseQueue(path: dir + "/frame-index.sqlite", configuration: config)
         try LibrarySchema.frameIndex.migrate(frames)
         secret = try Self.loadSecret(dir + "/hls-key.secret")
-        version = try await library.read { db in Int(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'") ?? "0") ?? 0 }
+        version = try await library.read(Self.storedVersion)
+    }
+
+    static func storedVersion(_ db: Database) throws -> Int {
+        Int(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'") ?? "0") ?? 0
     }
 
     /// 32 random bytes made once, readable by qbtd alone: every track's key derives from it.
@@ -96,11 +103,12 @@ public actor MusicLibrary {
     public func setDirectories(_ dirs: [String]) { directories = dirs }
 
     /// Rescans the folders. A scan already running is joined, not doubled, and runs once more when it is done (it
-    /// may have started before a change, such as new folders, that the caller wants seen).
+    /// may have started before a change, such as new folders, that the caller wants seen) — unless the caller only
+    /// `join`s (the periodic rescan, which a running scan satisfies).
     @discardableResult
-    public func scan() async -> ScanReport {
+    public func scan(join: Bool = false) async -> ScanReport {
         if let scanning {
-            again = true
+            if !join { again = true }
             return await scanning.value
         }
         let task = Task {
@@ -109,12 +117,11 @@ public actor MusicLibrary {
                 again = false
                 report = await self.runScan()
             }
+            scanning = nil  // no await since `again` was last read: a later request starts a scan of its own
             return report
         }
         scanning = task
-        let report = await task.value
-        scanning = nil
-        return report
+        return await task.value
     }
 
     struct Found: Sendable { var path: String; var size: Int64; var mtime: Int64 }
@@ -125,7 +132,8 @@ public actor MusicLibrary {
     private func runScan() async -> ScanReport {
         let started = Date()
         var report = ScanReport()
-        let (mp3s, lists) = Self.walk(directories)
+        let dirs = directories
+        let (mp3s, lists) = await Self.offPool { Self.walk(dirs) }
         report.tracks = mp3s.count
         do {
             let known = try await library.read { db in
@@ -163,13 +171,13 @@ public actor MusicLibrary {
                 if listsChanged || !removed.isEmpty { try Self.bumpVersion(db) }
                 return listsChanged
             }
-            if report.changedLibrary {
-                version = try await library.read { db in Int(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'") ?? "0") ?? 0 }
-                for listener in listeners.values { listener.yield(version) }
-            }
         } catch {
             report.failed += 1
         }
+        // Read back whatever happened, a failed batch included: the version served is always the stored one.
+        let before = version
+        if let stored = try? await library.read(Self.storedVersion) { version = stored }
+        if version != before { for listener in listeners.values { listener.yield(version) } }
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -232,14 +240,20 @@ public actor MusicLibrary {
     /// Reads the files on both cores, off the cooperative pool.
     static func read(_ files: [Found]) async -> [MP3Scan] {
         guard !files.isEmpty else { return [] }
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let results = Results(count: files.count)
-                DispatchQueue.concurrentPerform(iterations: files.count) { i in
-                    results.set(i, MP3Scan.read(files[i].path, frames: true))
-                }
-                continuation.resume(returning: results.all)
+        return await offPool {
+            let results = Results(count: files.count)
+            DispatchQueue.concurrentPerform(iterations: files.count) { i in
+                results.set(i, MP3Scan.read(files[i].path, frames: true))
             }
+            return results.all
+        }
+    }
+
+    /// Blocking file work on a thread of its own: the actor (which every segment request needs) and the
+    /// cooperative pool stay free meanwhile.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
         }
     }
 
@@ -323,24 +337,32 @@ public actor MusicLibrary {
 
     // MARK: serving
 
-    /// A consistent copy of the library database at the current version (made once per version).
-    public func snapshot() async throws -> (version: Int, path: String) {
+    /// A consistent copy of the library database at the current version (made once per version), opened: an
+    /// older snapshot removed by a newer request stays readable to the one that has it.
+    public func snapshot() async throws -> (version: Int, file: FileHandle) {
         let v = version
-        let path = configuration.dataDirectory + "/library-v\(v).sqlite"
+        let dir = configuration.dataDirectory
+        let path = dir + "/library-v\(v).sqlite"
         if !FileManager.default.fileExists(atPath: path) {
-            let temp = path + ".tmp"
-            try? FileManager.default.removeItem(atPath: temp)
-            let copy = try DatabaseQueue(path: temp)
-            try library.backup(to: copy)
-            try copy.close()
-            guard rename(temp, path) == 0 else { throw MusicError.unreadable(path) }
+            let library = self.library
+            try await Self.offPool {
+                Result {
+                    let temp = path + ".tmp"
+                    try? FileManager.default.removeItem(atPath: temp)
+                    let copy = try DatabaseQueue(path: temp)
+                    try library.backup(to: copy)
+                    try copy.close()
+                    guard rename(temp, path) == 0 else { throw MusicError.unreadable(path) }
+                }
+            }.get()
             // Older snapshots go.
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: configuration.dataDirectory)) ?? []
-            where name.hasPrefix("library-v") && name != "library-v\(v).sqlite" {
-                try? FileManager.default.removeItem(atPath: configuration.dataDirectory + "/" + name)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+            where name.hasPrefix("library-v") && name != "library-v\(v).sqlite" && !name.hasSuffix(".tmp") {
+                try? FileManager.default.removeItem(atPath: dir + "/" + name)
             }
         }
-        return (v, path)
+        guard let file = FileHandle(forReadingAtPath: path) else { throw MusicError.unreadable(path) }
+        return (v, file)
     }
 
     public func track(_ id: Int64) async throws -> TrackFile? {
@@ -351,32 +373,45 @@ public actor MusicLibrary {
         }
     }
 
-    /// The track's segmenter: from memory, else from the index cache when the file is unchanged, else the file is
-    /// indexed now (and cached).
-    public func segmenter(for track: TrackFile) async throws -> HLSSegmenter {
+    /// The track's segmenter and the file's version (size and mtime): from memory, else from the index cache when the
+    /// file is unchanged, else the file is indexed now (and cached). Requests for a track being indexed wait for
+    /// that one indexing.
+    public func segmenter(for track: TrackFile) async throws -> (segmenter: HLSSegmenter, version: String) {
         let attributes = try? FileManager.default.attributesOfItem(atPath: track.path)
         let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
         let mtime = Int64((((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) * 1000).rounded())
-        let stamp = "\(size)|\(mtime)"
-        if let cached = segmenters[track.id], cached.stamp == stamp { return cached.segmenter }
-        let path = track.path
-        let stored = try await frames.read { db -> FrameIndex? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM frames WHERE path = ? AND size = ? AND mtime = ?",
-                                             arguments: [path, size, mtime]) else { return nil }
-            return FrameIndex(sampleRate: row["sample_rate"], blobs: (row["offsets"], row["sizes"], row["samples"]))
+        let file = Found(path: track.path, size: size, mtime: mtime)
+        let stamp = "\(size)-\(mtime)"
+        if let cached = segmenters[track.id], cached.stamp == stamp {
+            recent.removeAll { $0 == track.id }
+            recent.append(track.id)
+            return (cached.segmenter, stamp)
         }
-        let index: FrameIndex
-        if let stored { index = stored } else {
-            let scan = await Self.read([Found(path: path, size: size, mtime: mtime)])[0]
-            guard let built = scan.index, scan.error == nil else { throw MusicError.notMP3(scan.error ?? "not an MP3 file") }
-            try await frames.write { db in try Self.storeIndex(db, Found(path: path, size: size, mtime: mtime), built) }
-            index = built
+        let build: Task<HLSSegmenter, Error>
+        if let pending = building[track.id], pending.stamp == stamp { build = pending.task } else {
+            build = Task { try await self.index(file) }
+            building[track.id] = (stamp, build)
         }
-        let segmenter = HLSSegmenter(index)
+        defer { if building[track.id]?.stamp == stamp { building[track.id] = nil } }
+        let segmenter = try await build.value
         segmenters[track.id] = (stamp, segmenter)
         recent.removeAll { $0 == track.id }
         recent.append(track.id)
         if recent.count > 64 { segmenters[recent.removeFirst()] = nil }
-        return segmenter
+        return (segmenter, stamp)
+    }
+
+    /// A file's frame index from the cache, or read from the file now (and cached).
+    private func index(_ file: Found) async throws -> HLSSegmenter {
+        let stored = try await frames.read { db -> FrameIndex? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM frames WHERE path = ? AND size = ? AND mtime = ?",
+                                             arguments: [file.path, file.size, file.mtime]) else { return nil }
+            return FrameIndex(sampleRate: row["sample_rate"], blobs: (row["offsets"], row["sizes"], row["samples"]))
+        }
+        if let stored { return HLSSegmenter(stored) }
+        let scan = await Self.read([file])[0]
+        guard let built = scan.index, scan.error == nil else { throw MusicError.notMP3(scan.error ?? "not an MP3 file") }
+        try await frames.write { db in try Self.storeIndex(db, file, built) }
+        return HLSSegmenter(built)
     }
 }

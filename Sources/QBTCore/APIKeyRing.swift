@@ -22,9 +22,9 @@ public actor APIKeyRing {
 
     public var keys: [APIKeyRecord] { byHash.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) } }
 
-    /// qBittorrent's shape: `qbt_` and 28 letters and digits.
-    public func create(name: String) async throws -> Created {
-        let key = "qbt_" + Digest.randomString(28)
+    /// qBittorrent's shape: `qbt_` and 28 letters and digits (unless a `key` is given).
+    public func create(name: String, key chosen: String? = nil) async throws -> Created {
+        let key = chosen ?? "qbt_" + Digest.randomString(28)
         let record = APIKeyRecord(id: UUID().uuidString.lowercased(), name: name, keyHash: Digest.sha256Hex(key),
                                   createdAt: Int64(Date().timeIntervalSince1970))
         try await store.insertAPIKey(record)
@@ -43,17 +43,15 @@ public actor APIKeyRing {
     /// A key one may choose (`--api-key`): `qbt_` and at least 16 more characters, at most 256 in all.
     public static func isWellFormed(_ key: String) -> Bool { key.hasPrefix("qbt_") && key.count >= 20 && key.count <= 256 }
 
-    /// Makes `key` (given at start, `--api-key`) the key named "default", unless it already is.
+    /// Makes `key` (given at start, `--api-key`) the key named "default", unless it is a key already.
     public func installDefault(_ key: String) async throws {
         guard Self.isWellFormed(key) else {
             throw ServiceError.invalid("an API key is `qbt_` and at least 16 more characters")
         }
-        if byHash[Digest.sha256Hex(key)]?.name == Self.defaultName { return }
+        // Already a key (under any name): it works as it is, and a second record of it could not be stored.
+        if byHash[Digest.sha256Hex(key)] != nil { return }
         try await revokeDefault()
-        let record = APIKeyRecord(id: UUID().uuidString.lowercased(), name: Self.defaultName, keyHash: Digest.sha256Hex(key),
-                                  createdAt: Int64(Date().timeIntervalSince1970))
-        try await store.insertAPIKey(record)
-        byHash[record.keyHash] = record
+        _ = try await create(name: Self.defaultName, key: key)
     }
 
     /// Replaces the key named "default" (qBittorrent 5.2's single key).

@@ -108,7 +108,7 @@ public func buildApplication(
             EngineLifecycle(service: service),
             Periodic(every: .seconds(60), startAtOnce: false) { await tus.sweep() },  // expired tus uploads
             Periodic(every: config.musicRescanInterval, startAtOnce: true) {  // the music folders, when there are some
-                if await !music.directories.isEmpty { await music.scan() }
+                if await !music.directories.isEmpty { await music.scan(join: true) }
             },
         ],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port) },

@@ -34,21 +34,31 @@ public struct MusicRoutes: Sendable {
         }
         router.get("/music/db") { request, _ in
             await guarded(request) { _ in
-                let (version, path) = try await library.snapshot()
+                let (version, file) = try await library.snapshot()
                 let etag = "\"\(version)\""
                 if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
+                    try? file.close()
                     return Response(status: .notModified, headers: [.eTag: etag])
                 }
-                guard let data = FileManager.default.contents(atPath: path) else { return Self.error(.internalServerError, "the snapshot vanished") }
+                let size = try file.seekToEnd()
+                try file.seek(toOffset: 0)
+                // Streamed in 256 KiB reads: a big library's database is never whole in memory.
                 return Response(status: .ok, headers: [.contentType: "application/vnd.sqlite3", .eTag: etag,
                                                        .contentDisposition: "attachment; filename=\"library.sqlite\""],
-                                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+                                body: ResponseBody(contentLength: Int(size)) { writer in
+                                    defer { try? file.close() }
+                                    while let chunk = try file.read(upToCount: 256 << 10), !chunk.isEmpty {
+                                        try await writer.write(ByteBuffer(bytes: chunk))
+                                    }
+                                    try await writer.finish(nil)
+                                })
             }
         }
         router.get("/music/tracks/:id/stream.m3u8") { request, context in
             await guarded(request) { query in
-                let (_, segmenter) = try await trackAndSegmenter(context)
-                let text = segmenter.playlist(query: query, encrypted: library.configuration.encrypt)
+                let track = try await track(context)
+                let (segmenter, version) = try await library.segmenter(for: track)
+                let text = segmenter.playlist(query: query, version: version, encrypted: library.configuration.encrypt)
                 return Response(status: .ok, headers: [.contentType: "application/vnd.apple.mpegurl", .cacheControl: "private, no-cache"],
                                 body: .init(byteBuffer: ByteBuffer(string: text)))
             }
@@ -59,7 +69,8 @@ public struct MusicRoutes: Sendable {
                 guard name.hasSuffix(".mp3"), let n = Int(name.dropLast(4)), n >= 0 else {
                     return Self.error(.notFound, "segments are named <n>.mp3")
                 }
-                let (track, segmenter) = try await trackAndSegmenter(context)
+                let track = try await track(context)
+                let segmenter = try await library.segmenter(for: track).segmenter
                 let key = library.configuration.encrypt ? library.key(for: track.id) : nil
                 guard let bytes = try segmenter.segment(n, from: track.path, key: key) else {
                     return Self.error(.notFound, "track \(track.id) has \(segmenter.segments.count) segments (0…\(segmenter.segments.count - 1))")
@@ -118,11 +129,6 @@ public struct MusicRoutes: Sendable {
         }
         if let error = track.error { throw MusicError.notMP3("track \(track.id) is not playable: \(error)") }
         return track
-    }
-
-    func trackAndSegmenter(_ context: QBTRequestContext) async throws -> (MusicLibrary.TrackFile, HLSSegmenter) {
-        let track = try await track(context)
-        return (track, try await library.segmenter(for: track))
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response { APIRouter.json(status, value) }

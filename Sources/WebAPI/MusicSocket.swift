@@ -42,22 +42,10 @@ public struct MusicSocket: Sendable {
         try await send(.object(["type": .string("hello"), "protocolVersion": .int(Int64(MusicHost.protocolVersion)),
                                 "appVersion": .string(routes.appVersion)]))
         var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
-        guard let first = try await messages.next() else { return }
-        guard case .text(let text) = first, let hello = Self.object(text),
-              let version = (hello["protocolVersion"] as? NSNumber)?.intValue else {
-            try await send(.object(["type": .string("error"), "message": .string("open with {\"type\":\"hello\",\"protocolVersion\":\(MusicHost.protocolVersion),\"appVersion\":…}")]))
-            try await outbound.close(.policyViolation, reason: "no hello")
-            return
-        }
-        guard version == MusicHost.protocolVersion else {
-            try await send(.object(["type": .string("error"),
-                                    "message": .string("protocol version \(version) is not supported: this server speaks \(MusicHost.protocolVersion)")]))
-            try await outbound.close(.policyViolation, reason: "protocol version mismatch")
-            return
-        }
-        await host.connect(client)
-        defer { Task { await host.disconnect(client) } }
+        // The heartbeat runs from the start: a client that never says hello is dropped like one that stops answering.
         let heartbeat = Heartbeat()
+        var greeted = false
+        defer { if greeted { Task { await host.disconnect(client) } } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 var seq = 0
@@ -72,13 +60,19 @@ public struct MusicSocket: Sendable {
                     try await send(.object(["type": .string("ping"), "seq": .int(Int64(seq))]))
                 }
             }
-            group.addTask {
-                for await version in await library.changes() {
-                    try await send(.object(["type": .string("dbReady"), "libraryVersion": .int(Int64(version))]))
-                }
-            }
             // The client's messages, read here: when it leaves, or the heartbeat closes the socket, the session ends.
             while let message = try await messages.next() {
+                guard greeted else {
+                    if let reason = try await greet(message, send) { try await outbound.close(.policyViolation, reason: reason); break }
+                    greeted = true
+                    await host.connect(client)
+                    group.addTask {
+                        for await version in await library.changes() {
+                            try await send(.object(["type": .string("dbReady"), "libraryVersion": .int(Int64(version))]))
+                        }
+                    }
+                    continue
+                }
                 guard case .text(let text) = message, let command = Self.object(text) else {
                     try await send(.object(["type": .string("error"), "message": .string("send JSON objects as text")]))
                     continue
@@ -90,7 +84,13 @@ public struct MusicSocket: Sendable {
                 case "hello":
                     break
                 case "refreshDB":
-                    Task { await library.scan() }
+                    // Always answered with dbReady: a scan that changed nothing announces the version it left.
+                    Task {
+                        let before = await library.version
+                        await library.scan()
+                        let after = await library.version
+                        if after == before { try? await send(.object(["type": .string("dbReady"), "libraryVersion": .int(Int64(after))])) }
+                    }
                 default:
                     do {
                         let state = try await host.apply(client, command)
@@ -102,6 +102,22 @@ public struct MusicSocket: Sendable {
             }
             group.cancelAll()
         }
+    }
+
+    /// The client's first message must be a hello in this protocol's version: nil when it is, else the reason the
+    /// socket closes (the error event already sent).
+    func greet(_ message: WebSocketMessage, _ send: (JSONValue) async throws -> Void) async throws -> String? {
+        guard case .text(let text) = message, let hello = Self.object(text),
+              let version = (hello["protocolVersion"] as? NSNumber)?.intValue else {
+            try await send(.object(["type": .string("error"), "message": .string("open with {\"type\":\"hello\",\"protocolVersion\":\(MusicHost.protocolVersion),\"appVersion\":…}")]))
+            return "no hello"
+        }
+        guard version == MusicHost.protocolVersion else {
+            try await send(.object(["type": .string("error"),
+                                    "message": .string("protocol version \(version) is not supported: this server speaks \(MusicHost.protocolVersion)")]))
+            return "protocol version mismatch"
+        }
+        return nil
     }
 
     static func object(_ text: String) -> [String: Any]? {

@@ -47,11 +47,14 @@ final class SegmenterTests: XCTestCase {
         XCTAssertEqual(Array(tag.suffix(8)), [0, 0, 0, 0, 0, 0x08, 0x3d, 0x60])  // 540000 = 6 s at 90 kHz
     }
 
-    func testEncryptionIsPKCS7WithTheSequenceAsIV() {
+    func testEncryptionIsPKCS7WithTheSequenceAsIV() throws {
         let data = [UInt8](repeating: 7, count: 100)
-        let sealed = HLSSegmenter.encrypt(data, key: [UInt8](repeating: 1, count: 16), sequence: 3)
-        XCTAssertEqual(sealed.count, 112)
-        XCTAssertNotEqual(sealed, HLSSegmenter.encrypt(data, key: [UInt8](repeating: 1, count: 16), sequence: 4))
+        let sealed = try HLSSegmenter.encrypt(data, key: [UInt8](repeating: 1, count: 16), sequence: 3)
+        // `openssl enc -aes-128-cbc -K 0101…01 -iv 00…03` of the same 100 bytes.
+        let expected = "9d44fff6bbd08026f2c66ecc760cd67bf53f8503e9ae4e4337cd8c1f00de68f2ef8f49db34d5fcdf2706452d6c72cc68"
+            + "23fdc9a5e7d3b71c6c9e5c068d43e8056f6a046820e900fae2a9972e90d1e195334580cf4f3bb76034dbce468fdd2821"
+            + "f544f79a06f86aa49768a213f38f9eba"
+        XCTAssertEqual(sealed.map { String(format: "%02x", $0) }.joined(), expected)
     }
 
     func testGenres() {

@@ -2,6 +2,7 @@
 and its rescans, the WebSocket channel, offline downloads with qbt, and bad input. MP3s are made at test time."""
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -101,7 +102,7 @@ def test_hls_audio_is_bit_exact(qbtd_factory, library, tmp_path, encrypt):
         assert key.status_code == (200 if encrypt else 404)
         joined = b""
         for n, line in enumerate(l for l in text.splitlines() if l and not l.startswith("#")):
-            assert line == f"segments/{n}.mp3"
+            assert re.fullmatch(rf"segments/{n}\.mp3\?v=\d+-\d+", line), line  # the file's version: caches stay true
             body = requests.get(f"{q.base}/music/tracks/{ids[name]}/{line}", headers=BEARER).content
             if encrypt:
                 assert len(key.content) == 16
@@ -133,7 +134,7 @@ def test_playlist_rules(qbtd_factory, library):
         if name == "exact.mp3":
             assert durations == [6.0, 6.0] and target == 6
     r = requests.get(f"{q.base}/music/tracks/{known['cbr.mp3']['id']}/stream.m3u8", params={"api_key": KEY})
-    assert "segments/0.mp3?api_key=" + KEY in r.text  # players without headers get the key on every URI
+    assert re.search(r"segments/0\.mp3\?v=\d+-\d+&api_key=" + KEY, r.text)  # players without headers get the key on every URI
 
 
 def test_library_tags_rescans_and_db(qbtd_factory, library, tmp_path):
@@ -154,6 +155,7 @@ def test_library_tags_rescans_and_db(qbtd_factory, library, tmp_path):
     etag = first.headers["ETag"]
     assert requests.get(q.base + "/music/db", headers={**BEARER, "If-None-Match": etag}).status_code == 304
 
+    old_segment = next(l for l in playlist(q, known["vbr.mp3"]["id"]).splitlines() if l.startswith("segments/"))
     ws = websocket.create_connection(q.base.replace("http", "ws") + "/music/ws", header=[f"Authorization: Bearer {KEY}"], timeout=30)
     assert json.loads(ws.recv())["type"] == "hello"
     ws.send(json.dumps({"type": "hello", "protocolVersion": 1, "appVersion": "test"}))
@@ -174,6 +176,8 @@ def test_library_tags_rescans_and_db(qbtd_factory, library, tmp_path):
     now = tracks(q)
     assert "added.mp3" in now and "exact.mp3" not in now and now["vbr.mp3"]["title"] == "Renamed Song"
     assert now["vbr.mp3"]["id"] == known["vbr.mp3"]["id"]  # a changed file keeps its id
+    # ... and its segments new addresses, so a player's cached segments of the old file are never used.
+    assert next(l for l in playlist(q, now["vbr.mp3"]["id"]).splitlines() if l.startswith("segments/")) != old_segment
 
 
 def test_websocket_channel(qbtd_factory, library):
@@ -220,21 +224,26 @@ def test_websocket_channel(qbtd_factory, library):
     assert command(type="resume")["state"]["playing"] is True
     assert command(type="setVolume", level=7)["type"] == "error"
     assert command(type="dance")["type"] == "error"
+    # A rescan that changes nothing still answers, with the version it left.
+    ready = command(type="refreshDB")
+    assert ready["type"] == "dbReady" and ready["libraryVersion"] == requests.get(q.base + "/music/auth", headers=BEARER).json()["libraryVersion"]
 
-    # One client answers the pings, one does not: the silent one is dropped 15 s after its first unanswered ping.
+    # One client answers the pings, one does not, and one never says hello: the two quiet ones are dropped 15 s after
+    # their first unanswered ping.
     silent = connect()
     silent.send(json.dumps({"type": "hello", "protocolVersion": 1, "appVersion": "silent"}))
+    mute = connect()
     result = {}
 
-    def watch_silent():
+    def watch(name, client):
         first_ping = None
         try:
             while True:
-                event = json.loads(silent.recv())
+                event = json.loads(client.recv())
                 if event["type"] == "ping" and first_ping is None:
                     first_ping = time.monotonic()
         except (websocket.WebSocketConnectionClosedException, json.JSONDecodeError):
-            result["after"] = time.monotonic() - first_ping
+            result[name] = time.monotonic() - first_ping
 
     stop = threading.Event()
 
@@ -248,14 +257,16 @@ def test_websocket_channel(qbtd_factory, library):
             if event["type"] == "ping":
                 ws.send(json.dumps({"type": "pong", "seq": event["seq"]}))
 
-    watcher, responder = threading.Thread(target=watch_silent), threading.Thread(target=answer_pings)
-    watcher.start()
-    responder.start()
-    watcher.join(40)
+    watchers = [threading.Thread(target=watch, args=("silent", silent)), threading.Thread(target=watch, args=("mute", mute))]
+    responder = threading.Thread(target=answer_pings)
+    for t in watchers + [responder]:
+        t.start()
+    for t in watchers:
+        t.join(40)
     stop.set()
     responder.join(10)
     ws.settimeout(40)
-    assert 14 <= result["after"] <= 17, result
+    assert 14 <= result["silent"] <= 17 and 14 <= result["mute"] <= 17, result
     # The answering client is still there.
     assert command(type="pause")["type"] == "playbackState"
     ws.close()
