@@ -61,7 +61,7 @@ completions: build
 PREFIX ?= /usr/local
 CONFIG ?= release
 install: deps-run
-	swift build -c $(CONFIG)
+	swift build -c $(CONFIG) $(SWIFT_BUILD_FLAGS)
 	install -D -m 755 .build/$(CONFIG)/qbtd $(DESTDIR)$(PREFIX)/bin/qbtd
 	install -D -m 755 .build/$(CONFIG)/qbt $(DESTDIR)$(PREFIX)/bin/qbt
 	install -D -m 644 contrib/completions/qbt.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/qbt

@@ -70,11 +70,13 @@ extension QBTClient {
     /// `torrents/add`: qBittorrent answers `Ok.`, or `Fails.` when nothing could be added.
     public func add(_ request: AddRequest) async throws {
         guard !request.urls.isEmpty || !request.files.isEmpty else { throw QBTClientError.invalidInput("nothing to add") }
-        let response = try await send("torrents/add", .multipart(request.form(stopStart: try await speaksStopStart())))
-        if response.status == 200 && response.text != "Fails." { return }
-        if response.status == 403 { throw QBTClientError.forbidden(url: baseURL.absoluteString) }
-        let reason = response.text.isEmpty || response.text == "Fails." ? "not a valid torrent file, magnet link or URL" : response.text
-        throw QBTClientError.badRequest("the server could not add it: \(reason)")
+        let refused = { (text: String) in
+            QBTClientError.badRequest("the server could not add it: "
+                                      + (text.isEmpty || text == "Fails." ? "not a valid torrent file, magnet link or URL" : text))
+        }
+        let response = try checked(try await send("torrents/add", .multipart(request.form(stopStart: try await speaksStopStart()))),
+                                   "torrents/add") { [400, 415].contains($0) ? refused("") : nil }
+        if response.text == "Fails." { throw refused(response.text) }
     }
 
     /// The whole of `torrents/properties` for one torrent (404 when the hash is unknown).

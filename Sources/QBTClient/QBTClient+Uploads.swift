@@ -42,13 +42,13 @@ extension QBTClient {
     }
 
     func check(_ response: Response, _ what: String) throws {
-        switch response.status {
-        case 200..<300: return
-        case 401, 403: throw QBTClientError.forbidden(url: baseURL.absoluteString)
-        case 404, 410: throw QBTClientError.notFound("the upload is gone (expired or removed): start it again without --resume")
-        case 400, 413, 415: throw QBTClientError.badRequest("cannot \(what): " + Self.message(response, or: "refused"))
-        case 507: throw QBTClientError.conflict("cannot \(what): " + Self.message(response, or: "not enough space on the server"))
-        default: throw QBTClientError.server(status: response.status, body: Self.message(response, or: ""))
+        _ = try checked(response, what) { status in
+            switch status {
+            case 404, 410: .notFound("the upload is gone (expired or removed): start it again without --resume")
+            case 400, 413, 415: .badRequest("cannot \(what): " + Self.message(response, or: "refused"))
+            case 507: .conflict("cannot \(what): " + Self.message(response, or: "not enough space on the server"))
+            default: nil
+            }
         }
     }
 

@@ -59,7 +59,13 @@ public actor QBTClient {
     /// One API call. `path` is relative to `/api/v2/` unless it starts with `/`. Maps 401/403/404/409/400 to errors.
     @discardableResult
     public func call(_ path: String, query: [(String, String)] = [], _ body: Body? = nil) async throws -> Response {
-        let response = try await send(path, query: query, body)
+        try checked(try await send(path, query: query, body), path)
+    }
+
+    /// The one mapping of statuses to errors: 2xx passes; `special` may name the error for a status first.
+    public func checked(_ response: Response, _ path: String,
+                        special: (_ status: Int) -> QBTClientError? = { _ in nil }) throws -> Response {
+        if !(200..<300).contains(response.status), let error = special(response.status) { throw error }
         switch response.status {
         case 200..<300: return response
         case 401, 403: throw QBTClientError.forbidden(url: baseURL.absoluteString)
@@ -87,11 +93,16 @@ public actor QBTClient {
         }
     }
 
+    /// Calls the server may hold longer than the usual timeout: `stream/prepare` waits for a magnet's metadata
+    /// (qbtd's `--stream-metadata-timeout`, 60 s by default).
+    static let slowCalls: [String: TimeInterval] = ["stream/prepare": 300]
+
     /// The raw exchange, without mapping statuses to errors.
     public func send(_ path: String, query: [(String, String)] = [], _ body: Body? = nil) async throws -> Response {
         var components = URLComponents(url: endpoint(path), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.percentEncodedQuery = FormEncoding.encode(query) }
         var request = URLRequest(url: components.url!)
+        if let wait = Self.slowCalls[path] { request.timeoutInterval = wait }
         authorize(&request)
         switch body {
         case nil: request.httpMethod = "GET"
@@ -136,6 +147,9 @@ public actor QBTClient {
         return try await withCheckedThrowingContinuation { continuation in
             session.dataTask(with: request) { data, response, error in
                 if let error {
+                    if (error as? URLError)?.code == .timedOut {
+                        return continuation.resume(throwing: QBTClientError.timedOut(url: url, seconds: Int(request.timeoutInterval)))
+                    }
                     let reason = (error as NSError).localizedDescription
                     return continuation.resume(throwing: QBTClientError.unreachable(url: url, reason: reason))
                 }

@@ -3,6 +3,7 @@ import Foundation
 /// Everything that can go wrong talking to a server, each with what to do next and a distinct exit code for `qbt`.
 public enum QBTClientError: Error, CustomStringConvertible, Equatable, Sendable {
     case unreachable(url: String, reason: String)
+    case timedOut(url: String, seconds: Int)
     case notLoggedIn(server: String?)
     case loginFailed(url: String)
     case banned(url: String)
@@ -19,7 +20,7 @@ public enum QBTClientError: Error, CustomStringConvertible, Equatable, Sendable 
     /// 1: the server refused; 3: no connection; 4: authentication; 5: no such thing; 64 is ArgumentParser's usage error.
     public var exitCode: Int32 {
         switch self {
-        case .unreachable: 3
+        case .unreachable, .timedOut: 3
         case .notLoggedIn, .loginFailed, .banned, .forbidden, .invalidCredentials: 4
         case .notFound: 5
         case .invalidInput: 2
@@ -31,6 +32,8 @@ public enum QBTClientError: Error, CustomStringConvertible, Equatable, Sendable 
         switch self {
         case .unreachable(let url, let reason):
             "cannot reach \(url) (\(reason)): is the server running? check the URL with `qbt login URL`"
+        case .timedOut(let url, let seconds):
+            "\(url) did not answer within \(seconds) s: it is up but busy, or the request waits on the network; try again"
         case .notLoggedIn(let server):
             if let server { "no server named \"\(server)\": see `qbt servers`, or `qbt login URL --name \(server)`" }
             else { "not logged in: run `qbt login URL`, or set QBT_URL (with QBT_USERNAME/QBT_PASSWORD or QBT_API_KEY)" }

@@ -42,7 +42,7 @@ struct Config: Codable {
 func writePrivately(_ data: Data, to path: URL) throws {
     try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true,
                                             attributes: [.posixPermissions: 0o700])
-    let temp = path.path + ".tmp"
+    let temp = path.path + ".tmp-\(getpid())"  // two qbt processes saving at once must not share a temp file
     let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     guard fd >= 0 else { throw QBTClientError.invalidInput("cannot write \(temp): \(String(cString: strerror(errno)))") }
     fchmod(fd, 0o600)

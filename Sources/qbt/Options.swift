@@ -60,11 +60,7 @@ struct GlobalOptions: ParsableArguments {
 /// Hashes as a person types them: whole, unique prefixes, or `all`.
 struct HashArguments: ParsableArguments {
     @Argument(help: ArgumentHelp("Torrent hashes, unique prefixes of them, or `all`.", valueName: "hash"))
-    var hashes: [String]
-
-    func validate() throws {
-        if hashes.isEmpty { throw ValidationError("give at least one torrent hash (or `all`)") }
-    }
+    var hashes: [String]  // ArgumentParser asks for at least one
 }
 
 /// `1M`, `500K`, `2.5MiB`, `0`, `unlimited`: bytes per second (qBittorrent's 0 and -1 both mean unlimited).

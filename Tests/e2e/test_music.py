@@ -279,7 +279,15 @@ def test_offline_download_with_qbt(qbtd_factory, library, tmp_path):
     cli.run("login", q.base, env={"QBT_PASSWORD": q.password})
     key = cli.json("music", "key")["apiKey"]
     assert key.startswith("qbt_")
+    cli.run("login", q.base, env={"QBT_PASSWORD": q.password})  # logging in again keeps the music key
     assert cli.json("music", "sync")["downloaded"] is True and cli.json("music", "sync")["downloaded"] is False
+    # Logged in with the API key itself: rotating it keeps qbt logged in, and /music takes the new one.
+    keyed = Cli(tmp_path / "keyed", QBT_MUSIC_DIR=str(tmp_path / "music-keyed"))
+    keyed.run("login", q.base, "--api-key", key)
+    key = keyed.json("music", "key")["apiKey"]
+    assert keyed.json("app")["version"] and keyed.json("music", "sync")["downloaded"] is True
+    cli.run("music", "sync", code=4)  # the first login's saved key was the one rotated away
+    cli.json("music", "key")
     listed = {t["title"]: t for t in cli.json("music", "tracks")}
     assert listed["Song Title"]["id"] == ids["cbr.mp3"]
     assert [a["title"] for a in cli.json("music", "albums")] == ["The Album"]

@@ -45,7 +45,12 @@ struct Login: AsyncParsableCommand {
         let version = try await client.appVersion()  // proves the credential works
         var config = try Config.load()
         let key = name ?? [base.host ?? "server", base.port.map(String.init)].compactMap { $0 }.joined(separator: ":")
-        config.servers[key] = Config.Server(url: base.absoluteString, username: user, credential: await client.credential)
+        // Logging in again keeps what else was saved for the server (its music key).
+        var server = config.servers[key] ?? Config.Server(url: base.absoluteString, username: user, credential: .none)
+        server.url = base.absoluteString
+        server.username = user
+        server.credential = await client.credential
+        config.servers[key] = server
         if makeDefault || config.defaultServer == nil || config.servers[config.defaultServer!] == nil { config.defaultServer = key }
         try config.save()
         if json {

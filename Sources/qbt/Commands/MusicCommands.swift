@@ -23,9 +23,11 @@ struct Music: AsyncParsableCommand {
         return (QBTClient(baseURL: server.base, credential: .apiKey(key)), id)
     }
 
+    /// The key `qbt music key` saved last, else the login's own API key.
     static func savedKey(_ saved: Config.Server) -> String? {
+        if let key = saved.musicKey { return key }
         if case .apiKey(let key) = saved.credential { return key }
-        return saved.musicKey
+        return nil
     }
 
     /// Where qbt keeps what it downloads: `$XDG_DATA_HOME/qbt/music` (or `$QBT_MUSIC_DIR`).
@@ -38,11 +40,9 @@ struct Music: AsyncParsableCommand {
 
     static func get(_ client: QBTClient, _ path: String, headers: [String: String] = [:]) async throws -> QBTClient.Response {
         let response = try await client.raw("GET", path, headers: headers)
-        switch response.status {
-        case 200..<400: return response
-        case 401: throw QBTClientError.forbidden(url: client.baseURL.absoluteString).withMessage("the server refused the music key: run `qbt music key`")
-        case 404: throw QBTClientError.notFound(QBTClient.message(response, or: "not found: \(path)"))
-        default: throw QBTClientError.server(status: response.status, body: QBTClient.message(response, or: ""))
+        if response.status == 304 { return response }  // the library database has not changed
+        return try await client.checked(response, path) { status in
+            status == 401 ? QBTClientError.forbidden(url: client.baseURL.absoluteString).withMessage("the server refused the music key: run `qbt music key`") : nil
         }
     }
 
@@ -57,6 +57,8 @@ struct Music: AsyncParsableCommand {
             if let name = try global.server().name {
                 var config = try Config.load()
                 config.servers[name]?.musicKey = key
+                // The rotated key was the login's own: the new one replaces it there too, or qbt is logged out.
+                if case .apiKey = config.servers[name]?.credential { config.servers[name]?.credential = .apiKey(key) }
                 try config.save()
             }
             if global.json { return Output.printJSON(["apiKey": key]) }

@@ -128,16 +128,16 @@ extension Music {
                 try key.write(to: folder.appendingPathComponent("key.bin"), options: .atomic)
             }
             for (n, uri) in segments.enumerated() {
-                if interrupted.fired { try DownloadBook.update(id) { $0.state = "paused" } }
-                let state = DownloadBook.load().entries[id]?.state
-                if state == "paused" {
-                    bar.finish()
-                    return DownloadBook.load().entries[id] ?? entry
+                // One read and write of the book per segment: progress recorded, and a pause or cancel seen (another
+                // qbt may have asked for one).
+                let now = try DownloadBook.update(id) { entry in
+                    entry.done = done
+                    if interrupted.fired { entry.state = "paused" }
                 }
-                if state == "cancelled" || state == nil {
+                guard let now, now.state != "paused", now.state != "cancelled" else {
                     bar.finish()
-                    try? FileManager.default.removeItem(atPath: entry.folder)
-                    return DownloadBook.load().entries[id] ?? entry
+                    if now?.state == "cancelled" { try? FileManager.default.removeItem(atPath: entry.folder) }
+                    return now ?? entry  // a book without the entry: stop, and leave the files alone
                 }
                 let file = segmentDir.appendingPathComponent("\(n).mp3")
                 if (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) ?? 0 == 0 {
@@ -145,14 +145,18 @@ extension Music {
                         let bytes = try await get(client, "/music/tracks/\(track)/" + uri.split(separator: "?")[0]).body
                         try bytes.write(to: file, options: .atomic)
                     } catch {
-                        try DownloadBook.update(id) { $0.state = "failed"; $0.error = "\(error)" }
                         bar.finish()
+                        // Cancelled meanwhile: `cancel` removed the folder under this write, which is not a failure.
+                        if let cancelled = DownloadBook.load().entries[id], cancelled.state == "cancelled" {
+                            try? FileManager.default.removeItem(atPath: entry.folder)
+                            return cancelled
+                        }
+                        try DownloadBook.update(id) { $0.state = "failed"; $0.error = "\(error)" }
                         throw error
                     }
                 }
                 done += 1
                 bar.update(Double(done) / Double(max(total, 1)), detail: "\(done)/\(total) segments")
-                try DownloadBook.update(id) { $0.done = done }
             }
             // Local URIs only: segments/N.mp3 and key.bin, nothing of the server or its key.
             let local = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
@@ -163,7 +167,7 @@ extension Music {
             try local.write(to: folder.appendingPathComponent("stream.m3u8"), atomically: true, encoding: .utf8)
         }
         bar.finish()
-        return try DownloadBook.update(id) { $0.state = "completed" } ?? entry
+        return try DownloadBook.update(id) { $0.state = "completed"; $0.done = done } ?? entry
     }
 
     struct Downloads: AsyncParsableCommand {

@@ -19,7 +19,6 @@ struct Search: AsyncParsableCommand {
         @Option(help: "Stop searching after this many seconds.") var timeout: Double = 60
 
         func validate() throws {
-            if pattern.isEmpty { throw ValidationError("give something to search for") }
             if limit < 1 { throw ValidationError("--limit must be at least 1") }
             if let add, add < 1 { throw ValidationError("--add counts from 1") }
             if timeout <= 0 || timeout > 3600 { throw ValidationError("--timeout must be between 0 and 3600 seconds") }

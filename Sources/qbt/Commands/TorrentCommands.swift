@@ -70,7 +70,15 @@ struct Add: AsyncParsableCommand {
     @Flag(help: "Wait until the torrents have downloaded, with a progress bar.") var wait = false
     @Option(help: "Give up waiting after this many seconds.") var timeout: Int = 86400
 
-    func validate() throws { if sources.isEmpty { throw ValidationError("give at least one file, magnet link, URL or hash") } }
+    func validate() throws {
+        if wait && stopped { throw ValidationError("--wait with --stopped would wait for ever: the torrents do not start") }
+    }
+
+    /// A bare info hash as the magnet qBittorrent would make of it: 40 hex or 32 base32 (v1), 64 hex (v2).
+    static func magnet(forBareHash hash: String) -> String? {
+        let magnet = hash.count == 64 ? "magnet:?xt=urn:btmh:1220" + hash : "magnet:?xt=urn:btih:" + hash
+        return (hash.count == 40 || hash.count == 32 || hash.count == 64) && InfoHash.isValidMagnet(magnet) ? magnet : nil
+    }
 
     func run() async throws {
         var request = AddRequest()
@@ -85,10 +93,9 @@ struct Add: AsyncParsableCommand {
                 InfoHash.ofMagnet(source).map { expected.append($0) }
             } else if lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("bc://") {
                 request.urls.append(source)
-            } else if (source.count == 40 || source.count == 32), !FileManager.default.fileExists(atPath: source),
-                      source.allSatisfy({ $0.isLetter || $0.isNumber }) {
-                request.urls.append(source)  // a bare info hash is a magnet to qBittorrent
-                InfoHash.ofMagnet("magnet:?xt=urn:btih:" + source).map { expected.append($0) }
+            } else if !FileManager.default.fileExists(atPath: source), let magnet = Self.magnet(forBareHash: source) {
+                request.urls.append(magnet)  // sent as a magnet: servers differ in the bare forms they take
+                InfoHash.ofMagnet(magnet).map { expected.append($0) }
             } else {
                 guard let data = FileManager.default.contents(atPath: source) else {
                     throw QBTClientError.invalidInput("no such file: \(source) (give a .torrent file, a magnet link or a URL)")

@@ -31,7 +31,6 @@ struct Upload: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if paths.isEmpty { throw ValidationError("give at least one file or folder") }
         if torrent && paths.count != 1 { throw ValidationError("--torrent makes one torrent: give one file or folder") }
     }
 
@@ -113,14 +112,14 @@ struct Upload: AsyncParsableCommand {
                 items.append(try item(url, remote: url.lastPathComponent))
                 continue
             }
-            let base = url.deletingLastPathComponent().path
+            let parent = url.deletingLastPathComponent().pathComponents.count  // the folder's own name is kept
             guard let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.isRegularFileKey]) else { continue }
             var found: [URL] = []
             for case let file as URL in walker where (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
                 found.append(file.standardizedFileURL)
             }
             for file in found.sorted(by: { $0.path < $1.path }) {
-                items.append(try item(file, remote: String(file.path.dropFirst(base.count + 1))))
+                items.append(try item(file, remote: file.pathComponents.dropFirst(parent).joined(separator: "/")))
             }
         }
         guard !items.isEmpty else { throw QBTClientError.invalidInput("nothing to upload: the folders are empty") }
