@@ -52,9 +52,11 @@ public actor TorrentCreationManager {
     let service: TorrentService
     let outputDirectory: String
 
+    /// Tasks live in memory only, so .torrent files a previous run made here belong to no task: they go.
     public init(service: TorrentService, outputDirectory: String) {
         self.service = service
         self.outputDirectory = outputDirectory
+        try? FileManager.default.removeItem(atPath: outputDirectory)
     }
 
     public var all: [CreationTask] { order.compactMap { tasks[$0] } }

@@ -35,6 +35,8 @@ public final class FileSink {
     public let directory: String
     public let name: String
     public private(set) var size: Int64 = 0
+    /// Temp files are hidden, named so a start after a crash can find them.
+    static let tempPrefix = ".qbtd-upload-"
     public var sha256: String { digest.hex }
     let tempPath: String
     private var fd: Int32
@@ -50,7 +52,7 @@ public final class FileSink {
         let parent = ((directory + "/" + name) as NSString).deletingLastPathComponent
         madeDirectories = try Self.makeParent(parent, inside: directory)
         space = SpaceGuard(path: parent, margin: margin)
-        tempPath = parent + "/.qbtd-upload-" + UUID().uuidString + ".part"
+        tempPath = parent + "/" + Self.tempPrefix + UUID().uuidString + ".part"
         fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))

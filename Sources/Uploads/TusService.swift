@@ -33,6 +33,21 @@ public actor TusService {
         self.board = board
         try FileManager.default.createDirectory(atPath: partialsDirectory, withIntermediateDirectories: true)
         await sweep()
+        await removeOrphans()
+    }
+
+    /// Temp files a crash left in the uploads folder: a multipart upload's (none runs yet) and tus data files
+    /// without a record. (Those beside a category's save path elsewhere are not looked for.)
+    func removeOrphans() async {
+        let live = Set(((try? await store.tusUploads()) ?? []).map { Self.dataPath($0) })
+        let root = configuration.uploadsDirectory
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return }
+        for case let relative as String in walker {
+            let name = (relative as NSString).lastPathComponent
+            guard name.hasSuffix(".part"), name.hasPrefix(FileSink.tempPrefix) || name.hasPrefix(".qbtd-tus-") else { continue }
+            let path = root + "/" + relative
+            if !live.contains(path) { unlink(path) }
+        }
     }
 
     var partialsDirectory: String { configuration.uploadsDirectory + "/.tus" }
@@ -211,9 +226,14 @@ public actor TusService {
     }
 
     /// Makes what the writer wrote durable and records the new offset.
-    public func commit(_ writer: TusWriter) async throws {
-        try holdsLease(writer)
+    /// The fdatasync runs in the caller's task, not on the actor, which every other tus request needs meanwhile.
+    public nonisolated func commit(_ writer: TusWriter) async throws {
         try writer.sync()
+        try await record(writer)
+    }
+
+    private func record(_ writer: TusWriter) async throws {
+        try holdsLease(writer)
         try await store.setTusOffset(writer.id, offset: writer.position, length: writer.length,
                                      expiresAt: now() + Int64(configuration.tusExpiry))
         if let sha = writer.sha256 { hashes[writer.id] = (sha, writer.position) }

@@ -180,16 +180,34 @@ def test_tuspy_resumes_after_sigkill_and_checksums_and_expiry(tmp_path):
             except Exception as e:  # the server is killed under it
                 failure.append(e)
 
+        def slow_form():  # a multipart upload under way when the server dies: its temp file must not outlive it
+            yield b'--k\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n\r\n'
+            for _ in range(600):
+                yield b"x" * (64 << 10)
+                time.sleep(0.05)
+
+        def run_multipart():
+            try:
+                requests.post(q.url("uploads"), headers={**headers, "Content-Type": "multipart/form-data; boundary=k"},
+                              data=slow_form(), timeout=60)
+            except requests.RequestException:
+                pass
+
         thread = threading.Thread(target=run)
         thread.start()
+        cut = threading.Thread(target=run_multipart)
+        cut.start()
         wait_for(lambda: first.offset >= 40 << 20, 60, interval=0.01, what="40 MiB acknowledged")
         acknowledged = first.offset
+        wait_for(lambda: list((data / "uploads").glob(".qbtd-upload-*.part")), 30, what="the multipart temp file")
         q.kill()
         thread.join(60)
+        cut.join(60)
         assert failure, "the upload should have failed when the server died"
         acknowledged = max(acknowledged, first.offset)
 
         q = Qbtd(data, port=q.port, extra=["--upload-expiry", "3"]).start()
+        assert not list((data / "uploads").glob(".qbtd-upload-*.part"))  # removed at the start
         second = uploader()
         assert second.url == first.url  # found in the storage: the same upload
         assert second.offset >= acknowledged, (second.offset, acknowledged)  # nothing acknowledged was lost
