@@ -55,9 +55,9 @@ public struct MP3Scan: Sendable {
     public var duration: Double { sampleRate > 0 ? Double(totalSamples) / Double(sampleRate) : 0 }
 
     /// Blocking (reads the whole file): call it off the cooperative pool.
-    public static func read(_ path: String, frames: Bool) -> MP3Scan {
+    public static func read(_ path: String) -> MP3Scan {
         var info = qbt_mp3_info()
-        _ = qbt_mp3_scan(path, frames, &info)
+        _ = qbt_mp3_scan(path, true, &info)
         defer { qbt_mp3_free(&info) }
         func text(_ p: UnsafeMutablePointer<CChar>?) -> String {
             p.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
@@ -73,7 +73,7 @@ public struct MP3Scan: Sendable {
                               albumArtist: text(info.album_artist), year: text(info.year),
                               genre: Genres.name(text(info.genre)),
                               trackNumber: leadingNumber(text(info.track)), discNumber: leadingNumber(text(info.disc)))
-        if frames, scan.error == nil, let offsets = info.offsets, let sizes = info.sizes, let samples = info.samples {
+        if scan.error == nil, let offsets = info.offsets, let sizes = info.sizes, let samples = info.samples {
             let n = Int(info.frame_count)
             scan.index = FrameIndex(sampleRate: scan.sampleRate, offsets: Array(UnsafeBufferPointer(start: offsets, count: n)),
                                     sizes: Array(UnsafeBufferPointer(start: sizes, count: n)),

@@ -5,7 +5,7 @@ import Foundation
 public actor MusicHost {
     public static let protocolVersion = 1
 
-    public struct PlaybackState: Sendable, Codable, Equatable {
+    public struct PlaybackState: Sendable, Equatable {
         public var trackId: Int64?
         public var queueIds: [Int64] = []
         public var playing = false
@@ -20,7 +20,6 @@ public actor MusicHost {
 
     public func connect(_ client: UUID) { states[client] = PlaybackState() }
     public func disconnect(_ client: UUID) { states[client] = nil }
-    public func state(_ client: UUID) -> PlaybackState? { states[client] }
 
     public enum Failure: Error, CustomStringConvertible {
         case bad(String)

@@ -27,7 +27,6 @@ public actor MusicLibrary {
     public struct TrackFile: Sendable {
         public var id: Int64
         public var path: String
-        public var title: String
         public var error: String?
     }
 
@@ -162,7 +161,7 @@ public actor MusicLibrary {
             }
             report.changed = todo.count - report.added
             report.removed = removed.count
-            try await frames.write { db in for path in removed { try Self.storeIndex(db, Found(path: path, size: 0, mtime: 0), nil) } }
+            try await frames.write { db in for path in removed { try Self.dropIndex(db, path) } }
             let tracksChanged = !todo.isEmpty || !removed.isEmpty
             report.playlistsChanged = try await library.write { db -> Bool in
                 for path in removed { try db.execute(sql: "DELETE FROM tracks WHERE path = ?", arguments: [path]) }
@@ -186,9 +185,13 @@ public actor MusicLibrary {
         try db.execute(sql: "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'version'")
     }
 
+    static func dropIndex(_ db: Database, _ path: String) throws {
+        try db.execute(sql: "DELETE FROM frames WHERE path = ?", arguments: [path])
+    }
+
     /// A file's frame index in the cache, or none (not MP3, or gone).
     static func storeIndex(_ db: Database, _ file: Found, _ index: FrameIndex?) throws {
-        guard let index else { return try db.execute(sql: "DELETE FROM frames WHERE path = ?", arguments: [file.path]) }
+        guard let index else { return try dropIndex(db, file.path) }
         let (o, s, n) = index.blobs
         try db.execute(sql: "INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?, ?, ?, ?)",
                        arguments: [file.path, file.size, file.mtime, index.sampleRate, o, s, n])
@@ -243,7 +246,7 @@ public actor MusicLibrary {
         return await offPool {
             let results = Results(count: files.count)
             DispatchQueue.concurrentPerform(iterations: files.count) { i in
-                results.set(i, MP3Scan.read(files[i].path, frames: true))
+                results.set(i, MP3Scan.read(files[i].path))
             }
             return results.all
         }
@@ -367,8 +370,8 @@ public actor MusicLibrary {
 
     public func track(_ id: Int64) async throws -> TrackFile? {
         try await library.read { db in
-            try Row.fetchOne(db, sql: "SELECT id, path, title, error FROM tracks WHERE id = ?", arguments: [id]).map {
-                TrackFile(id: $0["id"], path: $0["path"], title: $0["title"], error: $0["error"])
+            try Row.fetchOne(db, sql: "SELECT id, path, error FROM tracks WHERE id = ?", arguments: [id]).map {
+                TrackFile(id: $0["id"], path: $0["path"], error: $0["error"])
             }
         }
     }

@@ -153,7 +153,12 @@ public struct APIRouter: Sendable {
 
     /// JSON bodies of qbtd's own routes.
     public static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
+        jsonBody(status, value.serialized())
+    }
+
+    /// Every JSON answer, WebAPI and extensions alike.
+    static func jsonBody(_ status: HTTPResponse.Status, _ bytes: some Sequence<UInt8>) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     public static func jsonError(_ status: HTTPResponse.Status, _ message: String) -> Response {
@@ -243,12 +248,8 @@ public struct APIRouter: Sendable {
         case .text(let text): return Self.plain(.ok, text)
         case .status(let code, let text):
             return code == 204 ? Response(status: .noContent) : Self.plain(.init(code: code), text)
-        case .json(let data):
-            return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
-        case .jsonBytes(let bytes):
-            return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        case .json(let data): return Self.jsonBody(.ok, data)
+        case .jsonBytes(let bytes): return Self.jsonBody(.ok, bytes)
         case .binary(let bytes, let type, let filename):
             var headers: HTTPFields = [.contentType: type]
             if let filename { headers[.contentDisposition] = "attachment; filename=\"\(filename)\"" }

@@ -28,9 +28,9 @@ public struct MusicSocket: Sendable {
         })
     }
 
+    /// The last ping sent and the last one answered.
     final class Heartbeat: Sendable {
-        let sent = Mutex(0)
-        let answered = Mutex(0)
+        let seq = Mutex((sent: 0, answered: 0))
     }
 
     func session(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async throws {
@@ -51,12 +51,12 @@ public struct MusicSocket: Sendable {
                 var seq = 0
                 while true {
                     try await Task.sleep(for: Self.pingInterval)
-                    if seq - heartbeat.answered.withLock({ $0 }) >= Self.missedPongs {
+                    if seq - heartbeat.seq.withLock({ $0.answered }) >= Self.missedPongs {
                         try await outbound.close(.goingAway, reason: "ping timeout")
                         return
                     }
                     seq += 1
-                    heartbeat.sent.withLock { $0 = seq }
+                    heartbeat.seq.withLock { $0.sent = seq }
                     try await send(.object(["type": .string("ping"), "seq": .int(Int64(seq))]))
                 }
             }
@@ -80,7 +80,7 @@ public struct MusicSocket: Sendable {
                 switch command["type"] as? String {
                 case "pong":
                     let seq = (command["seq"] as? NSNumber)?.intValue ?? 0
-                    heartbeat.answered.withLock { $0 = max($0, min(seq, heartbeat.sent.withLock { $0 })) }
+                    heartbeat.seq.withLock { $0.answered = max($0.answered, min(seq, $0.sent)) }
                 case "hello":
                     break
                 case "refreshDB":
