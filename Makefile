@@ -9,8 +9,10 @@ SWIFT_BUILD_FLAGS ?=
 
 .PHONY: run test bench build deps-run deps-test deps-bench swift-test e2e-test clean completions install
 
-run: deps-run build
-	.build/debug/qbtd $(ARGS)
+# The server people run is the release build (seedbox scale needs it); tests use the debug build.
+run: deps-run
+	swift build -c release --product qbtd $(SWIFT_BUILD_FLAGS)
+	.build/release/qbtd $(ARGS)
 
 build:
 	swift build $(SWIFT_BUILD_FLAGS)

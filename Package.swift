@@ -62,7 +62,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "qbtd",
-            dependencies: ["QBTServer", "QBTCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["QBTServer", "QBTCore", "WebAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The typed client of qBittorrent's WebAPI and qbtd's extensions: Foundation only, no server code.
         .target(name: "QBTClient"),
@@ -76,10 +76,12 @@ let package = Package(
         .testTarget(name: "QBTClientTests", dependencies: ["QBTClient", "ServerTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine"]),
-        .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store"]),
-        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer", "ServerTestSupport"]),
+        .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store", "TorrentEngine",
+                                                        .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer", "ServerTestSupport", "QBTCore", "Store",
+                                                       "TorrentEngine"]),
         .testTarget(name: "SearchTests", dependencies: ["Search"]),
-        .testTarget(name: "StreamingTests", dependencies: ["Streaming"]),
+        .testTarget(name: "StreamingTests", dependencies: ["Streaming", "QBTCore", "Store", "TorrentEngine"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads"]),
         .testTarget(name: "MusicTests", dependencies: ["Music"]),
     ],

@@ -104,6 +104,10 @@ struct qbt_settings {
     lt::settings_pack pack;
 };
 
+struct qbt_torrent {
+    lt::add_torrent_params atp;
+};
+
 struct qbt_session {
     lt::session session;
     std::mutex mutex;  // guards handles; the Swift actor already serializes calls, this keeps the shim honest
@@ -277,7 +281,18 @@ static std::string alert_torrent_id(const lt::torrent_alert *a) {
     }
 }
 
-int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, void *context) {
+static void report_status(const lt::torrent_status &st, qbt_status_fn fn, void *context);
+
+void qbt_post_torrent_updates(qbt_session *session) {
+    try {
+        session->session.post_torrent_updates(lt::torrent_handle::query_name | lt::torrent_handle::query_save_path |
+                                              lt::torrent_handle::query_torrent_file |
+                                              lt::torrent_handle::query_distributed_copies);
+    } catch (...) {
+    }
+}
+
+int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn status_fn, void *context) {
     std::vector<lt::alert *> alerts;
     try {
         session->session.pop_alerts(&alerts);
@@ -391,6 +406,9 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, void *context)
             case lt::session_stats_alert::alert_type:
                 session->store_counters(static_cast<lt::session_stats_alert *>(alert)->counters());
                 continue;
+            case lt::state_update_alert::alert_type:
+                for (const auto &st : static_cast<lt::state_update_alert *>(alert)->status) report_status(st, status_fn, context);
+                continue;
             default: continue;
             }
             if (!buffer.empty()) {
@@ -444,24 +462,25 @@ static std::string params_id(const lt::add_torrent_params &atp) {
     return torrent_id(atp.info_hashes);
 }
 
-qbt_result qbt_parse(const uint8_t *torrent, size_t size, const char *magnet, char id[QBT_ID_LEN], char **name,
-                     char **error) {
+qbt_torrent *qbt_torrent_parse(const uint8_t *torrent, size_t size, const char *magnet, char id[QBT_ID_LEN],
+                               char **name, char **error) {
     try {
-        lt::add_torrent_params atp;
+        auto parsed = std::make_unique<qbt_torrent>();
         std::string message;
-        qbt_result r = load_params(torrent, size, magnet, atp, message);
-        if (r != QBT_OK) {
+        if (load_params(torrent, size, magnet, parsed->atp, message) != QBT_OK) {
             set_error(error, message);
-            return r;
+            return nullptr;
         }
-        copy_id(id, params_id(atp));
-        if (name) *name = dup_string(atp.ti ? atp.ti->name() : atp.name);
-        return QBT_OK;
+        copy_id(id, params_id(parsed->atp));
+        if (name) *name = dup_string(parsed->atp.ti ? parsed->atp.ti->name() : parsed->atp.name);
+        return parsed.release();
     } catch (const std::exception &e) {
         set_error(error, e.what());
-        return QBT_ERR_INVALID;
+        return nullptr;
     }
 }
+
+void qbt_torrent_free(qbt_torrent *parsed) { delete parsed; }
 
 qbt_result qbt_add(qbt_session *session, const qbt_add_params *p, char id[QBT_ID_LEN], char **error) {
     try {
@@ -480,10 +499,14 @@ qbt_result qbt_add(qbt_session *session, const qbt_add_params *p, char id[QBT_ID
                     set_error(error, "unreadable fast-resume data and no usable source: " + message);
                     return QBT_ERR_INVALID;
                 }
+            } else if (!atp.ti && p->parsed && p->parsed->atp.ti) {
+                atp.ti = p->parsed->atp.ti;
             } else if (!atp.ti && p->torrent && p->torrent_size > 0) {
                 lt::add_torrent_params source;
                 if (load_params(p->torrent, p->torrent_size, nullptr, source, message) == QBT_OK) atp.ti = source.ti;
             }
+        } else if (p->parsed) {
+            atp = p->parsed->atp;  // shares the parsed torrent_info: no second parse
         } else {
             qbt_result r = load_params(p->torrent, p->torrent_size, p->magnet, atp, message);
             if (r != QBT_OK) {
@@ -502,6 +525,11 @@ qbt_result qbt_add(qbt_session *session, const qbt_add_params *p, char id[QBT_ID
         if (p->seed_mode) atp.flags |= lt::torrent_flags::seed_mode;
         atp.upload_limit = p->upload_limit > 0 ? p->upload_limit : -1;
         atp.download_limit = p->download_limit > 0 ? p->download_limit : -1;
+        if (p->auto_managed && !p->stopped) atp.flags |= lt::torrent_flags::auto_managed;
+        if (p->super_seeding) atp.flags |= lt::torrent_flags::super_seeding;
+        else atp.flags &= ~lt::torrent_flags::super_seeding;
+        atp.max_connections = p->max_connections > 0 ? p->max_connections : -1;
+        atp.max_uploads = p->max_uploads > 0 ? p->max_uploads : -1;
 
         std::string tid = params_id(atp);
         lt::error_code ec;
@@ -737,6 +765,7 @@ static void report_status(const lt::torrent_status &st, qbt_status_fn fn, void *
     out.is_finished = st.is_finished;
     out.is_seeding = st.is_seeding;
     out.is_private = ti ? ti->priv() : false;
+    out.need_save_resume = st.need_save_resume;
     out.progress = st.progress;
     out.distributed_copies = st.distributed_copies;
     out.download_rate = st.download_payload_rate;

@@ -56,7 +56,7 @@ extension TorrentService {
         if let download = category.downloadPath { try await checkCategoryPath(download) }
         try await store.editCategory(category)
         categoryTable[category.name] = category
-        for (id, stored) in torrents where stored.record.category == category.name { await relocateManaged(id) }
+        for (id, stored) in torrents where stored.record.category == category.name { try await relocateManaged(id) }
     }
 
     public func removeCategories(_ names: [String]) async throws {
@@ -72,7 +72,7 @@ extension TorrentService {
         if !name.isEmpty && categoryTable[name] == nil { throw ServiceError.conflict("Incorrect category name") }
         for id in known(ids) {
             try await update(id) { $0.category = name.isEmpty ? nil : name }
-            await relocateManaged(id)
+            try await relocateManaged(id)
         }
     }
 

@@ -5,9 +5,9 @@ import TorrentEngine
 /// Per-torrent controls behind `torrents/*`: each one records the change, then tells the engine.
 extension TorrentService {
     /// Stops (pauses) or starts torrents, and remembers it.
-    public func setStopped(_ ids: [TorrentID], _ stopped: Bool) async {
+    public func setStopped(_ ids: [TorrentID], _ stopped: Bool) async throws {
         for id in known(ids) {
-            try? await update(id) { $0.stopped = stopped }
+            try await update(id) { $0.stopped = stopped }
             await applyRunState(id)
             try? await engine.saveResumeData(id)
         }
@@ -45,19 +45,19 @@ extension TorrentService {
     // MARK: limits and flags
 
     /// Bytes per second; nil leaves that direction alone, 0 or less is unlimited.
-    public func setLimits(_ ids: [TorrentID], upload: Int?, download: Int?) async {
+    public func setLimits(_ ids: [TorrentID], upload: Int?, download: Int?) async throws {
         for id in known(ids) {
             guard let r = torrents[id]?.record else { continue }
             let up = upload.map { max(0, $0) } ?? r.uploadLimit
             let down = download.map { max(0, $0) } ?? r.downloadLimit
-            try? await update(id) { $0.uploadLimit = up; $0.downloadLimit = down }
+            try await update(id) { $0.uploadLimit = up; $0.downloadLimit = down }
             try? await engine.setLimits(id, upload: up, download: down)
         }
     }
 
-    public func setShareLimits(_ ids: [TorrentID], ratio: Double, seedingTime: Int, inactiveSeedingTime: Int) async {
+    public func setShareLimits(_ ids: [TorrentID], ratio: Double, seedingTime: Int, inactiveSeedingTime: Int) async throws {
         for id in known(ids) {
-            try? await update(id) {
+            try await update(id) {
                 $0.ratioLimit = ratio
                 $0.seedingTimeLimit = seedingTime
                 $0.inactiveSeedingTimeLimit = inactiveSeedingTime
@@ -65,33 +65,33 @@ extension TorrentService {
         }
     }
 
-    public func toggleSequential(_ ids: [TorrentID]) async {
+    public func toggleSequential(_ ids: [TorrentID]) async throws {
         for id in known(ids) {
             guard let on = torrents[id].map({ !$0.record.sequential }) else { continue }
-            try? await update(id) { $0.sequential = on }
+            try await update(id) { $0.sequential = on }
             try? await engine.setSequential(id, on)
         }
     }
 
-    public func toggleFirstLastPiecePrio(_ ids: [TorrentID]) async {
+    public func toggleFirstLastPiecePrio(_ ids: [TorrentID]) async throws {
         for id in known(ids) {
             guard let on = torrents[id].map({ !$0.record.firstLastPiecePrio }) else { continue }
-            try? await update(id) { $0.firstLastPiecePrio = on }
+            try await update(id) { $0.firstLastPiecePrio = on }
             try? await prioritizeFirstLastPieces(id, on: on)
         }
     }
 
-    public func setForceStart(_ ids: [TorrentID], _ on: Bool) async {
+    public func setForceStart(_ ids: [TorrentID], _ on: Bool) async throws {
         for id in known(ids) {
             // Forcing a stopped torrent starts it, as qBittorrent's "Force Resume" does.
-            try? await update(id) { $0.forceStart = on; if on { $0.stopped = false } }
+            try await update(id) { $0.forceStart = on; if on { $0.stopped = false } }
             await applyRunState(id)
         }
     }
 
-    public func setSuperSeeding(_ ids: [TorrentID], _ on: Bool) async {
+    public func setSuperSeeding(_ ids: [TorrentID], _ on: Bool) async throws {
         for id in known(ids) {
-            try? await update(id) { $0.superSeeding = on }
+            try await update(id) { $0.superSeeding = on }
             try? await engine.setSuperSeeding(id, on)
         }
     }
@@ -206,28 +206,28 @@ extension TorrentService {
     public func setDownloadPath(_ ids: [TorrentID], to requested: String) async throws {
         let path = requested.isEmpty ? nil : try makeSavePath(requested)
         for id in known(ids) where torrents[id]?.record.autoTMM == false {
-            guard let view = await view(id), !view.status.isFinished else { continue }
+            guard let view = view(id), !view.status.isFinished else { continue }
             try await update(id) { $0.downloadPath = path }
             moving.insert(id)
             try? await engine.moveStorage(id, to: path ?? view.record.savePath)
         }
     }
 
-    public func setAutoManagement(_ ids: [TorrentID], _ on: Bool) async {
+    public func setAutoManagement(_ ids: [TorrentID], _ on: Bool) async throws {
         for id in known(ids) {
             guard let record = torrents[id]?.record, record.autoTMM != on else { continue }
-            try? await update(id) { $0.autoTMM = on }
-            if on { await relocateManaged(id) }
+            try await update(id) { $0.autoTMM = on }
+            if on { try await relocateManaged(id) }
         }
     }
 
     /// Puts an automatically managed torrent where its category says.
-    func relocateManaged(_ id: TorrentID) async {
+    func relocateManaged(_ id: TorrentID) async throws {
         guard let record = torrents[id]?.record, record.autoTMM else { return }
         let target = await categorySavePath(record.category)
         guard target != record.savePath else { return }
         try? FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        try? await update(id) { $0.savePath = target }
+        try await update(id) { $0.savePath = target }
         if record.downloadPath == nil {
             moving.insert(id)
             try? await engine.moveStorage(id, to: target)
@@ -329,7 +329,7 @@ extension TorrentService {
     /// certificate or key does not parse or the DH parameters are missing.
     public func setSSLParameters(_ id: TorrentID, _ p: SSLParameters) async throws -> Bool {
         guard torrents[id] != nil else { throw ServiceError.notFound }
-        guard TorrentEngine.isCertificate(p.certificate), TorrentEngine.isPrivateKey(p.privateKey), !p.dhParams.isEmpty
+        guard LibtorrentEngine.isCertificate(p.certificate), LibtorrentEngine.isPrivateKey(p.privateKey), !p.dhParams.isEmpty
         else { return false }
         try await store.setSSLParameters(id, p)
         try? await engine.setSSLCertificate(id, certificate: p.certificate, privateKey: p.privateKey, dhParams: p.dhParams)
@@ -338,7 +338,7 @@ extension TorrentService {
 
     public func export(_ id: TorrentID) async throws -> [UInt8] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
-        guard try await engine.status(id).hasMetadata else {
+        guard try engine.status(id).hasMetadata else {
             throw ServiceError.conflict("Unable to export torrent file. Error: Missing metadata")
         }
         do { return try await engine.exportTorrent(id) } catch {

@@ -21,7 +21,7 @@ extension TorrentService {
         }
         if changed.contains("banned_IPs") { await applyBans() }
         if changed.contains("save_path") {
-            for (id, stored) in torrents where stored.record.autoTMM { await relocateManaged(id) }
+            for (id, stored) in torrents where stored.record.autoTMM { try await relocateManaged(id) }
         }
         return changed
     }
@@ -61,7 +61,9 @@ extension TorrentService {
     func enforceShareLimits() async {
         let action = await settings.int("max_ratio_act")
         let now = Int64(Date().timeIntervalSince1970)
-        for view in await views() where !view.record.stopped && view.status.isFinished {
+        let board = currentBoard()
+        for id in board.order {
+            guard let view = board.entries[id]?.view, !view.record.stopped, view.status.isFinished else { continue }
             let r = view.record
             let ratioLimit = view.maxRatio, seedingLimit = view.maxSeedingTime, inactiveLimit = view.maxInactiveSeedingTime
             let ratio = TorrentFigures.ratio(view.status)
@@ -75,12 +77,16 @@ extension TorrentService {
                 log.add("Torrent reached the share limit, removing it. Torrent: \"\(view.name)\"", kind: .info)
                 await remove([view.id], deleteFiles: action == 3)
             case 2 where !view.record.superSeeding:
-                await setSuperSeeding([view.id], true)
+                do { try await setSuperSeeding([view.id], true) } catch {
+                    logger.error("could not store super-seeding for \(view.id): \(error)")
+                }
             case 2:
                 break
             default:
                 log.add("Torrent reached the share limit, stopping it. Torrent: \"\(view.name)\"", kind: .info)
-                await setStopped([view.id], true)
+                do { try await setStopped([view.id], true) } catch {
+                    logger.error("could not store the stop of \(view.id): \(error)")
+                }
             }
         }
     }
@@ -99,13 +105,12 @@ extension TorrentService {
 
     public func transfer() async -> Transfer {
         var t = Transfer()
-        for status in await engine.allStatus() {
-            t.downloadSpeed += status.downloadRate
-            t.uploadSpeed += status.uploadRate
-            t.downloadedSession += status.sessionDownload
-            t.uploadedSession += status.sessionUpload
-        }
-        t.counters = await engine.counters()
+        let board = currentBoard()
+        t.downloadSpeed = board.downloadRate
+        t.uploadSpeed = board.uploadRate
+        t.downloadedSession = board.sessionDownload
+        t.uploadedSession = board.sessionUpload
+        t.counters = engine.counters
         t.downloadedSession = max(t.downloadedSession, t.counters.receivedBytes)
         t.uploadedSession = max(t.uploadedSession, t.counters.sentBytes)
         // qBittorrent's Statistics: the stored totals plus what this session moved since they were saved.
@@ -130,7 +135,7 @@ extension TorrentService {
 
     /// Folds the session's new bytes into the stored totals (each minute and at shutdown).
     func saveStatistics() async {
-        let counters = await engine.counters()
+        let counters = engine.counters
         let download = counters.receivedBytes - allTime.countedDownload, upload = counters.sentBytes - allTime.countedUpload
         guard download > 0 || upload > 0 else { return }
         allTime.download += download

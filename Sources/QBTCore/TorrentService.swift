@@ -6,24 +6,30 @@ import TorrentEngine
 /// Keeps the engine and the store in step: what the store holds is what the engine runs, after any restart.
 /// Writes reach SQLite before the engine is told, so an acknowledged change survives a crash.
 public actor TorrentService {
-    public nonisolated let engine: TorrentEngine
+    public nonisolated let engine: any TorrentEngine
     public nonisolated let store: Store
     public nonisolated let paths: ServerPaths
     public nonisolated let settings: ServerSettings
     public nonisolated let log: EventLog
     let logger: Logger
-    var torrents: [TorrentID: StoredTorrent] = [:]
+    /// Every torrent's record (without its metainfo and resume data, which stay in SQLite and libtorrent).
+    var torrents: [TorrentID: StoredTorrent] = [:] { didSet { revision &+= 1 } }
     /// Tracker URLs per torrent, kept here because `sync/maindata` lists them for every torrent on each poll.
-    var trackerURLs: [TorrentID: [String]] = [:]
+    var trackerURLs: [TorrentID: [String]] = [:] { didSet { revision &+= 1; trackersChanged = true } }
     /// Web seed URLs per torrent, for the magnet links every listing carries.
-    var webSeedURLs: [TorrentID: [String]] = [:]
+    var webSeedURLs: [TorrentID: [String]] = [:] { didSet { revision &+= 1 } }
+    /// Bumped by every change of what the board shows besides the engine's statuses.
+    private var revision: UInt64 = 0
+    private var trackersChanged = true
+    /// The last board built; rebuilt on demand when the engine published or something here changed.
+    private var board = TorrentBoard.empty
     var categoryTable: [String: Category] = [:]
     var tagSet: Set<String> = []
     /// Torrents whose data is being moved.
-    var moving: Set<TorrentID> = []
-    var queueingEnabled = false
+    var moving: Set<TorrentID> = [] { didSet { revision &+= 1 } }
+    var queueingEnabled = false { didSet { revision &+= 1 } }
     /// The global share limits, for torrents that follow them (kept here: every view needs them).
-    var shareLimits = ShareLimits()
+    var shareLimits = ShareLimits() { didSet { revision &+= 1 } }
     var allTime = AllTime()
     /// Content layouts waiting for a magnet's metadata.
     var pendingLayouts: [TorrentID: ContentLayout] = [:]
@@ -32,17 +38,24 @@ public actor TorrentService {
     /// Opens the engine over the store and brings back every stored torrent.
     public init(settings: ServerSettings, store: Store, resumeInterval: Duration = .seconds(15),
                 log: EventLog = EventLog(), logger: Logger = Logger(label: "qbtd")) async throws {
+        let engine = try LibtorrentEngine(settings: await settings.engineSettings(), resumeInterval: resumeInterval,
+                                          logger: logger) { batch in
+            do { try await store.saveResumeData(batch.map { ($0.id, Data($0.data)) }) } catch {
+                logger.error("could not store fast-resume data for \(batch.count) torrent(s): \(error)")
+            }
+        }
+        try await self.init(settings: settings, store: store, engine: engine, log: log, logger: logger)
+    }
+
+    /// Runs over any engine (`MemoryEngine` in tests).
+    public init(settings: ServerSettings, store: Store, engine: any TorrentEngine, log: EventLog = EventLog(),
+                logger: Logger = Logger(label: "qbtd")) async throws {
         self.store = store
         self.paths = settings.paths
         self.settings = settings
         self.log = log
         self.logger = logger
-        self.engine = try TorrentEngine(settings: await settings.engineSettings(), resumeInterval: resumeInterval,
-                                        logger: logger) { id, data in
-            do { try await store.saveResumeData(id, Data(data)) } catch {
-                logger.error("could not store fast-resume data for \(id): \(error)")
-            }
-        }
+        self.engine = engine
         queueingEnabled = await settings.bool("queueing_enabled")
         for category in try await store.categories() { categoryTable[category.name] = category }
         tagSet = Set(try await store.tags())
@@ -66,24 +79,45 @@ public actor TorrentService {
         })
     }
 
+    /// Brings back every stored torrent in one batch: one read of the store, one hop to the engine.
     private func restore() async throws {
-        for stored in try await store.torrents() {
-            let r = stored.record
+        let stored = try await store.torrents()
+        let ssl = try await store.allSSLParameters()
+        let limits = await connectionLimits()
+        var requests: [AddTorrentRequest] = []
+        var kept: [StoredTorrent] = []
+        for var entry in stored {
+            let r = entry.record
             let source: AddTorrentRequest.Source
             if let metainfo = r.metainfo { source = .metainfo(Array(metainfo)) }
             else if let magnet = r.magnet { source = .magnet(magnet) }
             else { continue }
-            var request = AddTorrentRequest(source, record: r)
+            var request = AddTorrentRequest(source, record: r, limits: limits)
             request.resumeData = r.resumeData.map(Array.init)
-            do {
-                try await engine.add(request)
-                torrents[r.id] = stored
-                await started(r.id)
-            } catch {
-                logger.error("could not restore torrent \(r.id) (\(r.name)): \(error)")
+            requests.append(request)
+            entry.record.slim()
+            kept.append(entry)
+        }
+        let results = await engine.add(requests)
+        for (entry, result) in zip(kept, results) {
+            switch result {
+            case .success(let added):
+                torrents[added.id] = entry
+                remember(added)
+                if let p = ssl[added.id] {
+                    try? await engine.setSSLCertificate(added.id, certificate: p.certificate, privateKey: p.privateKey,
+                                                        dhParams: p.dhParams)
+                }
+            case .failure(let error):
+                logger.error("could not restore torrent \(entry.record.id) (\(entry.record.name)): \(error)")
             }
         }
         logger.info("restored \(torrents.count) torrent(s)")
+    }
+
+    /// The per-torrent connection limits the preferences set for every torrent.
+    func connectionLimits() async -> (connections: Int, uploads: Int) {
+        (await settings.int("max_connec_per_torrent"), await settings.int("max_uploads_per_torrent"))
     }
 
     public func shutdown() async {
@@ -92,21 +126,13 @@ public actor TorrentService {
         await engine.shutdown()
     }
 
-    /// What every torrent gets once it is in the engine: the run state its record says, per-torrent
-    /// connection limits, and its trackers remembered.
-    func started(_ id: TorrentID) async {
-        await applyRunState(id)
-        let connections = await settings.int("max_connec_per_torrent")
-        let uploads = await settings.int("max_uploads_per_torrent")
-        try? await engine.setConnectionLimits(id, connections: connections, uploads: uploads)
-        if torrents[id]?.record.superSeeding == true { try? await engine.setSuperSeeding(id, true) }
-        if let ssl = try? await store.sslParameters(id) {
-            try? await engine.setSSLCertificate(id, certificate: ssl.certificate, privateKey: ssl.privateKey, dhParams: ssl.dhParams)
-        }
-        await rememberSources(id)
+    /// Trackers and web seeds as the engine took them.
+    func remember(_ added: AddedTorrent) {
+        trackerURLs[added.id] = added.trackers
+        webSeedURLs[added.id] = added.webSeeds
     }
 
-    /// Trackers and web seeds as the engine has them now (after an add, metadata, or an edit).
+    /// Trackers and web seeds as the engine has them now (after metadata, or an edit).
     func rememberSources(_ id: TorrentID) async {
         trackerURLs[id] = (try? await engine.trackers(id))?.map(\.url) ?? []
         webSeedURLs[id] = (try? await engine.webSeeds(id)) ?? []
@@ -132,10 +158,9 @@ public actor TorrentService {
             guard torrents[id] != nil else { return }
             do {
                 let bytes = try await engine.exportTorrent(id)
-                let name = (try? await engine.status(id).name) ?? ""
+                let name = (try? engine.status(id).name) ?? ""
                 try await store.saveMetainfo(id, Data(bytes), name: name)
                 if torrents[id]?.record.name.isEmpty ?? false { torrents[id]?.record.name = name }
-                torrents[id]?.record.metainfo = Data(bytes)
                 if torrents[id]?.record.firstLastPiecePrio == true { try await prioritizeFirstLastPieces(id, on: true) }
                 await rememberSources(id)
                 if let layout = pendingLayouts.removeValue(forKey: id) { await applyContentLayout(id, layout) }
@@ -184,61 +209,85 @@ public actor TorrentService {
 
     /// Adds one torrent. The row is committed before the engine starts it; if the engine refuses, the row goes.
     public func add(_ source: AddTorrentRequest.Source, options: AddOptions) async -> AddOutcome {
-        let inspected: (id: TorrentID, name: String)
-        do { inspected = try TorrentEngine.inspect(source) } catch { return .invalid("\(error)") }
-        if torrents[inspected.id] != nil { return .duplicate(inspected.id) }
+        do { return await add([try ParsedTorrent(source)], options: options)[0] } catch { return .invalid("\(error)") }
+    }
 
+    /// Adds torrents parsed once by the caller, all with the same options: their rows go to SQLite in one
+    /// transaction before the engine takes them in one batch; a row the engine refuses is deleted again.
+    public func add(_ parsed: [ParsedTorrent], options: AddOptions) async -> [AddOutcome] {
+        var outcomes = [AddOutcome?](repeating: nil, count: parsed.count)
         let category = options.category.flatMap { $0.isEmpty ? nil : $0 }
         let defaultTMM = await settings.bool("auto_tmm_enabled")
         let autoTMM = options.autoTMM ?? defaultTMM
         let defaultSavePath = await settings.defaultSavePath
-        let savePath: String
-        if autoTMM { savePath = await categorySavePath(category) }
-        else { savePath = options.savePath ?? defaultSavePath }
-        var record = TorrentRecord(
-            id: inspected.id, name: options.rename.flatMap { $0.isEmpty ? nil : $0 } ?? inspected.name,
-            metainfo: nil, magnet: nil, savePath: savePath,
-            category: category, stopped: options.stopped,
-            sequential: options.sequential, firstLastPiecePrio: options.firstLastPiecePrio,
-            uploadLimit: max(0, options.uploadLimit), downloadLimit: max(0, options.downloadLimit),
-            ratioLimit: options.ratioLimit, seedingTimeLimit: options.seedingTimeLimit,
-            inactiveSeedingTimeLimit: options.inactiveSeedingTimeLimit, autoTMM: autoTMM)
-        record.forceStart = options.forced
-        if !options.skipChecking, let temp = await settings.tempPath { record.downloadPath = temp }
-        switch source {
-        case .metainfo(let bytes): record.metainfo = Data(bytes)
-        case .magnet(let uri): record.magnet = uri
-        }
+        let savePath = autoTMM ? await categorySavePath(category) : options.savePath ?? defaultSavePath
+        let tempPath = options.skipChecking ? nil : await settings.tempPath
+        let limits = await connectionLimits()
         let tags = Array(Set(options.tags.filter(Self.validTag))).sorted()
-        do {
-            try await store.insert(record, tags: tags)
-        } catch {
-            return .invalid("could not store the torrent: \(error)")
+        var records: [(record: TorrentRecord, tags: [String])] = []
+        var requests: [AddTorrentRequest] = []
+        var positions: [Int] = []
+        var seen: Set<TorrentID> = []
+        for (position, torrent) in parsed.enumerated() {
+            guard torrents[torrent.id] == nil, seen.insert(torrent.id).inserted else {
+                outcomes[position] = .duplicate(torrent.id)
+                continue
+            }
+            var record = TorrentRecord(
+                id: torrent.id, name: options.rename.flatMap { $0.isEmpty ? nil : $0 } ?? torrent.name,
+                metainfo: nil, magnet: nil, savePath: savePath,
+                category: category, stopped: options.stopped,
+                sequential: options.sequential, firstLastPiecePrio: options.firstLastPiecePrio,
+                uploadLimit: max(0, options.uploadLimit), downloadLimit: max(0, options.downloadLimit),
+                ratioLimit: options.ratioLimit, seedingTimeLimit: options.seedingTimeLimit,
+                inactiveSeedingTimeLimit: options.inactiveSeedingTimeLimit, autoTMM: autoTMM)
+            record.forceStart = options.forced
+            record.downloadPath = tempPath
+            switch torrent.source {
+            case .metainfo(let bytes): record.metainfo = Data(bytes)
+            case .magnet(let uri): record.magnet = uri
+            }
+            var request = AddTorrentRequest(torrent, savePath: savePath)
+            request.apply(record, limits: limits)
+            request.skipChecking = options.skipChecking
+            records.append((record, tags))
+            requests.append(request)
+            positions.append(position)
         }
+        do {
+            try await store.insert(records)
+        } catch {
+            for position in positions { outcomes[position] = .invalid("could not store the torrent: \(error)") }
+            return outcomes.map { $0! }
+        }
+        guard !records.isEmpty else { return outcomes.map { $0! } }
         if let category, categoryTable[category] == nil { categoryTable[category] = Category(name: category, savePath: "") }
         tagSet.formUnion(tags)
-        var request = AddTorrentRequest(source, record: record)
-        request.skipChecking = options.skipChecking
-        do {
-            try await engine.add(request)
-        } catch {
-            try? await store.deleteTorrent(record.id)
-            if case .duplicate(let id) = error as? EngineError { return .duplicate(id) }
-            return .invalid("\(error)")
-        }
-        torrents[record.id] = StoredTorrent(record: record, tags: tags)
-        await started(record.id)
-        if options.addToTopOfQueue { try? await engine.queue(record.id, .top) }
-        if options.firstLastPiecePrio { try? await prioritizeFirstLastPieces(record.id, on: true) }
         let preferred = ContentLayout(rawValue: await settings.string("torrent_content_layout")) ?? .original
         let layout = options.contentLayout ?? preferred
-        if layout != .original {
-            // A magnet gets its layout when the metadata arrives (not kept across a restart before that).
-            if record.metainfo != nil { await applyContentLayout(record.id, layout) } else { pendingLayouts[record.id] = layout }
+        let results = await engine.add(requests)
+        for ((var entry, position), result) in zip(zip(records, positions), results) {
+            let id = entry.record.id
+            guard case .success(let added) = result else {
+                try? await store.deleteTorrent(id)  // the engine refused it: no row may outlive that
+                if case .failure(.duplicate(let other)) = result { outcomes[position] = .duplicate(other) }
+                else if case .failure(let error) = result { outcomes[position] = .invalid("\(error)") }
+                continue
+            }
+            let hasMetainfo = entry.record.metainfo != nil
+            entry.record.slim()
+            torrents[id] = StoredTorrent(record: entry.record, tags: entry.tags)
+            remember(added)
+            if options.addToTopOfQueue { try? await engine.queue(id, .top) }
+            if options.firstLastPiecePrio { try? await prioritizeFirstLastPieces(id, on: true) }
+            if layout != .original {
+                // A magnet gets its layout when the metadata arrives (not kept across a restart before that).
+                if hasMetainfo { await applyContentLayout(id, layout) } else { pendingLayouts[id] = layout }
+            }
+            log.add("Added new torrent. Torrent: \"\(entry.record.name)\"")
+            outcomes[position] = .added(id)
         }
-        try? await engine.saveResumeData(record.id)
-        log.add("Added new torrent. Torrent: \"\(record.name)\"")
-        return .added(record.id)
+        return outcomes.map { $0 ?? .invalid("not added") }
     }
 
     /// Removes torrents (and their data when asked). Unknown ids are ignored, as qBittorrent does.
@@ -284,18 +333,66 @@ public actor TorrentService {
     public var ids: [TorrentID] { Array(torrents.keys) }
     public var count: Int { torrents.count }
 
-    /// Every torrent joined with its live status, in the order they were added.
-    public func views() async -> [TorrentView] {
-        var statuses: [TorrentID: TorrentStatus] = [:]
-        for status in await engine.allStatus() { statuses[status.id] = status }
-        return torrents.values
-            .sorted { ($0.record.addedOn, $0.record.id) < ($1.record.addedOn, $1.record.id) }
-            .compactMap { stored in statuses[stored.record.id].map { view(stored, $0) } }
+    /// Every torrent joined with its last published status, in the order they were added.
+    public func views() -> [TorrentView] { currentBoard().views }
+
+    public func view(_ id: TorrentID) -> TorrentView? {
+        guard let stored = torrents[id], let status = engine.snapshot.status(id) else { return nil }
+        return view(stored, status)
     }
 
-    public func view(_ id: TorrentID) async -> TorrentView? {
-        guard let stored = torrents[id], let status = try? await engine.status(id) else { return nil }
-        return view(stored, status)
+    /// The board as of now: rebuilt only when the engine published a new snapshot or a record changed, and then
+    /// only the entries whose status or record changed are made again; the rest are the previous board's.
+    public func currentBoard() -> TorrentBoard {
+        let snapshot = engine.snapshot
+        guard snapshot.generation != board.engineGeneration || revision != board.serviceRevision else { return board }
+        let recordsChanged = revision != board.serviceRevision
+        var entries: [TorrentID: BoardEntry] = [:]
+        entries.reserveCapacity(torrents.count)
+        var membershipChanged = false
+        var downloadRate = 0, uploadRate = 0
+        var sessionDownload: Int64 = 0, sessionUpload: Int64 = 0
+        for (id, stored) in torrents {
+            guard let status = snapshot.torrents[id] else { continue }
+            downloadRate += status.status.downloadRate
+            uploadRate += status.status.uploadRate
+            sessionDownload += status.status.sessionDownload
+            sessionUpload += status.status.sessionUpload
+            guard let old = board.entries[id] else {
+                membershipChanged = true
+                entries[id] = BoardEntry(view(stored, status.status), statusGeneration: status.generation)
+                continue
+            }
+            if old.statusGeneration == status.generation && (!recordsChanged || sameInputs(old.view, stored)) {
+                entries[id] = old  // the same object: the wire layer keeps its encoding
+            } else {
+                entries[id] = BoardEntry(view(stored, status.status), statusGeneration: status.generation)
+            }
+        }
+        if entries.count != board.entries.count { membershipChanged = true }
+        let order = membershipChanged
+            ? entries.values.map(\.view.record).sorted { ($0.addedOn, $0.id) < ($1.addedOn, $1.id) }.map(\.id)
+            : board.order
+        var trackers = board.trackers
+        var trackersRevision = board.trackersRevision
+        if trackersChanged {
+            trackers = trackerMap()
+            if trackers != board.trackers { trackersRevision &+= 1 }
+            trackersChanged = false
+        }
+        board = TorrentBoard(generation: board.generation &+ 1, entries: entries, order: order, trackers: trackers,
+                             trackersRevision: trackersRevision, downloadRate: downloadRate, uploadRate: uploadRate,
+                             sessionDownload: sessionDownload, sessionUpload: sessionUpload,
+                             engineGeneration: snapshot.generation, serviceRevision: revision)
+        return board
+    }
+
+    /// Whether a view still shows what the service holds for its torrent now.
+    private func sameInputs(_ view: TorrentView, _ stored: StoredTorrent) -> Bool {
+        let id = stored.record.id
+        return view.record == stored.record && view.tags == stored.tags && view.globalLimits == shareLimits
+            && view.trackers == trackerURLs[id] ?? [] && view.webSeeds == webSeedURLs[id] ?? []
+            && (view.state == .moving) == moving.contains(id) && view.queueingEnabled == queueingEnabled
     }
 
     public func exists(_ id: TorrentID) -> Bool { torrents[id] != nil }
@@ -303,11 +400,13 @@ public actor TorrentService {
     private func view(_ stored: StoredTorrent, _ status: TorrentStatus) -> TorrentView {
         let r = stored.record
         let queued = queueingEnabled && !r.stopped && !r.forceStart && status.autoManaged && status.paused
-        return TorrentView(record: r, tags: stored.tags, status: status,
-                           state: QBTState(status: status, stopped: r.stopped, queued: queued,
-                                           forced: r.forceStart, moving: moving.contains(r.id)),
-                           trackers: trackerURLs[r.id] ?? [], webSeeds: webSeedURLs[r.id] ?? [],
-                           globalLimits: shareLimits)
+        var view = TorrentView(record: r, tags: stored.tags, status: status,
+                               state: QBTState(status: status, stopped: r.stopped, queued: queued,
+                                               forced: r.forceStart, moving: moving.contains(r.id)),
+                               trackers: trackerURLs[r.id] ?? [], webSeeds: webSeedURLs[r.id] ?? [],
+                               globalLimits: shareLimits)
+        view.queueingEnabled = queueingEnabled
+        return view
     }
 
     public func files(_ id: TorrentID) async throws -> [TorrentFile] { try await engine.files(id) }
@@ -328,11 +427,31 @@ public actor TorrentService {
 
 extension AddTorrentRequest {
     /// What the engine needs to run a stored torrent as the record describes it.
-    init(_ source: Source, record: TorrentRecord) {
+    init(_ source: Source, record: TorrentRecord, limits: (connections: Int, uploads: Int)) {
         self.init(source: source, savePath: record.downloadPath ?? record.savePath)
+        apply(record, limits: limits)
+    }
+
+    /// Stopped torrents are paused and left alone; forced ones run outside the queue; the rest are
+    /// auto-managed, so libtorrent's queue (when the limits are on) decides which of them run.
+    mutating func apply(_ record: TorrentRecord, limits: (connections: Int, uploads: Int)) {
+        savePath = record.downloadPath ?? record.savePath
         stopped = record.stopped
+        autoManaged = !record.stopped && !record.forceStart
         sequential = record.sequential
+        superSeeding = record.superSeeding
         uploadLimit = record.uploadLimit
         downloadLimit = record.downloadLimit
+        maxConnections = limits.connections
+        maxUploads = limits.uploads
+    }
+}
+
+extension TorrentRecord {
+    /// The record as kept in memory: the metainfo and resume data stay in SQLite (and libtorrent holds the
+    /// parsed torrent), so thousands of torrents do not keep a second copy of every .torrent file.
+    mutating func slim() {
+        metainfo = nil
+        resumeData = nil
     }
 }

@@ -11,6 +11,8 @@ public struct TorrentView: Sendable {
     public var trackers: [String] = []
     public var webSeeds: [String] = []
     public var globalLimits = ShareLimits()
+    /// Whether libtorrent's queue was on when the view was made (its state depends on it).
+    public var queueingEnabled = false
 
     public var id: TorrentID { record.id }
     public var name: String { !record.name.isEmpty ? record.name : status.name.isEmpty ? record.id : status.name }

@@ -76,15 +76,17 @@ public func buildApplication(
     // qbittorrent-api probes the scheme with `HEAD /`; qBittorrent serves its WebUI there.
     router.on("/", method: .get) { _, _ in "qbtd: a qBittorrent-compatible torrent server. API under /api/v2/\n" }
     router.on("/", method: .head) { _, _ in Response(status: .ok) }
+    // torrents/info and sync/maindata share one set of encoded rows.
+    let rows = RowCache(identity: identity)
     let api = APIRouter(controllers: [
         AuthController(credentials: credentials, sessions: sessions, identity: identity, gate: gate),
         AppController(identity: identity, service: service, credentials: credentials, keys: keys, sessions: sessions,
                       gate: gate, webUI: (config.host, config.port), music: music,
                       musicFromCommandLine: !config.musicDirectories.isEmpty, onShutdown: onShutdown),
         LogController(log: config.eventLog),
-        SyncController(service: service, identity: identity),
+        SyncController(service: service, identity: identity, rows: rows),
         TransferController(service: service, identity: identity),
-        TorrentsController(service: service, identity: identity),
+        TorrentsController(service: service, identity: identity, rows: rows),
         SearchController(search: search, service: service, identity: identity),
         QbtdController(keys: keys, sessions: sessions, search: search),
         StreamController(streams: streams),

@@ -23,6 +23,18 @@ extension Store {
         }
     }
 
+    /// Every torrent's SSL parameters, read once at start instead of one query per torrent.
+    public func allSSLParameters() async throws -> [String: SSLParameters] {
+        try await db.read { db in
+            var out: [String: SSLParameters] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT torrent_id, certificate, private_key, dh_params FROM torrent_ssl") {
+                out[row["torrent_id"]] = SSLParameters(certificate: row["certificate"], privateKey: row["private_key"],
+                                                       dhParams: row["dh_params"])
+            }
+            return out
+        }
+    }
+
     public func setSSLParameters(_ id: String, _ p: SSLParameters) async throws {
         try await db.write { db in
             try db.execute(sql: """

@@ -77,7 +77,7 @@ public actor StreamService {
         public func end(of p: Int) -> Int64 { min(file.size, Int64(p + 1) * Int64(pieceLength) - file.offset) }
     }
 
-    let engine: TorrentEngine
+    let engine: any TorrentEngine
     let torrents: TorrentService
     let configuration: Configuration
     var streams: [String: Stream] = [:]
@@ -88,7 +88,13 @@ public actor StreamService {
     /// Stream-cache torrents being removed: their folder goes once libtorrent has deleted the files.
     var releasing: Set<TorrentID> = []
     /// Stream-cache torrents being put back without evicted pieces: their `removed` event is not an end.
-    var reloading: Set<TorrentID> = []
+    var reloading: Set<TorrentID> = [] {
+        didSet { for id in oldValue.subtracting(reloading) { for c in reloadWaiters.removeValue(forKey: id) ?? [] { c.resume() } } }
+    }
+    /// Readers parked until a torrent's forgotten pieces are gone (its `removed` event), not polling.
+    var reloadWaiters: [TorrentID: [CheckedContinuation<Void, Never>]] = [:]
+    /// Callers parked until a torrent's status says something (metadata, checked), re-tested on its events.
+    var statusWaiters: [TorrentID: [UUID: (test: @Sendable (TorrentStatus) -> Bool, continuation: CheckedContinuation<TorrentStatus?, Never>)]] = [:]
     /// When each piece was last read (a counter), for least-recently-read eviction.
     var lastRead: [TorrentID: [Int: UInt64]] = [:]
     var readClock: UInt64 = 0
@@ -101,7 +107,7 @@ public actor StreamService {
     var confirmed: [UUID: Int] = [:]
     private var eventTask: Task<Void, Never>?
 
-    public init(engine: TorrentEngine, torrents: TorrentService, configuration: Configuration) async throws {
+    public init(engine: any TorrentEngine, torrents: TorrentService, configuration: Configuration) async throws {
         self.engine = engine
         self.torrents = torrents
         self.configuration = configuration
@@ -113,7 +119,12 @@ public actor StreamService {
     }
 
     func handle(_ event: EngineEvent) {
+        if let id = event.torrentID, let parked = statusWaiters[id], let status = engine.snapshot.status(id) {
+            for (key, waiter) in parked where waiter.test(status) { finishWaiting(id, key, status) }
+        }
         switch event {
+        case .added(let id) where streams.values.contains(where: { $0.torrentID == id }):
+            reconnect(id)  // put back after an eviction: its peers are called again
         case .pieceFinished(let id, let piece):
             if let parked = waiters[id]?[piece], !parked.isEmpty { Task { await self.wakeReaders(id, piece) } }
             if streams.values.contains(where: { $0.torrentID == id && $0.owned }) {
@@ -158,7 +169,7 @@ public actor StreamService {
                 request.stopped = true
             case .hash: break
             }
-            do { id = try TorrentEngine.inspect(request.source).id } catch { throw Failure.invalidSource("\(error)") }
+            do { id = try ParsedTorrent(request.source).id } catch { throw Failure.invalidSource("\(error)") }
             if await torrents.exists(id) || streams.values.contains(where: { $0.torrentID == id }) {
                 owned = streams.values.first { $0.torrentID == id }?.owned ?? false
             } else {
@@ -183,12 +194,8 @@ public actor StreamService {
                       networkMbps: Double?) async throws -> Stream {
         let status = try await waitForMetadata(id)
         if !peers.isEmpty {
-            // libtorrent drops peers named while it checks a new torrent: name them once it is done.
-            for _ in 0..<100 {
-                let state = (try? await engine.status(id).state) ?? .downloading
-                if state != .checkingFiles && state != .checkingResumeData { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            // libtorrent drops peers named while it checks a new torrent: name them once it is done (at most 1 s).
+            _ = await waitForStatus(id, timeout: .seconds(1)) { $0.state != .checkingFiles && $0.state != .checkingResumeData }
             for peer in peers { try? await engine.connectPeer(id, host: peer.host, port: peer.port) }
         }
         let files = try await engine.files(id)
@@ -229,15 +236,32 @@ public actor StreamService {
     }
 
     func waitForMetadata(_ id: TorrentID) async throws -> TorrentStatus {
-        let deadline = ContinuousClock.now + configuration.metadataTimeout
-        while true {
-            let status = try await engine.status(id)
-            if status.hasMetadata { return status }
-            if ContinuousClock.now >= deadline {
-                throw Failure.metadataTimeout(Int(configuration.metadataTimeout.components.seconds))
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        _ = try engine.status(id)
+        guard let status = await waitForStatus(id, timeout: configuration.metadataTimeout, until: { $0.hasMetadata }) else {
+            throw Failure.metadataTimeout(Int(configuration.metadataTimeout.components.seconds))
         }
+        return status
+    }
+
+    /// The torrent's status once `test` holds, re-tested on the torrent's events (the engine publishes the status
+    /// before it hands them out); nil after `timeout`.
+    func waitForStatus(_ id: TorrentID, timeout: Duration,
+                       until test: @escaping @Sendable (TorrentStatus) -> Bool) async -> TorrentStatus? {
+        if let status = engine.snapshot.status(id), test(status) { return status }
+        let key = UUID()
+        return await withCheckedContinuation { continuation in
+            statusWaiters[id, default: [:]][key] = (test, continuation)
+            Task {
+                try? await Task.sleep(for: timeout)
+                self.finishWaiting(id, key, nil)
+            }
+        }
+    }
+
+    private func finishWaiting(_ id: TorrentID, _ key: UUID, _ status: TorrentStatus?) {
+        guard let waiter = statusWaiters[id]?.removeValue(forKey: key) else { return }
+        if statusWaiters[id]?.isEmpty == true { statusWaiters[id] = nil }
+        waiter.continuation.resume(returning: status)
     }
 
     /// The largest playable file, else the largest file.
@@ -260,7 +284,7 @@ public actor StreamService {
             for (key, waiter) in parked where waiter.stream == token { resume(stream.torrentID, piece, key, with: .stopped) }
         }
         if stream.owned, !streams.values.contains(where: { $0.torrentID == stream.torrentID }) {
-            let complete = (try? await engine.status(stream.torrentID).isFinished) ?? false
+            let complete = (try? engine.status(stream.torrentID).isFinished) ?? false
             await release(stream.torrentID, keep: configuration.keepCompleted && complete)
         } else {
             await reschedule(stream.torrentID)
@@ -296,7 +320,7 @@ public actor StreamService {
     public func list() async -> [Report] {
         var out: [Report] = []
         for stream in streams.values.sorted(by: { $0.id < $1.id }) {
-            let status = try? await engine.status(stream.torrentID)
+            let status = try? engine.status(stream.torrentID)
             let states = (try? await engine.pieceStates(stream.torrentID)) ?? []
             var buffered: [[Int64]] = []
             for p in stream.pieces where p < states.count && states[p] == .have {
@@ -317,10 +341,8 @@ public actor StreamService {
     /// piece is on disk (or throws when the stream stops or no data arrives in time).
     public func waitForData(_ token: String, reader: UUID, position: Int64) async throws {
         // While pieces are being forgotten, nobody starts reading: the piece checked could be punched out next.
-        var waited = 0
-        while waited < 400, let current = streams[token], reloading.contains(current.torrentID) {
-            try await Task.sleep(for: .milliseconds(5))
-            waited += 1
+        if let current = streams[token], reloading.contains(current.torrentID) {
+            await withCheckedContinuation { reloadWaiters[current.torrentID, default: []].append($0) }
         }
         guard var stream = streams[token] else { throw Failure.stopped }
         let moved = stream.readers[reader].map { stream.piece(at: $0) != stream.piece(at: position) } ?? true
@@ -340,17 +362,11 @@ public actor StreamService {
         guard streams[token] != nil else { throw Failure.stopped }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             waiters[id, default: [:]][piece, default: [:]][key] = (token, continuation)
-            // Registered first, then checked: a piece that finished meanwhile cannot be missed.
+            // Registered first, then checked: a piece that finished meanwhile cannot be missed. From then on only
+            // the piece's event wakes it; the timer only ends a stall.
             Task {
                 if (try? await self.engine.havePiece(id, piece: piece)) == true { await self.resume(id, piece, key, with: nil); return }
-                // Each second: the piece may have come without its event reaching this waiter; without a peer,
-                // the known peers are called again.
-                for _ in 0..<max(1, Int(stall.components.seconds)) {
-                    try? await Task.sleep(for: .seconds(1))
-                    guard await self.isWaiting(id, piece, key) else { return }
-                    if (try? await self.engine.havePiece(id, piece: piece)) == true { await self.resume(id, piece, key, with: nil); return }
-                    if (try? await self.engine.status(id).numPeers) == 0 { await self.reconnect(id) }
-                }
+                try? await Task.sleep(for: stall)
                 await self.resume(id, piece, key, with: .stalled(Int(stall.components.seconds)))
             }
         }
@@ -363,20 +379,14 @@ public actor StreamService {
         await reschedule(id)
     }
 
-    /// Wakes a piece's readers when libtorrent has it. A piece it does not count as had after all (forgotten by an
-    /// eviction meanwhile) leaves them waiting: each waiter looks again every second until its stall timeout.
+    /// Wakes a piece's readers when libtorrent has it (libtorrent counts a piece as had once it passed and every
+    /// block is written, in the same step that posts its event). A piece forgotten by an eviction meanwhile leaves
+    /// them waiting for its next event.
     func wakeReaders(_ id: TorrentID, _ piece: Int) async {
-        var had = false
-        for _ in 0..<50 {  // the event and `have_piece` should agree at once; a short grace if they do not
-            had = (try? await engine.havePiece(id, piece: piece)) == true
-            if had { break }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        guard had else { return }
+        guard (try? await engine.havePiece(id, piece: piece)) == true else { return }
         for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
     }
 
-    func isWaiting(_ id: TorrentID, _ piece: Int, _ key: UUID) -> Bool { waiters[id]?[piece]?[key] != nil }
 
     func resume(_ id: TorrentID, _ piece: Int, _ key: UUID, with failure: Failure?) {
         guard let waiter = waiters[id]?[piece]?.removeValue(forKey: key) else { return }
@@ -389,7 +399,7 @@ public actor StreamService {
     /// high-priority prefetch of twice that. Called when a reader enters another piece.
     func reschedule(_ id: TorrentID) async {
         let active = streams.values.filter { $0.torrentID == id && !$0.readers.isEmpty }
-        let status = try? await engine.status(id)
+        let status = try? engine.status(id)
         let measured = status?.downloadRate ?? 0
         let lonely = status.map { $0.numPeers == 0 } ?? false
         if !lonely {
@@ -518,6 +528,6 @@ public actor StreamService {
     static func punch(_ path: String, from: Int64, to: Int64, size: Int64) {
         let start = max(0, from), end = min(size, to)
         guard end > start else { return }
-        _ = TorrentEngine.punchHole(path, offset: start, length: end - start)
+        _ = LibtorrentEngine.punchHole(path, offset: start, length: end - start)
     }
 }

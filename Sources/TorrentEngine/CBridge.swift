@@ -52,7 +52,8 @@ extension TorrentStatus {
             totalFailed: s.total_failed, totalRedundant: s.total_redundant, addedTime: s.added_time,
             completedTime: s.completed_time, lastSeenComplete: s.last_seen_complete, lastDownload: s.last_download,
             lastUpload: s.last_upload, creationDate: s.creation_date, activeDuration: s.active_duration,
-            seedingDuration: s.seeding_duration, finishedDuration: s.finished_duration)
+            seedingDuration: s.seeding_duration, finishedDuration: s.finished_duration,
+            needSaveResume: s.need_save_resume)
     }
 }
 
@@ -68,6 +69,7 @@ extension TorrentFile {
 /// Raw events straight off the alert queue, before the actor sorts them.
 enum RawEvent {
     case event(EngineEvent)
+    case status(TorrentStatus)
     case resumeData(TorrentID, [UInt8])
     case resumeDataFailed(TorrentID, String, notModified: Bool)
     case readPiece(TorrentID, Int, [UInt8]?, String)

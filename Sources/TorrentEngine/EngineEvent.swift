@@ -26,3 +26,19 @@ public enum EngineEvent: Sendable, Equatable {
     case trackerError(TorrentID, String)
     case peerBlocked(ip: String)
 }
+
+extension EngineEvent {
+    /// The torrent the event is about; nil for session-level events.
+    public var torrentID: TorrentID? {
+        switch self {
+        case .added(let id), .metadataReceived(let id), .finished(let id), .removed(let id), .filesDeleted(let id),
+             .deleteFailed(let id, _), .pieceFinished(let id, _), .hashFailed(let id, _), .stateChanged(let id, _),
+             .paused(let id), .resumed(let id), .checked(let id), .torrentError(let id, _), .fileError(let id, _),
+             .storageMoved(let id), .storageMoveFailed(let id, _), .fileRenamed(let id, _, _),
+             .fileRenameFailed(let id, _, _), .trackerError(let id, _):
+            id
+        case .listening, .listenFailed, .peerBlocked:
+            nil
+        }
+    }
+}

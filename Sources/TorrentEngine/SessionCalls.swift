@@ -4,6 +4,7 @@ import CLibtorrent
 /// executor; they live outside it only so the buffers they lend to C stay plainly local.
 extension SessionPointer {
     func add(_ request: AddTorrentRequest) throws -> TorrentID {
+        let parsed = try request.resumeData == nil ? (request.parsed ?? ParsedTorrent(request.source)) : request.parsed
         var error: UnsafeMutablePointer<CChar>?
         let torrentBytes: [UInt8]
         let magnet: String?
@@ -29,6 +30,11 @@ extension SessionPointer {
                             params.seed_mode = request.skipChecking
                             params.upload_limit = Int32(clamping: request.uploadLimit)
                             params.download_limit = Int32(clamping: request.downloadLimit)
+                            params.parsed = parsed?.handle
+                            params.auto_managed = request.autoManaged
+                            params.super_seeding = request.superSeeding
+                            params.max_connections = Int32(clamping: request.maxConnections)
+                            params.max_uploads = Int32(clamping: request.maxUploads)
                             return qbt_add(raw, &params, idBuffer, &error)
                         }
                     }
@@ -40,7 +46,7 @@ extension SessionPointer {
         case QBT_ERR_INVALID: throw EngineError.invalidTorrent(takeCString(error))
         case QBT_ERR_DUPLICATE:
             _ = takeCString(error)
-            throw EngineError.duplicate((try? TorrentEngine.inspect(request.source).id) ?? id)
+            throw EngineError.duplicate(parsed?.id ?? id)
         default: throw EngineError.failed(takeCString(error))
         }
     }
@@ -52,13 +58,6 @@ extension SessionPointer {
         try check(result, id)
         guard let status = items.first else { throw EngineError.notFound(id) }
         return status
-    }
-
-    func allStatus() -> [TorrentStatus] {
-        collect(TorrentStatus.self) { ctx in
-            qbt_get_all_status(raw, { ctx, s in Collector<TorrentStatus>.from(ctx).items.append(TorrentStatus(s!.pointee)) }, ctx)
-            return QBT_OK
-        }.1
     }
 
     func files(_ id: TorrentID) throws -> [TorrentFile] {
@@ -84,6 +83,8 @@ extension SessionPointer {
         collect(RawEvent.self) { ctx in
             _ = qbt_session_pop_events(raw, { ctx, e in
                 if let event = RawEvent(e!.pointee) { Collector<RawEvent>.from(ctx).items.append(event) }
+            }, { ctx, s in
+                Collector<RawEvent>.from(ctx).items.append(.status(TorrentStatus(s!.pointee)))
             }, ctx)
             return QBT_OK
         }.1

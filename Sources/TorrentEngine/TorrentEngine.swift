@@ -1,7 +1,4 @@
-import CLibtorrent
 import Foundation
-import Logging
-import Synchronization
 
 /// What to add: a .torrent or a magnet, where to save it, and how to start it.
 public struct AddTorrentRequest: Sendable {
@@ -11,6 +8,8 @@ public struct AddTorrentRequest: Sendable {
     }
 
     public var source: Source
+    /// The source parsed already (by the checks before the add); parsed here otherwise.
+    public var parsed: ParsedTorrent?
     /// Fast-resume data this engine wrote earlier; when present it wins over `source` (which stays the fallback).
     public var resumeData: [UInt8]?
     public var savePath: String
@@ -20,310 +19,128 @@ public struct AddTorrentRequest: Sendable {
     /// Bytes per second, 0 for unlimited.
     public var uploadLimit = 0
     public var downloadLimit = 0
+    /// Left to libtorrent's queue (when running); a forced torrent is not.
+    public var autoManaged = false
+    public var superSeeding = false
+    /// Per-torrent peer connections and upload slots; 0 or less means unlimited.
+    public var maxConnections = 0
+    public var maxUploads = 0
 
     public init(source: Source, savePath: String) {
         self.source = source
         self.savePath = savePath
     }
+
+    public init(_ parsed: ParsedTorrent, savePath: String) {
+        self.init(source: parsed.source, savePath: savePath)
+        self.parsed = parsed
+    }
 }
 
-/// The one owner of the libtorrent session. Alerts are drained as soon as libtorrent signals them (no polling),
-/// fanned out to subscribers, and fast-resume data goes to `onResumeData` before anyone is told it was saved.
-public actor TorrentEngine {
-    public typealias ResumeDataHandler = @Sendable (TorrentID, [UInt8]) async -> Void
+/// A torrent the engine took, with the sources it will announce to and fetch from.
+public struct AddedTorrent: Sendable, Equatable {
+    public var id: TorrentID
+    public var trackers: [String]
+    public var webSeeds: [String]
 
-    private let session: SessionPointer
-    /// For the extensions in other files: the raw session, used on this actor only.
-    var sessionRaw: OpaquePointer { session.raw }
-    private let logger: Logger
-    private let onResumeData: ResumeDataHandler
-    private let notifier: AlertNotifier
-    private var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
-    private var pieceReads: [String: [CheckedContinuation<[UInt8], Error>]] = [:]
-    private var pendingResumeSaves = 0
-    private let background = BackgroundTasks()
-    private(set) var closed = false
-
-    /// Every call into libtorrent checks this first: after `shutdown` the session is gone.
-    @discardableResult
-    func live() throws -> OpaquePointer {
-        guard !closed else { throw EngineError.failed("the torrent engine has shut down") }
-        return session.raw
+    public init(id: TorrentID, trackers: [String] = [], webSeeds: [String] = []) {
+        self.id = id
+        self.trackers = trackers
+        self.webSeeds = webSeeds
     }
+}
 
-    /// Starts a session. `resumeInterval` is how often torrents with unsaved changes write fast-resume data.
-    public init(
-        settings: EngineSettings, resumeInterval: Duration = .seconds(15), logger: Logger = Logger(label: "engine"),
-        onResumeData: @escaping ResumeDataHandler
-    ) throws {
-        let pack = qbt_settings_new()!
-        defer { qbt_settings_free(pack) }
-        try Self.fill(pack, settings)
-        var error: UnsafeMutablePointer<CChar>?
-        guard let raw = qbt_session_new(pack, settings.pex, &error) else {
-            throw EngineError.failed("libtorrent session did not start: \(takeCString(error))")
-        }
-        self.session = SessionPointer(raw: raw)
-        qbt_set_rate_limit_scope(raw, settings.rateLimitLAN, settings.rateLimitUTP)
-        self.logger = logger
-        self.onResumeData = onResumeData
-        let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        self.notifier = AlertNotifier(wake)
-        qbt_session_set_notify(raw, { context in
-            Unmanaged<AlertNotifier>.fromOpaque(context!).takeUnretainedValue().wake.yield()
-        }, Unmanaged.passUnretained(notifier).toOpaque())
-        wake.yield()  // alerts raised before the notify hook was set
-        let drainer = Task { [weak self] in
-            for await _ in wakeups {
-                guard let self else { return }
-                await self.drainAsync()
-            }
-        }
-        let saver = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: resumeInterval)
-                await self?.saveResumeData(onlyIfModified: true)
-            }
-        }
-        // Fresh session counters (peer connections, bytes, DHT nodes) each second, as qBittorrent's refresh timer.
-        let stats = Task { [weak self] in
-            while !Task.isCancelled {
-                await self?.postSessionStats()
-                try? await Task.sleep(for: .seconds(1))
-            }
-        }
-        background.tasks.withLock { $0 = [drainer, saver, stats] }
-    }
-
-    private static func fill(_ pack: OpaquePointer, _ settings: EngineSettings) throws {
-        for (name, value) in settings.pack {
-            var error: UnsafeMutablePointer<CChar>?
-            if !qbt_settings_set(pack, name, value, &error) { throw EngineError.invalidArgument(takeCString(error)) }
-        }
-    }
-
-    /// Applies new session settings (PeX is fixed for the life of the session).
-    public func apply(_ settings: EngineSettings) throws {
-        try live()
-        let pack = qbt_settings_new()!
-        defer { qbt_settings_free(pack) }
-        try Self.fill(pack, settings)
-        var error: UnsafeMutablePointer<CChar>?
-        if !qbt_session_apply(session.raw, pack, &error) { throw EngineError.failed(takeCString(error)) }
-        qbt_set_rate_limit_scope(session.raw, settings.rateLimitLAN, settings.rateLimitUTP)
-    }
-
-    /// The TCP port peers reach this session on.
-    public var listenPort: Int { closed ? 0 : Int(qbt_session_listen_port(session.raw)) }
-
+/// The BitTorrent engine behind qbtd: commands go in, snapshots and events come out. `LibtorrentEngine` is the
+/// real one (libtorrent on a thread of its own); `MemoryEngine` keeps torrents in memory for tests that need
+/// no swarm. Readers take `snapshot` (no call into the engine); everything else is a command posted to it.
+public protocol TorrentEngine: Actor {
+    /// The statuses and counters last published (about once a second, and at once after events and commands).
+    nonisolated var snapshot: EngineSnapshot { get }
     /// Every event from now on, in order. The stream ends when the engine shuts down.
-    public func events() -> AsyncStream<EngineEvent> {
-        let (stream, continuation) = AsyncStream<EngineEvent>.makeStream(bufferingPolicy: .unbounded)
-        let key = UUID()
-        subscribers[key] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key) } }
-        if closed { continuation.finish() }
-        return stream
-    }
+    func events() -> AsyncStream<EngineEvent>
+    func apply(_ settings: EngineSettings) throws
+    /// The TCP port peers reach this session on.
+    var listenPort: Int { get }
 
-    private func unsubscribe(_ key: UUID) { subscribers[key] = nil }
-
-    // MARK: adding and removing
-
-    /// Parses .torrent bytes or a magnet without adding anything: its id and name, or why it is not a torrent.
-    public nonisolated static func inspect(_ source: AddTorrentRequest.Source) throws -> (id: TorrentID, name: String) {
-        var name: UnsafeMutablePointer<CChar>?
-        var error: UnsafeMutablePointer<CChar>?
-        let (result, id) = withIDBuffer { idBuffer in
-            switch source {
-            case .metainfo(let bytes):
-                bytes.withUnsafeBufferPointer { qbt_parse($0.baseAddress, $0.count, nil, idBuffer, &name, &error) }
-            case .magnet(let uri):
-                qbt_parse(nil, 0, uri, idBuffer, &name, &error)
-            }
-        }
-        guard result == QBT_OK else { throw EngineError.invalidTorrent(takeCString(error)) }
-        return (id, takeCString(name))
-    }
-
-    @discardableResult
-    public func add(_ request: AddTorrentRequest) throws -> TorrentID { try live(); return try session.add(request) }
-
-    public func remove(_ id: TorrentID, deleteFiles: Bool) throws {
-        try live()
-        try check(qbt_remove(session.raw, id, deleteFiles), id)
-    }
-
-    // MARK: control
-
-    public func pause(_ id: TorrentID) throws { try live(); try check(qbt_pause(session.raw, id), id) }
-    public func resume(_ id: TorrentID) throws { try live(); try check(qbt_resume(session.raw, id), id) }
-    public func recheck(_ id: TorrentID) throws { try live(); try check(qbt_recheck(session.raw, id), id) }
-
-    public func setSequential(_ id: TorrentID, _ on: Bool) throws {
-        try live()
-        try check(qbt_set_sequential(session.raw, id, on), id)
-    }
-
+    /// Adds several torrents in one go (a restore, an add of many files); one result per request, in order.
+    /// The fast-resume data of a torrent added without any is asked for at once.
+    func add(_ requests: [AddTorrentRequest]) -> [Result<AddedTorrent, EngineError>]
+    func remove(_ id: TorrentID, deleteFiles: Bool) throws
+    func pause(_ id: TorrentID) throws
+    func resume(_ id: TorrentID) throws
+    func recheck(_ id: TorrentID) throws
+    func setSequential(_ id: TorrentID, _ on: Bool) throws
     /// Bytes per second; 0 or less means unlimited.
-    public func setLimits(_ id: TorrentID, upload: Int, download: Int) throws {
-        try live()
-        try check(qbt_set_limits(session.raw, id, Int32(clamping: upload), Int32(clamping: download)), id)
-    }
+    func setLimits(_ id: TorrentID, upload: Int, download: Int) throws
+    func connectPeer(_ id: TorrentID, host: String, port: Int) throws
+    func queue(_ id: TorrentID, _ move: QueueMove) throws
+    func setAutoManaged(_ id: TorrentID, _ on: Bool) throws
+    func setSuperSeeding(_ id: TorrentID, _ on: Bool) throws
+    /// 0 or less means unlimited.
+    func setConnectionLimits(_ id: TorrentID, connections: Int, uploads: Int) throws
+    func setSSLCertificate(_ id: TorrentID, certificate: String, privateKey: String, dhParams: String) throws
+    /// Renames one file (path relative to the save path); `fileRenamed` or `fileRenameFailed` follows.
+    func renameFile(_ id: TorrentID, index: Int, to path: String) throws
+    /// Moves the torrent's data; `storageMoved` or `storageMoveFailed` follows.
+    func moveStorage(_ id: TorrentID, to path: String) throws
 
-    public func connectPeer(_ id: TorrentID, host: String, port: Int) throws {
-        try live()
-        guard (1...65535).contains(port) else { throw EngineError.invalidArgument("bad port \(port)") }
-        let result = qbt_connect_peer(session.raw, id, host, UInt16(port))
-        if result == QBT_ERR_INVALID { throw EngineError.invalidArgument("bad peer address \(host):\(port)") }
-        try check(result, id)
-    }
-
-    // MARK: piece-level control (streaming, selective download)
-
-    public func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int, alertWhenAvailable: Bool = false) throws {
-        try live()
-        try check(qbt_set_piece_deadline(session.raw, id, Int32(piece), Int32(clamping: milliseconds), alertWhenAvailable), id)
-    }
-
-    public func resetPieceDeadline(_ id: TorrentID, piece: Int) throws {
-        try live()
-        try check(qbt_reset_piece_deadline(session.raw, id, Int32(piece)), id)
-    }
-
-    public func clearPieceDeadlines(_ id: TorrentID) throws { try live(); try check(qbt_clear_piece_deadlines(session.raw, id), id) }
-
+    // Pieces: streaming and selective download.
+    func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int, alertWhenAvailable: Bool) throws
+    func resetPieceDeadline(_ id: TorrentID, piece: Int) throws
+    func clearPieceDeadlines(_ id: TorrentID) throws
     /// 0 = skip, 1 = low … 4 = default … 7 = top.
-    public func setPiecePriority(_ id: TorrentID, piece: Int, priority: Int) throws {
-        try live()
-        try check(qbt_set_piece_priority(session.raw, id, Int32(piece), UInt8(clamping: priority)), id)
-    }
-
-    public func setFilePriority(_ id: TorrentID, file: Int, priority: Int) throws {
-        try live()
-        try check(qbt_set_file_priority(session.raw, id, Int32(file), UInt8(clamping: priority)), id)
-    }
-
-    public func havePiece(_ id: TorrentID, piece: Int) throws -> Bool {
-        try live()
-        var have = false
-        try check(qbt_have_piece(session.raw, id, Int32(piece), &have), id)
-        return have
-    }
-
+    func setPiecePriority(_ id: TorrentID, piece: Int, priority: Int) throws
+    func setFilePriority(_ id: TorrentID, file: Int, priority: Int) throws
+    func havePiece(_ id: TorrentID, piece: Int) throws -> Bool
     /// Reads a piece the torrent has (from disk or cache); throws if it is missing.
-    public func readPiece(_ id: TorrentID, piece: Int) async throws -> [UInt8] {
-        try live()
-        try check(qbt_read_piece(session.raw, id, Int32(piece)), id)
-        return try await withCheckedThrowingContinuation { continuation in
-            pieceReads["\(id):\(piece)", default: []].append(continuation)
-        }
-    }
+    func readPiece(_ id: TorrentID, piece: Int) async throws -> [UInt8]
+    func pieceStates(_ id: TorrentID) throws -> [PieceState]
+    func pieceHashes(_ id: TorrentID) throws -> [String]
+    /// The torrent is re-added without these pieces (a `removed` event follows).
+    func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws
 
-    // MARK: status
-
-    public func status(_ id: TorrentID) throws -> TorrentStatus { try live(); return try session.status(id) }
-
-    public func allStatus() -> [TorrentStatus] { closed ? [] : session.allStatus() }
-
+    // On demand: what the snapshot does not carry.
     /// The files of a torrent; empty until its metadata is known.
-    public func files(_ id: TorrentID) throws -> [TorrentFile] { try live(); return try session.files(id) }
-
-
+    func files(_ id: TorrentID) throws -> [TorrentFile]
     /// The .torrent file of a torrent with metadata.
-    public func exportTorrent(_ id: TorrentID) throws -> [UInt8] { try live(); return try session.exportTorrent(id) }
+    func exportTorrent(_ id: TorrentID) throws -> [UInt8]
+    func trackers(_ id: TorrentID) throws -> [TrackerEntry]
+    /// Replaces the tracker list (order and tiers as given).
+    func setTrackers(_ id: TorrentID, _ trackers: [(url: String, tier: Int)]) throws
+    func reannounce(_ id: TorrentID) throws
+    func webSeeds(_ id: TorrentID) throws -> [String]
+    func addWebSeed(_ id: TorrentID, _ url: String) throws
+    func removeWebSeed(_ id: TorrentID, _ url: String) throws
+    func peers(_ id: TorrentID) throws -> [PeerEntry]
 
-    // MARK: fast-resume
+    /// Blocks an IP address for every torrent; false if it is not an address.
+    func ban(ip: String) -> Bool
+    func clearBans()
 
-    /// Asks libtorrent for fast-resume data; each answer reaches `onResumeData`.
-    public func saveResumeData(onlyIfModified: Bool) {
-        guard !closed else { return }
-        pendingResumeSaves += Int(qbt_save_resume_all(session.raw, onlyIfModified))
-    }
-
-    public func saveResumeData(_ id: TorrentID) throws {
-        try live()
-        try check(qbt_save_resume(session.raw, id, false), id)
-        pendingResumeSaves += 1
-    }
-
-    /// Saves every torrent's fast-resume data, waits (bounded) for it to be stored, then aborts the session.
-    public func shutdown(timeout: Duration = .seconds(10)) async {
-        guard !closed else { return }
-        saveResumeData(onlyIfModified: false)
-        let deadline = ContinuousClock.now + timeout
-        while pendingResumeSaves > 0 && ContinuousClock.now < deadline {
-            await drainAsync()
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        await drainAsync()
-        closed = true
-        background.tasks.withLock { tasks in for task in tasks { task.cancel() } }
-        notifier.wake.finish()
-        qbt_session_free(session.raw)
-        for continuation in subscribers.values { continuation.finish() }
-        subscribers = [:]
-        for waiters in pieceReads.values { for w in waiters { w.resume(throwing: EngineError.failed("engine shut down")) } }
-        pieceReads = [:]
-    }
-
-    // MARK: the alert drain
-
-    private func pop() -> [RawEvent] { session.popEvents() }
-
-    /// Synchronous part of the drain; resume data is handed on by `drainAsync`.
-    private var unsavedResume: [(TorrentID, [UInt8])] = []
-
-    private func drain() {
-        guard !closed else { return }
-        for event in pop() {
-            switch event {
-            case .event(let e):
-                if case .listenFailed(let why) = e { logger.warning("peer listen failed: \(why)") }
-                for continuation in subscribers.values { continuation.yield(e) }
-            case .resumeData(let id, let data):
-                unsavedResume.append((id, data))
-            case .resumeDataFailed(let id, let why, let notModified):
-                pendingResumeSaves = max(0, pendingResumeSaves - 1)
-                if !notModified { logger.warning("fast-resume save failed for \(id): \(why)") }
-            case .alertsDropped(let why):
-                logger.error("libtorrent dropped alerts (queue overflow): \(why)")
-            case .readPiece(let id, let piece, let data, let why):
-                let waiters = pieceReads.removeValue(forKey: "\(id):\(piece)") ?? []
-                for w in waiters {
-                    if let data { w.resume(returning: data) } else { w.resume(throwing: EngineError.failed(why)) }
-                }
-            }
-        }
-    }
-
-    private func drainAsync() async {
-        drain()
-        while !unsavedResume.isEmpty {
-            let batch = unsavedResume
-            unsavedResume = []
-            for (id, data) in batch {
-                await onResumeData(id, data)
-                pendingResumeSaves = max(0, pendingResumeSaves - 1)
-            }
-        }
-    }
-
+    /// Asks for fast-resume data; each answer reaches the engine's resume-data handler.
+    func saveResumeData(onlyIfModified: Bool)
+    func saveResumeData(_ id: TorrentID) throws
+    /// Saves every torrent's fast-resume data, waits (bounded) for it to be stored, then stops.
+    func shutdown(timeout: Duration) async
 }
 
-/// The drain and periodic-save tasks, kept outside the actor's state because they are made in `init`
-/// after `self` exists.
-final class BackgroundTasks: Sendable {
-    let tasks = Mutex<[Task<Void, Never>]>([])
-}
+extension TorrentEngine {
+    /// Adds one torrent.
+    @discardableResult
+    public func add(_ request: AddTorrentRequest) throws -> AddedTorrent { try add([request])[0].get() }
 
-/// Owns the wake-up continuation the C notify callback pokes (from libtorrent's thread).
-final class AlertNotifier: Sendable {
-    let wake: AsyncStream<Void>.Continuation
-    init(_ wake: AsyncStream<Void>.Continuation) { self.wake = wake }
-}
+    public func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int) throws {
+        try setPieceDeadline(id, piece: piece, milliseconds: milliseconds, alertWhenAvailable: false)
+    }
 
-func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
-    guard let string else { return body(nil) }
-    return string.withCString { body($0) }
+    public func shutdown() async { await shutdown(timeout: .seconds(10)) }
+
+    /// The last published status of one torrent.
+    public nonisolated func status(_ id: TorrentID) throws -> TorrentStatus {
+        guard let status = snapshot.status(id) else { throw EngineError.notFound(id) }
+        return status
+    }
+
+    /// The latest session counters (at most a second old).
+    public nonisolated var counters: SessionCounters { snapshot.counters }
 }

@@ -63,6 +63,8 @@ public struct TorrentStatus: Sendable, Equatable {
     public var activeDuration: Int64
     public var seedingDuration: Int64
     public var finishedDuration: Int64
+    /// Changed since its fast-resume data was last saved (libtorrent's `need_save_resume`).
+    public var needSaveResume = false
 }
 
 /// One file of a torrent with metadata (pad files are left out; `index` is libtorrent's own).

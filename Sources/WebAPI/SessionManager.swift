@@ -3,7 +3,7 @@ import Synchronization
 
 /// What one client remembers between `sync/*` polls: qBittorrent keeps it per session.
 public final class SyncSlot: Sendable {
-    public let maindata = Mutex(SyncState())
+    public let maindata = Mutex(MainDataSync())
     public let peers = Mutex(SyncState())
     public init() {}
 }

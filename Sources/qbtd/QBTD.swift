@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import QBTCore
 import QBTServer
+import WebAPI
 
 @main
 struct QBTD: AsyncParsableCommand {
@@ -15,6 +16,9 @@ struct QBTD: AsyncParsableCommand {
             and serves http://127.0.0.1:8080. Every option can also be given as the QBTD_* environment variable \
             named beside it; a flag wins over the environment.
             """)
+
+    @Option(help: .hidden)
+    var encodeBenchmark: Int?
 
     @Option(help: "Data directory: database, fast-resume data, downloads. [QBTD_DATA_DIR] (default: ~/.local/share/qbtd)")
     var dataDir: String?
@@ -89,6 +93,10 @@ struct QBTD: AsyncParsableCommand {
     var apiKey: String?
 
     func run() async throws {
+        if let count = encodeBenchmark {
+            print(try await EncodingBenchmark.run(torrents: count))
+            return
+        }
         let env = ProcessInfo.processInfo.environment
         func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
         var config = ServerConfiguration(dataDirectory: dataDir ?? env["QBTD_DATA_DIR"] ?? ServerConfiguration.defaultDataDirectory)

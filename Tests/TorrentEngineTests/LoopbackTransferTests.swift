@@ -38,20 +38,24 @@ final class LoopbackTransferTests: XCTestCase {
     func testDownloadBetweenTwoSessionsWithEventsResumeDataAndPieceReads() async throws {
         let (torrent, files) = try makePayload()
         let resumeSaves = ResumeLog()
-        let seeder = try TorrentEngine(settings: Self.loopback) { _, _ in }
-        let leecher = try TorrentEngine(settings: Self.loopback, resumeInterval: .seconds(1)) { id, data in
-            await resumeSaves.record(id, data.count)
+        let seeder = try LibtorrentEngine(settings: Self.loopback) { _ in }
+        let leecher = try LibtorrentEngine(settings: Self.loopback, resumeInterval: .seconds(1)) { batch in
+            for (id, data) in batch { await resumeSaves.record(id, data.count) }
         }
 
         var seed = AddTorrentRequest(source: .metainfo(torrent), savePath: dir.appendingPathComponent("seed").path)
         seed.skipChecking = true
-        let id = try await seeder.add(seed)
-        XCTAssertEqual(id, try TorrentEngine.inspect(.metainfo(torrent)).id)
+        let id = try await seeder.add(seed).id
+        XCTAssertEqual(id, try ParsedTorrent(.metainfo(torrent)).id)
         XCTAssertEqual(id.count, 40)
 
         let events = await leecher.events()
         let got = try await leecher.add(AddTorrentRequest(source: .metainfo(torrent), savePath: dir.appendingPathComponent("got").path))
-        XCTAssertEqual(got, id)
+        XCTAssertEqual(got.id, id)
+        // The add published the torrent at once; commands run on the engine's own thread, not the pool.
+        XCTAssertNotNil(leecher.snapshot.status(id))
+        let threadName = await leecher.currentThreadName()
+        XCTAssertEqual(threadName, "libtorrent")
         await XCTAssertThrowsErrorAsync(try await leecher.add(AddTorrentRequest(source: .metainfo(torrent), savePath: "/tmp"))) {
             XCTAssertEqual($0 as? EngineError, .duplicate(id))
         }
@@ -69,7 +73,8 @@ final class LoopbackTransferTests: XCTestCase {
             return nil
         }
         let finishedPieces = try XCTUnwrap(pieces, "the event stream ended before the torrent finished")
-        let status = try await leecher.status(id)
+        // Events are handed out after the snapshot they change: at `finished` the snapshot already says so.
+        let status = try leecher.status(id)
         XCTAssertEqual(status.progress, 1)
         XCTAssertEqual(finishedPieces.count, status.numPieces, "one piece-finished event per piece")
         for (path, data) in files {
@@ -92,21 +97,27 @@ final class LoopbackTransferTests: XCTestCase {
         XCTAssertGreaterThan(value1, 0)
 
         try await leecher.remove(id, deleteFiles: true)
-        await XCTAssertThrowsErrorAsync(try await leecher.status(id)) { XCTAssertEqual($0 as? EngineError, .notFound(id)) }
+        XCTAssertThrowsError(try leecher.status(id)) { XCTAssertEqual($0 as? EngineError, .notFound(id)) }
+        // An idle session publishes nothing new.
+        try await seeder.pause(id)
+        try await Task.sleep(for: .milliseconds(1500))
+        let before = seeder.snapshot.generation
+        try await Task.sleep(for: .milliseconds(2500))
+        XCTAssertEqual(seeder.snapshot.generation, before, "a stopped torrent and an idle session changed the snapshot")
         await leecher.shutdown()
         await seeder.shutdown()
     }
 
-    func testInspectRejectsGarbageAndBadMagnets() {
-        XCTAssertThrowsError(try TorrentEngine.inspect(.metainfo(Array("not bencode".utf8))))
-        XCTAssertThrowsError(try TorrentEngine.inspect(.metainfo([])))
-        XCTAssertThrowsError(try TorrentEngine.inspect(.magnet("magnet:?dn=x")))
-        XCTAssertThrowsError(try TorrentEngine.inspect(.magnet("http://x")))
+    func testParseRejectsGarbageAndBadMagnets() {
+        XCTAssertThrowsError(try ParsedTorrent(.metainfo(Array("not bencode".utf8))))
+        XCTAssertThrowsError(try ParsedTorrent(.metainfo([])))
+        XCTAssertThrowsError(try ParsedTorrent(.magnet("magnet:?dn=x")))
+        XCTAssertThrowsError(try ParsedTorrent(.magnet("http://x")))
         let hash = String(repeating: "ab", count: 20)
-        XCTAssertEqual(try TorrentEngine.inspect(.magnet("magnet:?xt=urn:btih:\(hash.uppercased())&dn=n")).id, hash)
+        XCTAssertEqual(try ParsedTorrent(.magnet("magnet:?xt=urn:btih:\(hash.uppercased())&dn=n")).id, hash)
     }
 
-    func waitForPort(_ engine: TorrentEngine) async throws -> Int {
+    func waitForPort(_ engine: LibtorrentEngine) async throws -> Int {
         for _ in 0..<100 {
             let port = await engine.listenPort
             if port > 0 { return port }
@@ -143,4 +154,9 @@ func XCTAssertThrowsErrorAsync<T>(_ expression: @autoclosure () async throws -> 
     } catch {
         check(error)
     }
+}
+
+extension LibtorrentEngine {
+    /// The thread the actor's code runs on.
+    func currentThreadName() -> String? { Thread.current.name }
 }

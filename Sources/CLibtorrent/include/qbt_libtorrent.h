@@ -82,8 +82,14 @@ typedef struct {
 } qbt_event;
 
 typedef void (*qbt_event_fn)(void *context, const qbt_event *event);
-/// Pops every pending alert and reports the ones the engine cares about. Returns how many alerts were popped.
-int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, void *context);
+struct qbt_status_s;
+typedef void (*qbt_status_fn)(void *context, const struct qbt_status_s *status);
+/// Pops every pending alert and reports the ones the engine cares about; the statuses a state-update alert
+/// carries (see qbt_post_torrent_updates) go to `status_fn`. Returns how many alerts were popped.
+int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn status_fn, void *context);
+/// Asks libtorrent for the status of every torrent that changed since the last call (post_torrent_updates);
+/// the answer arrives through qbt_session_pop_events' status callback. Unchanged torrents cost nothing.
+void qbt_post_torrent_updates(qbt_session *session);
 
 // MARK: adding
 
@@ -95,7 +101,18 @@ typedef enum {
     QBT_ERR_FAILED = 4,     // anything else; see the error text
 } qbt_result;
 
+/// A .torrent or magnet parsed once, kept for the add that follows (one parse per add).
+typedef struct qbt_torrent qbt_torrent;
+
+/// Parses .torrent bytes (or a magnet if torrent is NULL) without touching any session. On success writes
+/// the id and the name (malloc'd, free with qbt_free; may be empty for a bare magnet); free the result with
+/// qbt_torrent_free.
+qbt_torrent *qbt_torrent_parse(const uint8_t *torrent, size_t size, const char *magnet, char id[QBT_ID_LEN],
+                               char **name, char **error);
+void qbt_torrent_free(qbt_torrent *parsed);
+
 typedef struct {
+    const qbt_torrent *parsed; // the source, parsed; NULL when the add comes from resume data alone
     const uint8_t *torrent;   // .torrent bytes, or NULL
     size_t torrent_size;
     const char *magnet;       // magnet URI, or NULL
@@ -108,12 +125,11 @@ typedef struct {
     bool seed_mode;           // skip hash checking: trust the files on disk
     int32_t upload_limit;     // bytes/s, <= 0 unlimited
     int32_t download_limit;
+    bool auto_managed;        // libtorrent's queue may start and stop it (ignored when stopped)
+    bool super_seeding;
+    int32_t max_connections;  // <= 0 unlimited
+    int32_t max_uploads;      // <= 0 unlimited
 } qbt_add_params;
-
-/// Parses .torrent bytes (or a magnet if torrent is NULL) without touching any session.
-/// On success writes the id and the name (malloc'd, free with qbt_free; may be empty for a bare magnet).
-qbt_result qbt_parse(const uint8_t *torrent, size_t size, const char *magnet, char id[QBT_ID_LEN], char **name,
-                     char **error);
 
 qbt_result qbt_add(qbt_session *session, const qbt_add_params *params, char id[QBT_ID_LEN], char **error);
 
@@ -143,7 +159,7 @@ qbt_result qbt_have_piece(qbt_session *session, const char *id, int32_t piece, b
 
 // MARK: status
 
-typedef struct {
+typedef struct qbt_status_s {
     char id[QBT_ID_LEN];
     const char *name;
     const char *save_path;
@@ -165,6 +181,7 @@ typedef struct {
     bool is_finished;
     bool is_seeding;
     bool is_private;
+    bool need_save_resume;      // changed since its fast-resume data was last saved
     float progress;
     float distributed_copies;
     int32_t download_rate;
@@ -204,7 +221,6 @@ typedef struct {
     int64_t finished_duration;
 } qbt_status;
 
-typedef void (*qbt_status_fn)(void *context, const qbt_status *status);
 qbt_result qbt_get_status(qbt_session *session, const char *id, qbt_status_fn fn, void *context);
 void qbt_get_all_status(qbt_session *session, qbt_status_fn fn, void *context);
 

@@ -9,10 +9,12 @@ public struct SyncController: APIController {
     public let scope = "sync"
     let service: TorrentService
     let identity: Identity
+    let rows: RowCache
 
-    public init(service: TorrentService, identity: Identity) {
+    public init(service: TorrentService, identity: Identity, rows: RowCache? = nil) {
         self.service = service
         self.identity = identity
+        self.rows = rows ?? RowCache(identity: identity)
     }
 
     public var actions: [String: APIAction] {
@@ -20,9 +22,11 @@ public struct SyncController: APIController {
             "maindata": .get { p, caller in
                 let data = await mainData()
                 let rid = p.int("rid") ?? 0
-                let answer = Self.answer(caller.sync, peers: false, rid: rid, data: data,
-                                         collections: ["torrents", "categories", "trackers"])
-                return .json(.object(answer))
+                guard let slot = caller.sync else {
+                    var fresh = MainDataSync()
+                    return .jsonBytes(fresh.answer(rid: 0, data: data))
+                }
+                return .jsonBytes(slot.maindata.withLock { $0.answer(rid: rid, data: data) })
             },
             "torrentPeers": .get { p, caller in
                 // No hash is simply an unknown torrent: 404, as qBittorrent answers.
@@ -39,16 +43,14 @@ public struct SyncController: APIController {
         ]
     }
 
-    /// A full `maindata` update leaves out empty collections (4.6's event-driven sync); a full `torrentPeers`
-    /// update is the data as it is, `"peers": {}` included.
+    /// A full `torrentPeers` update is the data as it is, `"peers": {}` included (a full `maindata` update
+    /// leaves out empty collections: `MainDataSync`).
     static func answer(_ slot: SyncSlot?, peers: Bool, rid: Int, data: [String: JSONValue], collections: Set<String>) -> [String: JSONValue] {
-        let dropEmpty = !peers
         guard let slot else {
             var fresh = SyncState()
-            return fresh.answer(rid: 0, data: data, collections: collections, dropEmptyInFull: dropEmpty)
+            return fresh.answer(rid: 0, data: data, collections: collections, dropEmptyInFull: false)
         }
-        if peers { return slot.peers.withLock { $0.answer(rid: rid, data: data, collections: collections, dropEmptyInFull: dropEmpty) } }
-        return slot.maindata.withLock { $0.answer(rid: rid, data: data, collections: collections, dropEmptyInFull: dropEmpty) }
+        return slot.peers.withLock { $0.answer(rid: rid, data: data, collections: collections, dropEmptyInFull: false) }
     }
 
     static func peerKey(_ p: PeerEntry) -> String { p.ip.contains(":") ? "[\(p.ip)]:\(p.port)" : "\(p.ip):\(p.port)" }
@@ -63,23 +65,17 @@ public struct SyncController: APIController {
         ])
     }
 
-    /// Everything a WebUI shows, as one snapshot.
-    func mainData() async -> [String: JSONValue] {
-        var torrents: [String: JSONValue] = [:]
-        for view in await service.views() {
-            torrents[view.id] = .object(TorrentInfo(view, identity: identity).jsonObject(identity: identity, includeHash: false))
-        }
+    /// Everything a WebUI shows, as one snapshot: the torrents as shared encoded rows, the rest as values.
+    func mainData() async -> MainData {
+        let board = await service.currentBoard()
         var categories: [String: JSONValue] = [:]
         for c in await service.categories { categories[c.name] = TorrentsController.json(c) }
-        var trackers: [String: JSONValue] = [:]
-        for (url, ids) in await service.trackerMap() { trackers[url] = .array(ids.map { .string($0) }) }
-        return [
-            "torrents": .object(torrents),
+        return MainData(rows: rows.rows(for: board), rest: [
             "categories": .object(categories),
             "tags": .array(await service.tags.map { .string($0) }),
-            "trackers": .object(trackers),
+            "trackers": rows.trackers(for: board),
             "server_state": .object(await serverState()),
-        ]
+        ])
     }
 
     func serverState() async -> [String: JSONValue] {

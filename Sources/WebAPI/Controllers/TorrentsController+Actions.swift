@@ -172,44 +172,44 @@ extension TorrentsController {
             "setDownloadLimit": .post { p, _ in
                 let ids = try await hashes(p)
                 guard let limit = p.int("limit") else { throw QBitError.badParams() }
-                await service.setLimits(ids, upload: nil, download: limit)
+                try await service.setLimits(ids, upload: nil, download: limit)
                 return .empty
             },
             "setUploadLimit": .post { p, _ in
                 let ids = try await hashes(p)
                 guard let limit = p.int("limit") else { throw QBitError.badParams() }
-                await service.setLimits(ids, upload: limit, download: nil)
+                try await service.setLimits(ids, upload: limit, download: nil)
                 return .empty
             },
             "setShareLimits": .post { p, _ in
                 let ids = try await hashes(p)
                 guard let ratio = p.double("ratioLimit"), let seeding = p.int("seedingTimeLimit") else { throw QBitError.badParams() }
                 // 4.6 made `inactiveSeedingTimeLimit` required; 4.5 clients do not send it, so it defaults to global.
-                await service.setShareLimits(ids, ratio: ratio, seedingTime: seeding,
+                try await service.setShareLimits(ids, ratio: ratio, seedingTime: seeding,
                                              inactiveSeedingTime: p.int("inactiveSeedingTimeLimit") ?? -2)
                 return .empty
             },
-            "toggleSequentialDownload": .post { p, _ in await service.toggleSequential(try await hashes(p)); return .empty },
+            "toggleSequentialDownload": .post { p, _ in try await service.toggleSequential(try await hashes(p)); return .empty },
             "toggleFirstLastPiecePrio": .post { p, _ in
-                await service.toggleFirstLastPiecePrio(try await hashes(p))
+                try await service.toggleFirstLastPiecePrio(try await hashes(p))
                 return .empty
             },
             "setSuperSeeding": .post { p, _ in
                 let ids = try await hashes(p)
                 _ = try p.required("value")
-                await service.setSuperSeeding(ids, p.bool("value") ?? false)
+                try await service.setSuperSeeding(ids, p.bool("value") ?? false)
                 return .empty
             },
             "setForceStart": .post { p, _ in
                 let ids = try await hashes(p)
                 _ = try p.required("value")
-                await service.setForceStart(ids, p.bool("value") ?? false)
+                try await service.setForceStart(ids, p.bool("value") ?? false)
                 return .empty
             },
             "setAutoManagement": .post { p, _ in
                 let ids = try await hashes(p)
                 _ = try p.required("enable")
-                await service.setAutoManagement(ids, p.bool("enable") ?? false)
+                try await service.setAutoManagement(ids, p.bool("enable") ?? false)
                 return .empty
             },
         ]

@@ -8,11 +8,14 @@ public struct TorrentsController: APIController {
     let service: TorrentService
     let identity: Identity
     let fetcher: TorrentFetcher
+    let rows: RowCache
 
-    public init(service: TorrentService, identity: Identity, fetcher: TorrentFetcher = TorrentFetcher()) {
+    public init(service: TorrentService, identity: Identity, fetcher: TorrentFetcher = TorrentFetcher(),
+                rows: RowCache? = nil) {
         self.service = service
         self.identity = identity
         self.fetcher = fetcher
+        self.rows = rows ?? RowCache(identity: identity)
     }
 
     public var actions: [String: APIAction] {
@@ -29,10 +32,10 @@ public struct TorrentsController: APIController {
                 return .empty
             },
             // 4.x and 5.x names of the same two verbs.
-            "stop": .post { p, _ in await service.setStopped(try await hashes(p), true); return .empty },
-            "pause": .post { p, _ in await service.setStopped(try await hashes(p), true); return .empty },
-            "start": .post { p, _ in await service.setStopped(try await hashes(p), false); return .empty },
-            "resume": .post { p, _ in await service.setStopped(try await hashes(p), false); return .empty },
+            "stop": .post { p, _ in try await service.setStopped(try await hashes(p), true); return .empty },
+            "pause": .post { p, _ in try await service.setStopped(try await hashes(p), true); return .empty },
+            "start": .post { p, _ in try await service.setStopped(try await hashes(p), false); return .empty },
+            "resume": .post { p, _ in try await service.setStopped(try await hashes(p), false); return .empty },
             "recheck": .post { p, _ in await service.recheck(try await hashes(p)); return .empty },
             "reannounce": .post { p, _ in await service.reannounce(try await hashes(p)); return .empty },
             "addPeers": .post { p, _ in try await addPeers(p) },
@@ -56,7 +59,9 @@ public struct TorrentsController: APIController {
         if let hashes = p["hashes"], hashes.isEmpty { return .json(.array([])) }
         let filter = QBTFilter(p["filter"])
         let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
-        let views = await service.views().filter { view in
+        let board = await service.currentBoard()
+        var ids = board.order.filter { id in
+            guard let view = board.entries[id]?.view else { return false }
             if let wanted, !wanted.contains(view.id) { return false }
             if let category = p["category"] {
                 let mine = view.record.category ?? ""
@@ -67,34 +72,49 @@ public struct TorrentsController: APIController {
             }
             return filter.matches(view.state, stopped: view.record.stopped, uploadRate: view.status.uploadRate)
         }
-        var infos = views.map { TorrentInfo($0, identity: identity).jsonObject(identity: identity) }
-        if let sort = p["sort"], !sort.isEmpty {
-            infos = try Self.sorted(infos, by: sort, reverse: p.bool("reverse") ?? false)
+        if let sort = p["sort"], !sort.isEmpty, !ids.isEmpty {
+            ids = try sorted(ids, board: board, by: sort, reverse: p.bool("reverse") ?? false)
         }
         // limit ≤ 0 means all; a negative offset counts from the end (QString::toInt: garbage reads as 0).
         let limit = p.int("limit") ?? 0
         var offset = p.int("offset") ?? 0
-        if offset < 0 { offset += infos.count }
-        if offset < 0 || offset >= infos.count { offset = 0 }  // still out of range: from the start, as qBittorrent
-        if offset > 0 { infos = Array(infos.dropFirst(offset)) }
-        if limit > 0 { infos = Array(infos.prefix(limit)) }
+        if offset < 0 { offset += ids.count }
+        if offset < 0 || offset >= ids.count { offset = 0 }  // still out of range: from the start, as qBittorrent
+        if offset > 0 { ids = Array(ids.dropFirst(offset)) }
+        if limit > 0 { ids = Array(ids.prefix(limit)) }
         // 5.1's includeTrackers: each torrent's real trackers (not the DHT/PeX/LSD rows of torrents/trackers).
         if identity.profile != .v4_6, p.bool("includeTrackers") == true {
-            for i in infos.indices {
-                guard case .string(let id)? = infos[i]["hash"] else { continue }
-                infos[i]["trackers"] = .array(((try? await service.trackers(id)) ?? []).map(Self.trackerJSON))
+            var infos: [JSONValue] = []
+            for id in ids {
+                guard let view = board.entries[id]?.view else { continue }
+                var object = TorrentInfo(view, identity: identity).jsonObject(identity: identity)
+                object["trackers"] = .array(((try? await service.trackers(id)) ?? []).map(Self.trackerJSON))
+                infos.append(.object(object))
             }
+            return .json(.array(infos))
         }
-        return .json(.array(infos.map { .object($0) }))
+        // The rows encoded once for every caller; only the hash is written here.
+        let current = rows.rows(for: board)
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(ids.count * 1500 + 2)
+        var first = true
+        for id in ids {
+            guard let row = current.rows[id] else { continue }
+            if !first { out.append(UInt8(ascii: ",")) }
+            row.writeWithHash(id, into: &out)
+            first = false
+        }
+        out.append(UInt8(ascii: "]"))
+        return .jsonBytes(out)
     }
 
     /// Sorts by any key of the torrent object, as qBittorrent does; an unknown key is a 400.
-    static func sorted(_ infos: [[String: JSONValue]], by key: String, reverse: Bool) throws -> [[String: JSONValue]] {
-        if let first = infos.first, first[key] == nil { throw QBitError.badParams("'sort' parameter is invalid") }
-        return infos.sorted { a, b in
-            let x = a[key] ?? .null, y = b[key] ?? .null
-            return reverse ? Self.less(y, x) : Self.less(x, y)
+    func sorted(_ ids: [TorrentID], board: TorrentBoard, by key: String, reverse: Bool) throws -> [TorrentID] {
+        guard let field = TorrentInfo.fields(for: identity).first(where: { $0.name == key }) else {
+            throw QBitError.badParams("'sort' parameter is invalid")
         }
+        let keyed = ids.map { id in (id, board.entries[id].map { field.value(TorrentInfo($0.view, identity: identity)) } ?? .null) }
+        return keyed.sorted { a, b in reverse ? Self.less(b.1, a.1) : Self.less(a.1, b.1) }.map(\.0)
     }
 
     static func less(_ a: JSONValue, _ b: JSONValue) -> Bool {
@@ -193,14 +213,14 @@ public struct TorrentsController: APIController {
         else if let root = p.bool("root_folder") { options.contentLayout = root ? .subfolder : .noSubfolder }
         if p["stopped"] == nil && p["paused"] == nil { options.stopped = await service.settings.bool("add_stopped_enabled") }
 
-        // Every uploaded file must parse before anything is added: a bad upload changes nothing.
-        var sources: [AddTorrentRequest.Source] = []
+        // Every uploaded file must parse before anything is added: a bad upload changes nothing. The parse is
+        // the one the engine adds from.
+        var parsed: [ParsedTorrent] = []
         for file in p.files {
-            let source = AddTorrentRequest.Source.metainfo(file.data)
-            guard (try? TorrentEngine.inspect(source)) != nil else {
+            guard let torrent = try? ParsedTorrent(.metainfo(file.data)) else {
                 throw QBitError.unsupportedMediaType("Error: '\(file.filename)' is not a valid torrent file.")
             }
-            sources.append(source)
+            parsed.append(torrent)
         }
         let urls = (p["urls"] ?? "").split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -209,9 +229,8 @@ public struct TorrentsController: APIController {
             guard let source = await fetcher.source(for: url) else { continue }
             if case .added = await service.add(source, options: options) { added += 1 }
         }
-        for source in sources {
-            if case .added = await service.add(source, options: options) { added += 1 }
-        }
+        // The files in one batch: one SQLite transaction, one hop to the engine.
+        for outcome in await service.add(parsed, options: options) { if case .added = outcome { added += 1 } }
         return .text(added > 0 ? "Ok." : "Fails.")
     }
 

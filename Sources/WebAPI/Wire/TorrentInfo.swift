@@ -63,72 +63,10 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
     public var total_size: Int64
     public var has_metadata: Bool
 
-    /// Fields qBittorrent 5.0 added; a 4.6 profile leaves them out.
-    static let v5Fields = ["root_path", "popularity", "reannounce", "comment", "private", "has_metadata"]
-
-    /// The object as JSON values, for the fast serializer (`torrents/info`, `sync/maindata`).
+    /// The object as JSON values (for the few places that need a dictionary; the hot paths use `Field`).
     public func jsonObject(identity: Identity, includeHash: Bool = true) -> [String: JSONValue] {
-        var o: [String: JSONValue] = [
-            "hash": .string(hash),
-            "infohash_v1": .string(infohash_v1),
-            "infohash_v2": .string(infohash_v2),
-            "name": .string(name),
-            "magnet_uri": .string(magnet_uri),
-            "size": .int(Int64(size)),
-            "progress": .double(progress),
-            "dlspeed": .int(Int64(dlspeed)),
-            "upspeed": .int(Int64(upspeed)),
-            "priority": .int(Int64(priority)),
-            "num_seeds": .int(Int64(num_seeds)),
-            "num_complete": .int(Int64(num_complete)),
-            "num_leechs": .int(Int64(num_leechs)),
-            "num_incomplete": .int(Int64(num_incomplete)),
-            "state": .string(state),
-            "eta": .int(Int64(eta)),
-            "seq_dl": .bool(seq_dl),
-            "f_l_piece_prio": .bool(f_l_piece_prio),
-            "category": .string(category),
-            "tags": .string(tags),
-            "super_seeding": .bool(super_seeding),
-            "force_start": .bool(force_start),
-            "save_path": .string(save_path),
-            "download_path": .string(download_path),
-            "content_path": .string(content_path),
-            "root_path": .string(root_path),
-            "added_on": .int(Int64(added_on)),
-            "completion_on": .int(Int64(completion_on)),
-            "tracker": .string(tracker),
-            "trackers_count": .int(Int64(trackers_count)),
-            "dl_limit": .int(Int64(dl_limit)),
-            "up_limit": .int(Int64(up_limit)),
-            "downloaded": .int(Int64(downloaded)),
-            "uploaded": .int(Int64(uploaded)),
-            "downloaded_session": .int(Int64(downloaded_session)),
-            "uploaded_session": .int(Int64(uploaded_session)),
-            "amount_left": .int(Int64(amount_left)),
-            "completed": .int(Int64(completed)),
-            "max_ratio": .double(max_ratio),
-            "max_seeding_time": .int(Int64(max_seeding_time)),
-            "max_inactive_seeding_time": .int(Int64(max_inactive_seeding_time)),
-            "ratio": .double(ratio),
-            "ratio_limit": .double(ratio_limit),
-            "seeding_time_limit": .int(Int64(seeding_time_limit)),
-            "inactive_seeding_time_limit": .int(Int64(inactive_seeding_time_limit)),
-            "popularity": .double(popularity),
-            "seen_complete": .int(Int64(seen_complete)),
-            "last_activity": .int(Int64(last_activity)),
-            "auto_tmm": .bool(auto_tmm),
-            "time_active": .int(Int64(time_active)),
-            "seeding_time": .int(Int64(seeding_time)),
-            "availability": .double(availability),
-            "reannounce": .int(Int64(reannounce)),
-            "comment": .string(comment),
-            "private": `private`.value.map { .bool($0) } ?? .null,
-            "total_size": .int(Int64(total_size)),
-            "has_metadata": .bool(has_metadata),
-        ]
-        if !includeHash { o["hash"] = nil }
-        if !identity.hasV5TorrentFields { for key in Self.v5Fields { o[key] = nil } }
+        var o: [String: JSONValue] = [:]
+        for field in Self.fields(for: identity) where includeHash || field.name != "hash" { o[field.name] = field.value(self) }
         return o
     }
 

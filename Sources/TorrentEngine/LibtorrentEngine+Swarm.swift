@@ -73,7 +73,7 @@ public enum PieceState: UInt8, Sendable { case missing = 0, downloading = 1, hav
 
 public enum QueueMove: Sendable { case up, down, top, bottom }
 
-extension TorrentEngine {
+extension LibtorrentEngine {
     // MARK: trackers and web seeds
 
     public func trackers(_ id: TorrentID) throws -> [TrackerEntry] {
@@ -105,6 +105,7 @@ extension TorrentEngine {
             }
         }
         try check(result, id)
+        touched(id)
     }
 
     public func reannounce(_ id: TorrentID) throws { let sessionRaw = try live(); try check(qbt_reannounce(sessionRaw, id), id) }
@@ -154,15 +155,26 @@ extension TorrentEngine {
         case .bottom: QBT_QUEUE_BOTTOM
         }
         try check(qbt_queue(sessionRaw, id, m), id)
+        touched(id)
     }
 
-    public func setAutoManaged(_ id: TorrentID, _ on: Bool) throws { let sessionRaw = try live(); try check(qbt_set_auto_managed(sessionRaw, id, on), id) }
-    public func setSuperSeeding(_ id: TorrentID, _ on: Bool) throws { let sessionRaw = try live(); try check(qbt_set_super_seeding(sessionRaw, id, on), id) }
+    public func setAutoManaged(_ id: TorrentID, _ on: Bool) throws {
+        let sessionRaw = try live()
+        try check(qbt_set_auto_managed(sessionRaw, id, on), id)
+        touched(id)
+    }
+
+    public func setSuperSeeding(_ id: TorrentID, _ on: Bool) throws {
+        let sessionRaw = try live()
+        try check(qbt_set_super_seeding(sessionRaw, id, on), id)
+        touched(id)
+    }
 
     /// 0 or less means unlimited.
     public func setConnectionLimits(_ id: TorrentID, connections: Int, uploads: Int) throws {
         let sessionRaw = try live()
         try check(qbt_set_connection_limits(sessionRaw, id, Int32(clamping: connections), Int32(clamping: uploads)), id)
+        touched(id)
     }
 
     public func setSSLCertificate(_ id: TorrentID, certificate: String, privateKey: String, dhParams: String) throws {
@@ -181,7 +193,11 @@ extension TorrentEngine {
     }
 
     /// Moves the torrent's data; `storageMoved` or `storageMoveFailed` follows.
-    public func moveStorage(_ id: TorrentID, to path: String) throws { let sessionRaw = try live(); try check(qbt_move_storage(sessionRaw, id, path), id) }
+    public func moveStorage(_ id: TorrentID, to path: String) throws {
+        let sessionRaw = try live()
+        try check(qbt_move_storage(sessionRaw, id, path), id)
+        touched(id)
+    }
 
     // MARK: peers and the session
 
@@ -211,6 +227,7 @@ extension TorrentEngine {
         let sessionRaw = try live()
         let list = pieces.map { Int32(clamping: $0) }
         try check(list.withUnsafeBufferPointer { qbt_forget_pieces(sessionRaw, id, $0.baseAddress, $0.count) }, id)
+        touched(id)
     }
 
     /// Frees a file's blocks in a range, keeping its size (the data reads back as zeros).
@@ -220,11 +237,15 @@ extension TorrentEngine {
 
     public func clearBans() { if !closed { qbt_clear_bans(sessionRaw) } }
 
-    /// Asks libtorrent for fresh counters; they arrive with the next drain.
-    func postSessionStats() { if !closed { qbt_post_session_stats(sessionRaw) } }
+    /// Asks libtorrent for fresh counters and the statuses that changed; they arrive with the next drain.
+    func postUpdates() {
+        guard !closed else { return }
+        qbt_post_session_stats(sessionRaw)
+        qbt_post_torrent_updates(sessionRaw)
+    }
 
-    /// The latest counters (at most a second old: the engine asks for them every second).
-    public func counters() -> SessionCounters {
+    /// The counters the last session-stats alert brought.
+    func readCounters() -> SessionCounters {
         guard !closed else { return SessionCounters() }
         var c = qbt_session_counters()
         qbt_get_session_counters(sessionRaw, &c)

@@ -1,0 +1,364 @@
+import CLibtorrent
+import Foundation
+import Logging
+import Synchronization
+
+/// The one owner of the libtorrent session, run on a thread of its own (`EngineThread`): commands are posted to
+/// it, never run on the cooperative pool. Alerts are drained as soon as libtorrent signals them (no polling),
+/// fanned out to subscribers, and fast-resume data goes to `onResumeData` before anyone is told it was saved.
+/// Statuses are published as a snapshot: every second from libtorrent's state-update alert (which lists only
+/// the torrents that changed), and at once for the torrents an event or a command touched.
+public actor LibtorrentEngine: TorrentEngine {
+    /// Takes every fast-resume answer one drain brought, so they are stored in one transaction.
+    public typealias ResumeDataHandler = @Sendable ([(id: TorrentID, data: [UInt8])]) async -> Void
+
+    private nonisolated let thread = EngineThread(name: "libtorrent")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    private nonisolated let publisher = SnapshotPublisher()
+    public nonisolated var snapshot: EngineSnapshot { publisher.snapshot }
+
+    private let session: SessionPointer
+    /// For the extensions in other files: the raw session, used on this actor only.
+    var sessionRaw: OpaquePointer { session.raw }
+    private let logger: Logger
+    private let onResumeData: ResumeDataHandler
+    private let notifier: AlertNotifier
+    private var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
+    private var pieceReads: [String: [CheckedContinuation<[UInt8], Error>]] = [:]
+    private var pendingResumeSaves = 0
+    /// The status generation each torrent's last periodic save was asked with.
+    private var resumeAskedAt: [TorrentID: UInt64] = [:]
+    private let background = BackgroundTasks()
+    private(set) var closed = false
+
+    /// Every call into libtorrent checks this first: after `shutdown` the session is gone.
+    @discardableResult
+    func live() throws -> OpaquePointer {
+        guard !closed else { throw EngineError.failed("the torrent engine has shut down") }
+        return session.raw
+    }
+
+    /// Starts a session. `resumeInterval` is how often torrents with unsaved changes write fast-resume data.
+    public init(
+        settings: EngineSettings, resumeInterval: Duration = .seconds(15), logger: Logger = Logger(label: "engine"),
+        onResumeData: @escaping ResumeDataHandler
+    ) throws {
+        let pack = qbt_settings_new()!
+        defer { qbt_settings_free(pack) }
+        try Self.fill(pack, settings)
+        var error: UnsafeMutablePointer<CChar>?
+        guard let raw = qbt_session_new(pack, settings.pex, &error) else {
+            throw EngineError.failed("libtorrent session did not start: \(takeCString(error))")
+        }
+        self.session = SessionPointer(raw: raw)
+        qbt_set_rate_limit_scope(raw, settings.rateLimitLAN, settings.rateLimitUTP)
+        self.logger = logger
+        self.onResumeData = onResumeData
+        let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.notifier = AlertNotifier(wake)
+        qbt_session_set_notify(raw, { context in
+            Unmanaged<AlertNotifier>.fromOpaque(context!).takeUnretainedValue().wake.yield()
+        }, Unmanaged.passUnretained(notifier).toOpaque())
+        wake.yield()  // alerts raised before the notify hook was set
+        let drainer = Task { [weak self] in
+            for await _ in wakeups {
+                guard let self else { return }
+                await self.drainAsync()
+            }
+        }
+        let saver = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: resumeInterval)
+                await self?.saveResumeData(onlyIfModified: true)
+            }
+        }
+        // Fresh session counters and the statuses that changed, each second, as qBittorrent's refresh timer.
+        let stats = Task { [weak self] in
+            while !Task.isCancelled {
+                await self?.postUpdates()
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        background.tasks.withLock { $0 = [drainer, saver, stats] }
+    }
+
+    private static func fill(_ pack: OpaquePointer, _ settings: EngineSettings) throws {
+        for (name, value) in settings.pack {
+            var error: UnsafeMutablePointer<CChar>?
+            if !qbt_settings_set(pack, name, value, &error) { throw EngineError.invalidArgument(takeCString(error)) }
+        }
+    }
+
+    /// Applies new session settings (PeX is fixed for the life of the session).
+    public func apply(_ settings: EngineSettings) throws {
+        try live()
+        let pack = qbt_settings_new()!
+        defer { qbt_settings_free(pack) }
+        try Self.fill(pack, settings)
+        var error: UnsafeMutablePointer<CChar>?
+        if !qbt_session_apply(session.raw, pack, &error) { throw EngineError.failed(takeCString(error)) }
+        qbt_set_rate_limit_scope(session.raw, settings.rateLimitLAN, settings.rateLimitUTP)
+    }
+
+    /// The TCP port peers reach this session on.
+    public var listenPort: Int { closed ? 0 : Int(qbt_session_listen_port(session.raw)) }
+
+    /// Every event from now on, in order. The stream ends when the engine shuts down.
+    public func events() -> AsyncStream<EngineEvent> {
+        let (stream, continuation) = AsyncStream<EngineEvent>.makeStream(bufferingPolicy: .unbounded)
+        let key = UUID()
+        subscribers[key] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key) } }
+        if closed { continuation.finish() }
+        return stream
+    }
+
+    private func unsubscribe(_ key: UUID) { subscribers[key] = nil }
+
+    // MARK: adding and removing
+
+    public func add(_ requests: [AddTorrentRequest]) -> [Result<AddedTorrent, EngineError>] {
+        guard !closed else { return requests.map { _ in .failure(.failed("the torrent engine has shut down")) } }
+        var results: [Result<AddedTorrent, EngineError>] = []
+        results.reserveCapacity(requests.count)
+        var statuses: [TorrentStatus] = []
+        for request in requests {
+            do {
+                let id = try session.add(request)
+                // A new torrent's fast-resume data is asked for at once (a restored one has it already).
+                if request.resumeData == nil, qbt_save_resume(session.raw, id, false) == QBT_OK { pendingResumeSaves += 1 }
+                results.append(.success(AddedTorrent(id: id, trackers: (try? trackers(id))?.map(\.url) ?? [],
+                                                     webSeeds: (try? webSeeds(id)) ?? [])))
+                if let status = try? session.status(id) { statuses.append(status) }
+            } catch {
+                results.append(.failure(error as? EngineError ?? .failed("\(error)")))
+            }
+        }
+        publisher.publish(statuses)
+        return results
+    }
+
+    public func remove(_ id: TorrentID, deleteFiles: Bool) throws {
+        try live()
+        try check(qbt_remove(session.raw, id, deleteFiles), id)
+        publisher.publish([], removed: [id])
+    }
+
+    // MARK: control
+
+    public func pause(_ id: TorrentID) throws { try live(); try check(qbt_pause(session.raw, id), id); touched(id) }
+    public func resume(_ id: TorrentID) throws { try live(); try check(qbt_resume(session.raw, id), id); touched(id) }
+    public func recheck(_ id: TorrentID) throws { try live(); try check(qbt_recheck(session.raw, id), id); touched(id) }
+
+    public func setSequential(_ id: TorrentID, _ on: Bool) throws {
+        try live()
+        try check(qbt_set_sequential(session.raw, id, on), id)
+        touched(id)
+    }
+
+    /// Bytes per second; 0 or less means unlimited.
+    public func setLimits(_ id: TorrentID, upload: Int, download: Int) throws {
+        try live()
+        try check(qbt_set_limits(session.raw, id, Int32(clamping: upload), Int32(clamping: download)), id)
+        touched(id)
+    }
+
+    /// Publishes a torrent's status at once, after a command changed it (libtorrent runs the torrent's
+    /// commands in order, so the status read here reflects the command).
+    func touched(_ id: TorrentID) {
+        guard !closed, let status = try? session.status(id) else { return }
+        publisher.publish([status])
+    }
+
+    public func connectPeer(_ id: TorrentID, host: String, port: Int) throws {
+        try live()
+        guard (1...65535).contains(port) else { throw EngineError.invalidArgument("bad port \(port)") }
+        let result = qbt_connect_peer(session.raw, id, host, UInt16(port))
+        if result == QBT_ERR_INVALID { throw EngineError.invalidArgument("bad peer address \(host):\(port)") }
+        try check(result, id)
+    }
+
+    // MARK: piece-level control (streaming, selective download)
+
+    public func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int, alertWhenAvailable: Bool) throws {
+        try live()
+        try check(qbt_set_piece_deadline(session.raw, id, Int32(piece), Int32(clamping: milliseconds), alertWhenAvailable), id)
+    }
+
+    public func resetPieceDeadline(_ id: TorrentID, piece: Int) throws {
+        try live()
+        try check(qbt_reset_piece_deadline(session.raw, id, Int32(piece)), id)
+    }
+
+    public func clearPieceDeadlines(_ id: TorrentID) throws { try live(); try check(qbt_clear_piece_deadlines(session.raw, id), id) }
+
+    /// 0 = skip, 1 = low … 4 = default … 7 = top.
+    public func setPiecePriority(_ id: TorrentID, piece: Int, priority: Int) throws {
+        try live()
+        try check(qbt_set_piece_priority(session.raw, id, Int32(piece), UInt8(clamping: priority)), id)
+    }
+
+    public func setFilePriority(_ id: TorrentID, file: Int, priority: Int) throws {
+        try live()
+        try check(qbt_set_file_priority(session.raw, id, Int32(file), UInt8(clamping: priority)), id)
+        touched(id)
+    }
+
+    public func havePiece(_ id: TorrentID, piece: Int) throws -> Bool {
+        try live()
+        var have = false
+        try check(qbt_have_piece(session.raw, id, Int32(piece), &have), id)
+        return have
+    }
+
+    /// Reads a piece the torrent has (from disk or cache); throws if it is missing.
+    public func readPiece(_ id: TorrentID, piece: Int) async throws -> [UInt8] {
+        try live()
+        try check(qbt_read_piece(session.raw, id, Int32(piece)), id)
+        return try await withCheckedThrowingContinuation { continuation in
+            pieceReads["\(id):\(piece)", default: []].append(continuation)
+        }
+    }
+
+    // MARK: on demand
+
+    /// The files of a torrent; empty until its metadata is known.
+    public func files(_ id: TorrentID) throws -> [TorrentFile] { try live(); return try session.files(id) }
+
+
+    /// The .torrent file of a torrent with metadata.
+    public func exportTorrent(_ id: TorrentID) throws -> [UInt8] { try live(); return try session.exportTorrent(id) }
+
+    // MARK: fast-resume
+
+    /// Asks libtorrent for fast-resume data; each answer reaches `onResumeData`. The periodic save asks only the
+    /// torrents whose published status says they changed (no call per torrent to find out, as qBittorrent does), and
+    /// each of those once per status it was seen with.
+    public func saveResumeData(onlyIfModified: Bool) {
+        guard !closed else { return }
+        guard onlyIfModified else {
+            pendingResumeSaves += Int(qbt_save_resume_all(session.raw, false))
+            return
+        }
+        for (id, entry) in snapshot.torrents where entry.status.needSaveResume && resumeAskedAt[id] != entry.generation {
+            guard qbt_save_resume(session.raw, id, true) == QBT_OK else { continue }
+            resumeAskedAt[id] = entry.generation
+            pendingResumeSaves += 1
+        }
+        if resumeAskedAt.count > snapshot.torrents.count * 2 + 64 {
+            resumeAskedAt = resumeAskedAt.filter { snapshot.torrents[$0.key] != nil }
+        }
+    }
+
+    public func saveResumeData(_ id: TorrentID) throws {
+        try live()
+        try check(qbt_save_resume(session.raw, id, false), id)
+        pendingResumeSaves += 1
+    }
+
+    /// Saves every torrent's fast-resume data, waits (bounded) for it to be stored, then aborts the session.
+    public func shutdown(timeout: Duration) async {
+        guard !closed else { return }
+        saveResumeData(onlyIfModified: false)
+        let deadline = ContinuousClock.now + timeout
+        while pendingResumeSaves > 0 && ContinuousClock.now < deadline {
+            await drainAsync()
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        await drainAsync()
+        closed = true
+        background.tasks.withLock { tasks in for task in tasks { task.cancel() } }
+        notifier.wake.finish()
+        qbt_session_free(session.raw)
+        publisher.clear()
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers = [:]
+        for waiters in pieceReads.values { for w in waiters { w.resume(throwing: EngineError.failed("engine shut down")) } }
+        pieceReads = [:]
+    }
+
+    // MARK: the alert drain
+
+    private func pop() -> [RawEvent] { session.popEvents() }
+
+    /// Synchronous part of the drain; resume data is handed on by `drainAsync`.
+    private var unsavedResume: [(id: TorrentID, data: [UInt8])] = []
+
+    private func drain() {
+        guard !closed else { return }
+        var statuses: [TorrentStatus] = []
+        var touchedIDs: Set<TorrentID> = []
+        var removed: Set<TorrentID> = []
+        var events: [EngineEvent] = []
+        for event in pop() {
+            switch event {
+            case .status(let status):
+                statuses.append(status)
+            case .event(let e):
+                if case .listenFailed(let why) = e { logger.warning("peer listen failed: \(why)") }
+                switch e {
+                case .removed(let id): removed.insert(id); touchedIDs.remove(id)
+                case .added(let id):  // also a re-add (forgetPieces) right after its removal
+                    removed.remove(id); touchedIDs.insert(id)
+                case .metadataReceived(let id), .finished(let id), .stateChanged(let id, _),
+                     .paused(let id), .resumed(let id), .checked(let id), .torrentError(let id, _), .fileError(let id, _),
+                     .storageMoved(let id), .storageMoveFailed(let id, _), .fileRenamed(let id, _, _):
+                    touchedIDs.insert(id)
+                default: break
+                }
+                events.append(e)
+            case .resumeData(let id, let data):
+                unsavedResume.append((id, data))
+            case .resumeDataFailed(let id, let why, let notModified):
+                pendingResumeSaves = max(0, pendingResumeSaves - 1)
+                if !notModified { logger.warning("fast-resume save failed for \(id): \(why)") }
+            case .alertsDropped(let why):
+                logger.error("libtorrent dropped alerts (queue overflow): \(why)")
+            case .readPiece(let id, let piece, let data, let why):
+                let waiters = pieceReads.removeValue(forKey: "\(id):\(piece)") ?? []
+                for w in waiters {
+                    if let data { w.resume(returning: data) } else { w.resume(throwing: EngineError.failed(why)) }
+                }
+            }
+        }
+        // The events that matter are published at once, not at the next tick.
+        for id in touchedIDs {
+            if let status = try? session.status(id) { statuses.append(status) }
+        }
+        // A removal alert for a torrent that is back (forgetPieces re-adds it) removes nothing.
+        for id in removed {
+            if let status = try? session.status(id) { statuses.append(status); removed.remove(id) }
+        }
+        publisher.publish(statuses.filter { !removed.contains($0.id) }, removed: Array(removed), counters: readCounters())
+        // Handed out after the snapshot they change is published: a subscriber reading it sees their effect.
+        for e in events { for continuation in subscribers.values { continuation.yield(e) } }
+    }
+
+    private func drainAsync() async {
+        drain()
+        while !unsavedResume.isEmpty {
+            let batch = unsavedResume
+            unsavedResume = []
+            await onResumeData(batch)
+            pendingResumeSaves = max(0, pendingResumeSaves - batch.count)
+        }
+    }
+
+}
+
+/// The drain and periodic-save tasks, kept outside the actor's state because they are made in `init`
+/// after `self` exists.
+final class BackgroundTasks: Sendable {
+    let tasks = Mutex<[Task<Void, Never>]>([])
+}
+
+/// Owns the wake-up continuation the C notify callback pokes (from libtorrent's thread).
+final class AlertNotifier: Sendable {
+    let wake: AsyncStream<Void>.Continuation
+    init(_ wake: AsyncStream<Void>.Continuation) { self.wake = wake }
+}
+
+func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let string else { return body(nil) }
+    return string.withCString { body($0) }
+}

@@ -1,0 +1,320 @@
+import Foundation
+
+/// A `TorrentEngine` that keeps torrents in memory: no session, no swarm, no disk. Commands change the statuses
+/// it publishes and raise the events libtorrent would; tests drive the rest (`finishPiece`, `update`, `setFiles`)
+/// and read back what was asked of it (`piecePriorities`, `deadlines`).
+public actor MemoryEngine: TorrentEngine {
+    private let publisher = SnapshotPublisher()
+    public nonisolated var snapshot: EngineSnapshot { publisher.snapshot }
+    private var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
+    private var closed = false
+
+    public private(set) var settings = EngineSettings()
+    public private(set) var files: [TorrentID: [TorrentFile]] = [:]
+    public private(set) var have: [TorrentID: Set<Int>] = [:]
+    public private(set) var piecePriorities: [TorrentID: [Int: Int]] = [:]
+    public private(set) var deadlines: [TorrentID: [Int: Int]] = [:]
+    public private(set) var trackerLists: [TorrentID: [TrackerEntry]] = [:]
+    public private(set) var webSeedLists: [TorrentID: [String]] = [:]
+    public private(set) var connectedPeers: [TorrentID: [PeerEntry]] = [:]
+    public private(set) var banned: Set<String> = []
+    public private(set) var resumeRequests = 0
+    public nonisolated let listenPort = 6881
+
+    public init() {}
+
+    public func events() -> AsyncStream<EngineEvent> {
+        let (stream, continuation) = AsyncStream<EngineEvent>.makeStream(bufferingPolicy: .unbounded)
+        let key = UUID()
+        subscribers[key] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key) } }
+        if closed { continuation.finish() }
+        return stream
+    }
+
+    private func unsubscribe(_ key: UUID) { subscribers[key] = nil }
+
+    private func emit(_ event: EngineEvent) { for c in subscribers.values { c.yield(event) } }
+
+    public func apply(_ settings: EngineSettings) throws { self.settings = settings }
+
+    // MARK: test controls
+
+    /// Changes a torrent's status and publishes it.
+    public func update(_ id: TorrentID, _ change: (inout TorrentStatus) -> Void) throws {
+        var status = try current(id)
+        change(&status)
+        publisher.publish([status])
+    }
+
+    /// Gives a torrent files and a piece length (as metadata would).
+    public func setFiles(_ id: TorrentID, pieceLength: Int, sizes: [(path: String, size: Int64)]) throws {
+        var offset: Int64 = 0
+        var list: [TorrentFile] = []
+        for (index, file) in sizes.enumerated() {
+            let first = Int(offset / Int64(pieceLength))
+            let last = Int(max(offset, offset + file.size - 1) / Int64(pieceLength))
+            list.append(TorrentFile(index: index, path: file.path, size: file.size, offset: offset, downloaded: 0,
+                                    priority: 4, pieceRange: first...last))
+            offset += file.size
+        }
+        files[id] = list
+        let pieces = Int((offset + Int64(pieceLength) - 1) / Int64(pieceLength))
+        try update(id) {
+            $0.hasMetadata = true
+            $0.pieceLength = pieceLength
+            $0.numPieces = pieces
+            $0.totalSize = offset
+            $0.totalWanted = offset
+        }
+    }
+
+    /// Marks a piece as downloaded and verified, as libtorrent's piece-finished alert does.
+    public func finishPiece(_ id: TorrentID, _ piece: Int) throws {
+        let status = try current(id)
+        have[id, default: []].insert(piece)
+        let count = have[id]!.count
+        try update(id) {
+            $0.piecesHave = count
+            $0.progress = status.numPieces > 0 ? Double(count) / Double(status.numPieces) : 0
+            $0.totalWantedDone = min($0.totalWanted, Int64(count) * Int64(max(1, $0.pieceLength)))
+        }
+        emit(.pieceFinished(id, piece: piece))
+        if status.numPieces > 0 && count == status.numPieces {
+            try update(id) { $0.isFinished = true; $0.state = .seeding; $0.progress = 1 }
+            emit(.finished(id))
+        }
+    }
+
+    private func current(_ id: TorrentID) throws -> TorrentStatus {
+        guard !closed else { throw EngineError.failed("the torrent engine has shut down") }
+        guard let status = snapshot.status(id) else { throw EngineError.notFound(id) }
+        return status
+    }
+
+    // MARK: adding and removing
+
+    public func add(_ requests: [AddTorrentRequest]) -> [Result<AddedTorrent, EngineError>] {
+        requests.map { request in
+            do {
+                let parsed = try request.parsed ?? ParsedTorrent(request.source)
+                guard snapshot.status(parsed.id) == nil else { return .failure(.duplicate(parsed.id)) }
+                var status = TorrentStatus(id: parsed.id, name: parsed.name, savePath: request.savePath)
+                if case .metainfo = request.source { status.hasMetadata = true }
+                status.paused = request.stopped
+                status.autoManaged = request.autoManaged && !request.stopped
+                status.sequential = request.sequential
+                status.superSeeding = request.superSeeding
+                status.state = status.hasMetadata ? .downloading : .downloadingMetadata
+                status.addedTime = Int64(Date().timeIntervalSince1970)
+                publisher.publish([status])
+                emit(.added(parsed.id))
+                return .success(AddedTorrent(id: parsed.id))
+            } catch {
+                return .failure(error as? EngineError ?? .failed("\(error)"))
+            }
+        }
+    }
+
+    public func remove(_ id: TorrentID, deleteFiles: Bool) throws {
+        _ = try current(id)
+        publisher.publish([], removed: [id])
+        files[id] = nil; have[id] = nil; piecePriorities[id] = nil; deadlines[id] = nil
+        emit(.removed(id))
+        if deleteFiles { emit(.filesDeleted(id)) }
+    }
+
+    // MARK: control
+
+    public func pause(_ id: TorrentID) throws {
+        try update(id) { $0.paused = true; $0.autoManaged = false; $0.downloadRate = 0; $0.uploadRate = 0 }
+        emit(.paused(id))
+    }
+
+    public func resume(_ id: TorrentID) throws {
+        try update(id) { $0.paused = false }
+        emit(.resumed(id))
+    }
+
+    public func recheck(_ id: TorrentID) throws {
+        try update(id) { $0.state = .checkingFiles }
+        emit(.stateChanged(id, .checkingFiles))
+    }
+
+    public func setSequential(_ id: TorrentID, _ on: Bool) throws { try update(id) { $0.sequential = on } }
+    public func setLimits(_ id: TorrentID, upload: Int, download: Int) throws { _ = try current(id) }
+
+    public func connectPeer(_ id: TorrentID, host: String, port: Int) throws {
+        _ = try current(id)
+        guard (1...65535).contains(port) else { throw EngineError.invalidArgument("bad port \(port)") }
+        connectedPeers[id, default: []].append(PeerEntry(
+            ip: host, port: port, client: "", peerID: "", connection: "BT", flags: "", flagsDescription: "", files: "",
+            progress: 0, relevance: 0, downloadRate: 0, uploadRate: 0, downloaded: 0, uploaded: 0))
+        try update(id) { $0.numPeers += 1; $0.numConnections += 1 }
+    }
+
+    public func queue(_ id: TorrentID, _ move: QueueMove) throws { _ = try current(id) }
+    public func setAutoManaged(_ id: TorrentID, _ on: Bool) throws { try update(id) { $0.autoManaged = on } }
+    public func setSuperSeeding(_ id: TorrentID, _ on: Bool) throws { try update(id) { $0.superSeeding = on } }
+    public func setConnectionLimits(_ id: TorrentID, connections: Int, uploads: Int) throws {
+        try update(id) { $0.connectionsLimit = connections }
+    }
+    public func setSSLCertificate(_ id: TorrentID, certificate: String, privateKey: String, dhParams: String) throws {
+        _ = try current(id)
+    }
+
+    public func renameFile(_ id: TorrentID, index: Int, to path: String) throws {
+        _ = try current(id)
+        guard files[id]?.indices.contains(index) == true else { throw EngineError.invalidArgument("no file \(index)") }
+        files[id]![index].path = path
+        emit(.fileRenamed(id, file: index, path: path))
+    }
+
+    public func moveStorage(_ id: TorrentID, to path: String) throws {
+        try update(id) { $0.savePath = path }
+        emit(.storageMoved(id))
+    }
+
+    // MARK: pieces
+
+    public func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int, alertWhenAvailable: Bool) throws {
+        _ = try current(id)
+        deadlines[id, default: [:]][piece] = milliseconds
+    }
+
+    public func resetPieceDeadline(_ id: TorrentID, piece: Int) throws {
+        _ = try current(id)
+        deadlines[id]?[piece] = nil
+    }
+
+    public func clearPieceDeadlines(_ id: TorrentID) throws {
+        _ = try current(id)
+        deadlines[id] = [:]
+    }
+
+    public func setPiecePriority(_ id: TorrentID, piece: Int, priority: Int) throws {
+        _ = try current(id)
+        piecePriorities[id, default: [:]][piece] = priority
+    }
+
+    public func setFilePriority(_ id: TorrentID, file: Int, priority: Int) throws {
+        _ = try current(id)
+        guard files[id]?.indices.contains(file) == true else { return }
+        files[id]![file].priority = priority
+    }
+
+    public func havePiece(_ id: TorrentID, piece: Int) throws -> Bool {
+        _ = try current(id)
+        return have[id]?.contains(piece) == true
+    }
+
+    public func readPiece(_ id: TorrentID, piece: Int) async throws -> [UInt8] {
+        let status = try current(id)
+        guard have[id]?.contains(piece) == true else { throw EngineError.failed("piece \(piece) is missing") }
+        return [UInt8](repeating: 0, count: status.pieceLength)
+    }
+
+    public func pieceStates(_ id: TorrentID) throws -> [PieceState] {
+        let status = try current(id)
+        return (0..<status.numPieces).map { have[id]?.contains($0) == true ? .have : .missing }
+    }
+
+    public func pieceHashes(_ id: TorrentID) throws -> [String] {
+        let status = try current(id)
+        return Array(repeating: String(repeating: "0", count: 40), count: status.numPieces)
+    }
+
+    public func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws {
+        _ = try current(id)
+        have[id]?.subtract(pieces)
+        let count = have[id]?.count ?? 0
+        try update(id) { $0.piecesHave = count; $0.isFinished = false }
+    }
+
+    // MARK: on demand
+
+    public func files(_ id: TorrentID) throws -> [TorrentFile] {
+        _ = try current(id)
+        return files[id] ?? []
+    }
+
+    public func exportTorrent(_ id: TorrentID) throws -> [UInt8] {
+        guard try current(id).hasMetadata else { throw EngineError.invalidArgument("torrent \(id) has no metadata yet") }
+        return []
+    }
+
+    public func trackers(_ id: TorrentID) throws -> [TrackerEntry] {
+        _ = try current(id)
+        return trackerLists[id] ?? []
+    }
+
+    public func setTrackers(_ id: TorrentID, _ trackers: [(url: String, tier: Int)]) throws {
+        _ = try current(id)
+        trackerLists[id] = trackers.map { TrackerEntry(url: $0.url, tier: $0.tier) }
+    }
+
+    public func reannounce(_ id: TorrentID) throws { _ = try current(id) }
+
+    public func webSeeds(_ id: TorrentID) throws -> [String] {
+        _ = try current(id)
+        return webSeedLists[id] ?? []
+    }
+
+    public func addWebSeed(_ id: TorrentID, _ url: String) throws {
+        _ = try current(id)
+        if webSeedLists[id]?.contains(url) != true { webSeedLists[id, default: []].append(url) }
+    }
+
+    public func removeWebSeed(_ id: TorrentID, _ url: String) throws {
+        _ = try current(id)
+        webSeedLists[id]?.removeAll { $0 == url }
+    }
+
+    public func peers(_ id: TorrentID) throws -> [PeerEntry] {
+        _ = try current(id)
+        return connectedPeers[id] ?? []
+    }
+
+    public func ban(ip: String) -> Bool {
+        guard IPv4Address(ip) != nil || ip.contains(":") else { return false }
+        banned.insert(ip)
+        return true
+    }
+
+    public func clearBans() { banned = [] }
+
+    public func saveResumeData(onlyIfModified: Bool) { resumeRequests += 1 }
+    public func saveResumeData(_ id: TorrentID) throws { _ = try current(id); resumeRequests += 1 }
+
+    public func shutdown(timeout: Duration) async {
+        closed = true
+        publisher.clear()
+        for c in subscribers.values { c.finish() }
+        subscribers = [:]
+    }
+}
+
+/// Enough of an IPv4 parser for `ban`'s validity check.
+private struct IPv4Address {
+    init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return nil }
+    }
+}
+
+extension TorrentStatus {
+    /// A torrent that has just been added: nothing known yet but its id, name and save path.
+    public init(id: TorrentID, name: String, savePath: String) {
+        self.init(
+            id: id, name: name, savePath: savePath, infoHashV1: id, infoHashV2: "", error: "", currentTracker: "",
+            comment: "", creator: "", contentPath: savePath, rootPath: "", state: .downloadingMetadata,
+            hasMetadata: false, paused: false, autoManaged: false, sequential: false, uploadMode: false,
+            superSeeding: false, isFinished: false, isSeeding: false, isPrivate: false, progress: 0,
+            distributedCopies: 0, downloadRate: 0, uploadRate: 0, numSeeds: 0, numPeers: 0, numComplete: -1,
+            numIncomplete: -1, numConnections: 0, connectionsLimit: -1, queuePosition: -1, numPieces: 0, piecesHave: 0,
+            pieceLength: 0, trackersCount: 0, nextAnnounce: 0, totalSize: 0, totalWanted: 0, totalWantedDone: 0,
+            totalDone: 0, allTimeDownload: 0, allTimeUpload: 0, sessionDownload: 0, sessionUpload: 0, totalFailed: 0,
+            totalRedundant: 0, addedTime: 0, completedTime: 0, lastSeenComplete: 0, lastDownload: 0, lastUpload: 0,
+            creationDate: 0, activeDuration: 0, seedingDuration: 0, finishedDuration: 0)
+    }
+}

@@ -1,0 +1,101 @@
+import QBTCore
+
+/// What one `sync/maindata` answer was made of: the shared torrent rows (a reference, not a copy) and the small
+/// rest (categories, tags, trackers, server state).
+struct MainData: Sendable {
+    var rows: TorrentRows
+    var rest: [String: JSONValue]
+}
+
+/// One client's position in its `sync/maindata` conversation, as qBittorrent's `generateSyncData` keeps it. It
+/// holds references to shared rows, so a thousand clients cost a thousand pointers, not a thousand listings.
+public struct MainDataSync: Sendable {
+    var lastSentID = 0
+    var lastSent: MainData?
+    var acceptedID = 0
+    var accepted: MainData?
+    public init() {}
+
+    static let restCollections: Set<String> = ["categories", "trackers"]
+
+    /// The answer to a poll with `rid` (the rules of `SyncState.answer`), written straight to JSON bytes.
+    mutating func answer(rid: Int, data: MainData) -> [UInt8] {
+        if rid > 0 && rid == lastSentID, let lastSent {
+            accepted = lastSent
+            acceptedID = lastSentID
+        }
+        var rest: [String: JSONValue]
+        var torrents: [UInt8]?
+        if rid > 0 && rid == acceptedID, let accepted {
+            rest = SyncDiff.changes(from: accepted.rest, to: data.rest, collections: Self.restCollections)
+            torrents = Self.torrentChanges(from: accepted.rows, to: data.rows)
+            let removed = data.rows.removed(since: accepted.rows)
+            if !removed.isEmpty { rest["torrents_removed"] = .array(removed.map { .string($0) }) }
+        } else {
+            rest = SyncDiff.full(data.rest)
+            rest["full_update"] = .bool(true)
+            torrents = data.rows.rows.isEmpty ? nil : Self.allTorrents(data.rows)
+        }
+        lastSentID = lastSentID % 1_000_000 + 1
+        lastSent = data
+        rest["rid"] = .int(Int64(lastSentID))
+        return Self.write(rest, torrents: torrents)
+    }
+
+    static func allTorrents(_ rows: TorrentRows) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(rows.rows.count * 1500 + 2)
+        out.append(UInt8(ascii: "{"))
+        for (i, id) in rows.sortedIDs.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            let row = rows.rows[id]!
+            JSONValue.writeString(id, into: &out)
+            out.append(contentsOf: ":{".utf8)
+            out.append(contentsOf: row.bytes)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// New torrents whole, changed ones with only their changed keys; nil when nothing changed.
+    static func torrentChanges(from base: TorrentRows, to now: TorrentRows) -> [UInt8]? {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        var any = false
+        for id in now.changed(since: base) {
+            guard let row = now.rows[id] else { continue }
+            let mark = out.count
+            if any { out.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(id, into: &out)
+            out.append(UInt8(ascii: ":"))
+            if let old = base.rows[id] {
+                guard row.writeChanges(from: old, into: &out) else { out.removeSubrange(mark...); continue }
+            } else {
+                out.append(UInt8(ascii: "{"))
+                out.append(contentsOf: row.bytes)
+                out.append(UInt8(ascii: "}"))
+            }
+            any = true
+        }
+        out.append(UInt8(ascii: "}"))
+        return any ? out : nil
+    }
+
+    /// The answer object, keys sorted, with the pre-encoded `torrents` spliced in.
+    static func write(_ rest: [String: JSONValue], torrents: [UInt8]?) -> [UInt8] {
+        var keys = Array(rest.keys)
+        if torrents != nil { keys.append("torrents") }
+        keys.sort()
+        var out: [UInt8] = []
+        out.reserveCapacity((torrents?.count ?? 0) + 1024)
+        out.append(UInt8(ascii: "{"))
+        for (i, key) in keys.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            if key == "torrents", let torrents { out.append(contentsOf: torrents) } else { rest[key]!.write(into: &out) }
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+}

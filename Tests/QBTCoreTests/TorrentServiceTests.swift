@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+import Store
+import XCTest
+
+@testable import QBTCore
+@testable import TorrentEngine
+
+/// `TorrentService` over the in-memory engine and a real SQLite file: no session, no swarm.
+final class TorrentServiceTests: XCTestCase {
+    var dir: URL!
+
+    override func setUp() async throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("qbtd-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() async throws { try? FileManager.default.removeItem(at: dir) }
+
+    static func magnet(_ n: Int) -> ParsedTorrent {
+        try! ParsedTorrent(.magnet("magnet:?xt=urn:btih:\(String(format: "%040x", n))&dn=t\(n)"))
+    }
+
+    func makeService() async throws -> (TorrentService, MemoryEngine, Store) {
+        let paths = try ServerPaths(dataDirectory: dir.path)
+        let store = try Store(path: paths.databasePath)
+        let settings = try await ServerSettings(store: store, paths: paths)
+        let engine = MemoryEngine()
+        let service = try await TorrentService(settings: settings, store: store, engine: engine)
+        return (service, engine, store)
+    }
+
+    func testBatchAddStoresEveryRowAndStartsEachTorrentAsItsRecordSays() async throws {
+        let (service, engine, store) = try await makeService()
+        var options = AddOptions()
+        options.stopped = true
+        options.tags = ["x"]
+        let torrents = [Self.magnet(1), Self.magnet(2), Self.magnet(1)]
+        let outcomes = await service.add(torrents, options: options)
+        XCTAssertEqual(outcomes.count, 3)
+        guard case .added = outcomes[0], case .added = outcomes[1], case .duplicate(torrents[0].id) = outcomes[2] else {
+            return XCTFail("\(outcomes)")
+        }
+        let stored = try await store.torrents().map(\.record.id).sorted()
+        XCTAssertEqual(stored, [torrents[0].id, torrents[1].id].sorted())
+        let status = try engine.status(torrents[0].id)
+        XCTAssertTrue(status.paused)
+        XCTAssertFalse(status.autoManaged)
+        let listed = await service.views().map(\.id)
+        XCTAssertEqual(listed, [torrents[0].id, torrents[1].id])
+        // Kept in memory without a second copy of the .torrent or the resume data (SQLite and libtorrent have them).
+        let kept = await service.torrents[torrents[0].id]?.record
+        XCTAssertNil(kept?.metainfo)
+        XCTAssertNil(kept?.resumeData)
+    }
+
+    func testTheBoardKeepsUnchangedEntriesAndRemakesOnlyWhatChanged() async throws {
+        let (service, engine, store) = try await makeService()
+        let torrents = (1...50).map(Self.magnet)
+        _ = await service.add(torrents, options: AddOptions())
+        let first = await service.currentBoard()
+        XCTAssertEqual(first.entries.count, 50)
+        let again = await service.currentBoard()
+        XCTAssertEqual(again.generation, first.generation, "nothing changed: the same board")
+
+        // The engine publishes one changed status: only that entry is new.
+        try await engine.update(torrents[7].id) { $0.downloadRate = 1234 }
+        let second = await service.currentBoard()
+        XCTAssertGreaterThan(second.generation, first.generation)
+        XCTAssertEqual(second.downloadRate, 1234)
+        for t in torrents {
+            let same = second.entries[t.id] === first.entries[t.id]
+            XCTAssertEqual(same, t.id != torrents[7].id, t.id)
+        }
+
+        // A record change (stop) goes to SQLite first, then the engine; again only its entry changes.
+        try await service.setStopped([torrents[3].id], true)
+        let stopped = try await store.torrent(torrents[3].id)?.record.stopped
+        XCTAssertEqual(stopped, true)
+        XCTAssertTrue(try engine.status(torrents[3].id).paused)
+        let third = await service.currentBoard()
+        XCTAssertEqual(third.entries[torrents[3].id]?.view.state, .stoppedDL)
+        XCTAssertTrue(third.entries[torrents[4].id] === second.entries[torrents[4].id])
+        XCTAssertFalse(third.entries[torrents[3].id] === second.entries[torrents[3].id])
+
+        await service.remove([torrents[0].id], deleteFiles: false)
+        let fourth = await service.currentBoard()
+        XCTAssertNil(fourth.entries[torrents[0].id])
+        XCTAssertEqual(fourth.order.count, 49)
+        let gone = try await store.torrent(torrents[0].id)
+        XCTAssertNil(gone)
+    }
+
+    func testRestartRestoresEveryTorrentInOneBatch() async throws {
+        do {
+            let (service, _, _) = try await makeService()
+            var options = AddOptions()
+            options.stopped = true
+            _ = await service.add((1...20).map(Self.magnet), options: options)
+            await service.shutdown()
+        }
+        let (service, engine, _) = try await makeService()
+        let count = await service.count
+        XCTAssertEqual(count, 20)
+        XCTAssertEqual(engine.snapshot.torrents.count, 20)
+        XCTAssertTrue(engine.snapshot.torrents.values.allSatisfy { $0.status.paused })
+    }
+
+    func testAFailedStoreWriteIsAnErrorNotASwallowedChange() async throws {
+        let (service, engine, _) = try await makeService()
+        let t = Self.magnet(9)
+        _ = await service.add([t], options: AddOptions())
+        // SQLite refuses the write (a trigger stands in for a full disk): setStopped must throw and the engine
+        // must not act on a change SQLite does not hold.
+        let other = try DatabaseQueue(path: dir.path + "/qbtd.sqlite")
+        try await other.write { db in
+            try db.execute(sql: "CREATE TRIGGER refuse BEFORE UPDATE ON torrents BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+        }
+        do {
+            try await service.setStopped([t.id], true)
+            XCTFail("a failed write was acknowledged")
+        } catch {}
+        XCTAssertFalse(try engine.status(t.id).paused)
+    }
+}

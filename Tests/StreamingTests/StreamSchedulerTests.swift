@@ -1,0 +1,95 @@
+import Foundation
+import Store
+import XCTest
+
+@testable import QBTCore
+@testable import Streaming
+@testable import TorrentEngine
+
+/// The stream scheduler over the in-memory engine: readers park on pieces, are woken by the piece's event alone,
+/// and the deadlines follow them.
+final class StreamSchedulerTests: XCTestCase {
+    var dir: URL!
+
+    override func setUp() async throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("qbtd-stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() async throws { try? FileManager.default.removeItem(at: dir) }
+
+    let pieceLength = 16 * 1024
+
+    func makeStreams(stall: Duration = .seconds(30)) async throws -> (StreamService, MemoryEngine, TorrentID) {
+        let paths = try ServerPaths(dataDirectory: dir.path)
+        let store = try Store(path: paths.databasePath)
+        let engine = MemoryEngine()
+        let service = try await TorrentService(settings: try await ServerSettings(store: store, paths: paths), store: store,
+                                               engine: engine)
+        let parsed = try ParsedTorrent(.magnet("magnet:?xt=urn:btih:\(String(repeating: "c", count: 40))&dn=movie"))
+        guard case .added(let id) = await service.add([parsed], options: AddOptions())[0] else { throw EngineError.failed("not added") }
+        try await engine.setFiles(id, pieceLength: pieceLength, sizes: [("movie.mkv", Int64(pieceLength * 40))])
+        var configuration = StreamService.Configuration(cacheDirectory: dir.path + "/cache")
+        configuration.stallTimeout = stall
+        let streams = try await StreamService(engine: engine, torrents: service, configuration: configuration)
+        return (streams, engine, id)
+    }
+
+    func testAReaderParksUntilItsPieceFinishesAndTheDeadlineFollowsIt() async throws {
+        let (streams, engine, id) = try await makeStreams()
+        let stream = try await streams.prepare(.hash(id), fileIndex: 0, title: nil, trackers: [], networkMbps: nil)
+        // In place: the file's ends get deadlines at once, nearest first.
+        let first = await engine.deadlines[id] ?? [:]
+        XCTAssertEqual(first[0], 0)
+        XCTAssertNotNil(first[39])
+
+        let reader = UUID()
+        let position = Int64(pieceLength * 10 + 100)
+        let woken = Task { try await streams.waitForData(stream.id, reader: reader, position: position) }
+        try await Task.sleep(for: .milliseconds(300))
+        let deadlines = await engine.deadlines[id] ?? [:]
+        XCTAssertNotNil(deadlines[10], "the piece under the reader has a deadline")
+        XCTAssertNotNil(deadlines[11], "and the window ahead of it")
+
+        // Another piece finishing does not wake it; its own piece does.
+        try await engine.finishPiece(id, 12)
+        try await Task.sleep(for: .milliseconds(200))
+        try await engine.finishPiece(id, 10)
+        try await withTimeoutValue(seconds: 5) { try await woken.value }
+        await streams.leave(stream.id, reader: reader)
+    }
+
+    func testAReaderWithNoDataEndsWithAStallNotAHang() async throws {
+        let (streams, _, id) = try await makeStreams(stall: .seconds(1))
+        let stream = try await streams.prepare(.hash(id), fileIndex: 0, title: nil, trackers: [], networkMbps: nil)
+        do {
+            try await streams.waitForData(stream.id, reader: UUID(), position: Int64(pieceLength * 20))
+            XCTFail("a reader without data was answered")
+        } catch let failure as StreamService.Failure {
+            XCTAssertEqual(failure, .stalled(1))
+        }
+    }
+
+    func testAPieceAlreadyHadAnswersAtOnce() async throws {
+        let (streams, engine, id) = try await makeStreams()
+        try await engine.finishPiece(id, 5)
+        let stream = try await streams.prepare(.hash(id), fileIndex: 0, title: nil, trackers: [], networkMbps: nil)
+        let position = Int64(pieceLength * 5)
+        try await withTimeoutValue(seconds: 5) {
+            try await streams.waitForData(stream.id, reader: UUID(), position: position)
+        }
+    }
+}
+
+func withTimeoutValue<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            throw EngineError.failed("timed out after \(seconds)s")
+        }
+        let value = try await group.next()!
+        group.cancelAll()
+        return value
+    }
+}

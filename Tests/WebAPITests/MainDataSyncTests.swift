@@ -1,0 +1,131 @@
+import Foundation
+import Store
+import XCTest
+
+@testable import QBTCore
+@testable import TorrentEngine
+@testable import WebAPI
+
+/// `sync/maindata` over the in-memory engine: shared encoded rows, diffs from what changed.
+final class MainDataSyncTests: XCTestCase {
+    var dir: URL!
+
+    override func setUp() async throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("qbtd-sync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() async throws { try? FileManager.default.removeItem(at: dir) }
+
+    func makeService() async throws -> (TorrentService, MemoryEngine) {
+        let paths = try ServerPaths(dataDirectory: dir.path)
+        let store = try Store(path: paths.databasePath)
+        let engine = MemoryEngine()
+        let service = try await TorrentService(settings: try await ServerSettings(store: store, paths: paths), store: store,
+                                               engine: engine)
+        return (service, engine)
+    }
+
+    static func magnet(_ n: Int) -> ParsedTorrent {
+        try! ParsedTorrent(.magnet("magnet:?xt=urn:btih:\(String(format: "%040x", n))&dn=t\(n)"))
+    }
+
+    func poll(_ state: inout MainDataSync, _ service: TorrentService, _ rows: RowCache, rid: Int) async throws -> [String: Any] {
+        let data = MainData(rows: rows.rows(for: await service.currentBoard()),
+                            rest: ["tags": .array([]), "categories": .object([:]), "trackers": .object([:]),
+                                   "server_state": .object(["dl_info_speed": .int(0)])])
+        let bytes = state.answer(rid: rid, data: data)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    func testFullThenNothingThenOnlyTheChangedFieldThenRemovals() async throws {
+        let (service, engine) = try await makeService()
+        let torrents = (1...200).map(Self.magnet)
+        _ = await service.add(torrents, options: AddOptions())
+        let rows = RowCache(identity: .qBittorrent5_1)
+        var state = MainDataSync()
+
+        let full = try await poll(&state, service, rows, rid: 0)
+        XCTAssertEqual(full["full_update"] as? Bool, true)
+        let all = try XCTUnwrap(full["torrents"] as? [String: [String: Any]])
+        XCTAssertEqual(all.count, 200)
+        let one = try XCTUnwrap(all[torrents[0].id])
+        XCTAssertNil(one["hash"], "maindata's torrent objects have no hash key")
+        XCTAssertEqual(one["name"] as? String, "t1")
+        XCTAssertNotNil(one["has_metadata"])
+        var rid = try XCTUnwrap(full["rid"] as? Int)
+
+        // Nothing changed: the answer is the rid alone.
+        let quiet = try await poll(&state, service, rows, rid: rid)
+        XCTAssertEqual(Set(quiet.keys), ["rid"])
+        rid = quiet["rid"] as! Int
+
+        // One torrent's speed changed: one torrent, the changed keys only.
+        try await engine.update(torrents[42].id) { $0.downloadRate = 5000 }
+        let diff = try await poll(&state, service, rows, rid: rid)
+        let changed = try XCTUnwrap(diff["torrents"] as? [String: [String: Any]])
+        XCTAssertEqual(Array(changed.keys), [torrents[42].id])
+        XCTAssertEqual(changed[torrents[42].id]?["dlspeed"] as? Int, 5000)
+        XCTAssertEqual(changed[torrents[42].id]?.count, 2, "dlspeed and eta, nothing else")
+        XCTAssertNil(changed[torrents[42].id]?["name"])
+        XCTAssertNil(diff["server_state"])
+        rid = diff["rid"] as! Int
+
+        // A removal and an arrival.
+        await service.remove([torrents[1].id], deleteFiles: false)
+        _ = await service.add([Self.magnet(999)], options: AddOptions())
+        let moved = try await poll(&state, service, rows, rid: rid)
+        XCTAssertEqual(moved["torrents_removed"] as? [String], [torrents[1].id])
+        let arrived = try XCTUnwrap(moved["torrents"] as? [String: [String: Any]])
+        XCTAssertEqual(arrived[Self.magnet(999).id]?["name"] as? String, "t999")
+
+        // An unknown rid is a full update again.
+        let again = try await poll(&state, service, rows, rid: 12345)
+        XCTAssertEqual(again["full_update"] as? Bool, true)
+        XCTAssertEqual((again["torrents"] as? [String: Any])?.count, 200)
+    }
+
+    func testTorrentsInfoRowsCarryTheHashInKeyOrderAnd46LeavesOut5Fields() async throws {
+        let (service, _) = try await makeService()
+        _ = await service.add([Self.magnet(5)], options: AddOptions())
+        let board = await service.currentBoard()
+        for identity in [Identity.qBittorrent4_6, .qBittorrent5_1] {
+            let rows = RowCache(identity: identity).rows(for: board)
+            let id = Self.magnet(5).id
+            var out: [UInt8] = []
+            rows.rows[id]!.writeWithHash(id, into: &out)
+            let text = String(decoding: out, as: UTF8.self)
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out)) as? [String: Any])
+            XCTAssertEqual(object["hash"] as? String, id)
+            // Keys in Qt's order (sorted), the hash among them.
+            let keys = Array(object.keys).sorted()
+            let positions = keys.map { text.range(of: "\"\($0)\":")!.lowerBound }
+            XCTAssertEqual(positions, positions.sorted())
+            let expected = Set(TorrentInfo(board.entries[id]!.view, identity: identity).jsonObject(identity: identity).keys)
+            XCTAssertEqual(Set(keys), expected)
+            XCTAssertEqual(object["has_metadata"] == nil, identity.profile == .v4_6)
+        }
+    }
+
+    /// Not a timed assertion: prints how long a full 10,000-torrent maindata takes to encode (make bench reads it).
+    func testEncodingBenchmarkFullMaindataOf10000Torrents() async throws {
+        let (service, _) = try await makeService()
+        _ = await service.add((1...10_000).map(Self.magnet), options: AddOptions())
+        let board = await service.currentBoard()
+        let rows = RowCache(identity: .qBittorrent5_1)
+        var clock = ContinuousClock.now
+        let encoded = rows.rows(for: board)
+        let rowsTime = ContinuousClock.now - clock
+        clock = ContinuousClock.now
+        var state = MainDataSync()
+        let bytes = state.answer(rid: 0, data: MainData(rows: encoded, rest: [:]))
+        let fullTime = ContinuousClock.now - clock
+        clock = ContinuousClock.now
+        let dictionaries = board.views.map { TorrentInfo($0, identity: .qBittorrent5_1).jsonObject(identity: .qBittorrent5_1) }
+        let viaDictionaries = JSONValue.object(Dictionary(uniqueKeysWithValues: zip(board.order, dictionaries.map(JSONValue.object)))).serialized()
+        let dictionaryTime = ContinuousClock.now - clock
+        print("encode-bench: 10000 torrents: rows encoded once in \(rowsTime), a full maindata from the rows in \(fullTime) "
+              + "(\(bytes.count) bytes); one dictionary per torrent: \(dictionaryTime) (\(viaDictionaries.count) bytes)")
+        XCTAssertGreaterThan(bytes.count, 10_000 * 500)
+    }
+}
