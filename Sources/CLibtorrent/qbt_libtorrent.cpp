@@ -35,6 +35,7 @@
 #include <linux/falloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +43,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace {
@@ -281,7 +283,54 @@ static std::string alert_torrent_id(const lt::torrent_alert *a) {
     }
 }
 
+static std::string params_id(const lt::add_torrent_params &atp) {
+    if (atp.ti) return torrent_id(atp.ti->info_hashes());
+    return torrent_id(atp.info_hashes);
+}
+
 static void report_status(const lt::torrent_status &st, qbt_status_fn fn, void *context);
+
+// The trackers and web seeds a torrent added with these parameters has, as libtorrent's torrent constructor makes
+// them (the .torrent's, then the parameters' ones, unless resume data said to override them), one per line:
+// "t <url>" or "w <url>". Read from the parameters, so an add costs no round trip to the network thread.
+static std::string added_sources(const lt::add_torrent_params &p) {
+    std::string out;
+    std::vector<std::string> trackers;
+    auto add_tracker = [&](const std::string &url) {
+        if (std::find(trackers.begin(), trackers.end(), url) == trackers.end()) trackers.push_back(url);
+    };
+    if (p.ti && !(p.flags & lt::torrent_flags::override_trackers)) {
+        auto list = p.ti->trackers();
+        std::stable_sort(list.begin(), list.end(), [](const lt::announce_entry &a, const lt::announce_entry &b) {
+            return a.tier < b.tier;
+        });
+        for (const auto &t : list) add_tracker(t.url);
+    }
+    for (const auto &url : p.trackers) add_tracker(url);
+    for (const auto &url : trackers) out += "t " + url + "\n";
+    std::vector<std::string> seeds;
+    if (p.ti && !(p.flags & lt::torrent_flags::override_web_seeds))
+        for (const auto &ws : p.ti->web_seeds())
+            if (ws.type == lt::web_seed_entry::url_seed) seeds.push_back(ws.url);
+    for (const auto &url : p.url_seeds)
+        if (std::find(seeds.begin(), seeds.end(), url) == seeds.end()) seeds.push_back(url);
+    for (const auto &url : seeds) out += "w " + url + "\n";
+    return out;
+}
+
+void qbt_get_status_many(qbt_session *session, const char *const *ids, size_t count, qbt_status_fn fn, void *context) {
+    try {
+        std::unordered_set<std::string> wanted;
+        for (size_t i = 0; i < count; ++i) wanted.insert(ids[i]);
+        // One trip to the network thread for all of them (a restore of thousands would otherwise make thousands).
+        auto all = session->session.get_torrent_status(
+            [&](const lt::torrent_status &st) { return wanted.count(torrent_id(st.info_hashes)) > 0; },
+            lt::torrent_handle::query_name | lt::torrent_handle::query_save_path |
+                lt::torrent_handle::query_torrent_file | lt::torrent_handle::query_distributed_copies);
+        for (auto &st : all) report_status(st, fn, context);
+    } catch (...) {
+    }
+}
 
 void qbt_post_torrent_updates(qbt_session *session) {
     try {
@@ -304,16 +353,29 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn 
             qbt_event ev;
             std::memset(&ev, 0, sizeof ev);
             ev.piece = -1;
-            std::string message = alert->message();
+            // The id and the message are made only for alerts that become events (a session-stats alert's
+            // message prints every counter; the drain runs each second).
+            std::string message;
             std::vector<char> buffer;
             std::string id;
-            if (auto *ta = dynamic_cast<lt::torrent_alert *>(alert)) id = alert_torrent_id(ta);
 
             switch (alert->type()) {
             case lt::add_torrent_alert::alert_type: {
                 auto *a = static_cast<lt::add_torrent_alert *>(alert);
-                if (a->error) continue;  // adds are synchronous; failures were returned to the caller
+                id = params_id(a->params);
+                if (a->error) {
+                    ev.kind = QBT_EVENT_ADD_FAILED;
+                    ev.state = a->error == lt::errors::duplicate_torrent ? 1 : 0;
+                    message = a->error.message();
+                    break;
+                }
+                {
+                    std::lock_guard<std::mutex> lock(session->mutex);
+                    session->handles[id] = a->handle;
+                }
                 ev.kind = QBT_EVENT_ADDED;
+                std::string sources = added_sources(a->params);
+                buffer.assign(sources.begin(), sources.end());
                 break;
             }
             case lt::metadata_received_alert::alert_type: ev.kind = QBT_EVENT_METADATA_RECEIVED; break;
@@ -415,6 +477,17 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn 
                 ev.data = reinterpret_cast<const uint8_t *>(buffer.data());
                 ev.size = buffer.size();
             }
+            if (id.empty())
+                if (auto *ta = dynamic_cast<lt::torrent_alert *>(alert)) id = alert_torrent_id(ta);
+            switch (ev.kind) {
+            case QBT_EVENT_DELETE_FAILED: case QBT_EVENT_TORRENT_ERROR: case QBT_EVENT_FILE_ERROR:
+            case QBT_EVENT_LISTEN_FAILED: case QBT_EVENT_STORAGE_MOVE_FAILED: case QBT_EVENT_ALERTS_DROPPED:
+            case QBT_EVENT_FILE_RENAME_FAILED: case QBT_EVENT_TRACKER_ERROR: case QBT_EVENT_RESUME_DATA_FAILED:
+            case QBT_EVENT_READ_PIECE:
+                if (message.empty()) message = alert->message();
+                break;
+            default: break;
+            }
             copy_id(ev.id, id);
             ev.message = message.c_str();
             fn(context, &ev);
@@ -457,10 +530,6 @@ static qbt_result load_params(const uint8_t *torrent, size_t size, const char *m
     return QBT_ERR_INVALID;
 }
 
-static std::string params_id(const lt::add_torrent_params &atp) {
-    if (atp.ti) return torrent_id(atp.ti->info_hashes());
-    return torrent_id(atp.info_hashes);
-}
 
 qbt_torrent *qbt_torrent_parse(const uint8_t *torrent, size_t size, const char *magnet, char id[QBT_ID_LEN],
                                char **name, char **error) {
@@ -482,7 +551,7 @@ qbt_torrent *qbt_torrent_parse(const uint8_t *torrent, size_t size, const char *
 
 void qbt_torrent_free(qbt_torrent *parsed) { delete parsed; }
 
-qbt_result qbt_add(qbt_session *session, const qbt_add_params *p, char id[QBT_ID_LEN], char **error) {
+qbt_result qbt_add_async(qbt_session *session, const qbt_add_params *p, char id[QBT_ID_LEN], char **error) {
     try {
         lt::add_torrent_params atp;
         std::string message;
@@ -531,18 +600,8 @@ qbt_result qbt_add(qbt_session *session, const qbt_add_params *p, char id[QBT_ID
         atp.max_connections = p->max_connections > 0 ? p->max_connections : -1;
         atp.max_uploads = p->max_uploads > 0 ? p->max_uploads : -1;
 
-        std::string tid = params_id(atp);
-        lt::error_code ec;
-        lt::torrent_handle h = session->session.add_torrent(std::move(atp), ec);
-        if (ec) {
-            set_error(error, ec.message());
-            return ec == lt::errors::duplicate_torrent ? QBT_ERR_DUPLICATE : QBT_ERR_FAILED;
-        }
-        {
-            std::lock_guard<std::mutex> lock(session->mutex);
-            session->handles[tid] = h;
-        }
-        copy_id(id, tid);
+        copy_id(id, params_id(atp));
+        session->session.async_add_torrent(std::move(atp));  // the handle arrives with the add alert
         return QBT_OK;
     } catch (const std::exception &e) {
         set_error(error, e.what());
@@ -812,14 +871,6 @@ qbt_result qbt_get_status(qbt_session *session, const char *id, qbt_status_fn fn
     QBT_WITH_HANDLE(report_status(h.status(status_query), fn, context))
 }
 
-void qbt_get_all_status(qbt_session *session, qbt_status_fn fn, void *context) {
-    try {
-        auto all = session->session.get_torrent_status([](const lt::torrent_status &) { return true; },
-                                                       status_query);
-        for (auto &st : all) report_status(st, fn, context);
-    } catch (...) {
-    }
-}
 
 qbt_result qbt_get_files(qbt_session *session, const char *id, qbt_file_fn fn, void *context) {
     QBT_GUARD({

@@ -61,9 +61,13 @@ extension TorrentService {
     func enforceShareLimits() async {
         let action = await settings.int("max_ratio_act")
         let now = Int64(Date().timeIntervalSince1970)
+        // Only torrents that have a limit can reach one: none at all (the default) costs nothing.
+        guard shareLimits.any || torrents.values.contains(where: { $0.record.hasOwnShareLimit }) else { return }
         let board = currentBoard()
         for id in board.order {
-            guard let view = board.entries[id]?.view, !view.record.stopped, view.status.isFinished else { continue }
+            // Tested through the entry, without copying each view.
+            guard let entry = board.entries[id], !entry.view.record.stopped, entry.view.status.isFinished else { continue }
+            let view = entry.view
             let r = view.record
             let ratioLimit = view.maxRatio, seedingLimit = view.maxSeedingTime, inactiveLimit = view.maxInactiveSeedingTime
             let ratio = TorrentFigures.ratio(view.status)

@@ -79,40 +79,52 @@ public actor TorrentService {
         })
     }
 
-    /// Brings back every stored torrent in one batch: one read of the store, one hop to the engine.
+    /// Brings back every stored torrent: one read of the store, then batches of a thousand, each one hop to the
+    /// engine. A batch's copies of the .torrent files and resume data go before the next batch is made, so thousands
+    /// of torrents never hold them all at once.
     private func restore() async throws {
-        let stored = try await store.torrents()
+        let clock = ContinuousClock()
+        let started = clock.now
+        var stored = try await store.torrents()
         let ssl = try await store.allSSLParameters()
         let limits = await connectionLimits()
-        var requests: [AddTorrentRequest] = []
-        var kept: [StoredTorrent] = []
-        for var entry in stored {
-            let r = entry.record
-            let source: AddTorrentRequest.Source
-            if let metainfo = r.metainfo { source = .metainfo(Array(metainfo)) }
-            else if let magnet = r.magnet { source = .magnet(magnet) }
-            else { continue }
-            var request = AddTorrentRequest(source, record: r, limits: limits)
-            request.resumeData = r.resumeData.map(Array.init)
-            requests.append(request)
-            entry.record.slim()
-            kept.append(entry)
-        }
-        let results = await engine.add(requests)
-        for (entry, result) in zip(kept, results) {
-            switch result {
-            case .success(let added):
-                torrents[added.id] = entry
-                remember(added)
-                if let p = ssl[added.id] {
-                    try? await engine.setSSLCertificate(added.id, certificate: p.certificate, privateKey: p.privateKey,
-                                                        dhParams: p.dhParams)
-                }
-            case .failure(let error):
-                logger.error("could not restore torrent \(entry.record.id) (\(entry.record.name)): \(error)")
+        let read = clock.now - started
+        var position = 0
+        while position < stored.count {
+            let end = min(stored.count, position + 1000)
+            var requests: [AddTorrentRequest] = []
+            var kept: [StoredTorrent] = []
+            for i in position..<end {
+                var entry = stored[i]
+                stored[i].record.slim()
+                let r = entry.record
+                let source: AddTorrentRequest.Source
+                if let metainfo = r.metainfo { source = .metainfo(Array(metainfo)) }
+                else if let magnet = r.magnet { source = .magnet(magnet) }
+                else { continue }
+                var request = AddTorrentRequest(source, record: r, limits: limits)
+                request.resumeData = r.resumeData.map(Array.init)
+                requests.append(request)
+                entry.record.slim()
+                kept.append(entry)
             }
+            let results = await engine.add(requests)
+            for (entry, result) in zip(kept, results) {
+                switch result {
+                case .success(let added):
+                    torrents[added.id] = entry
+                    remember(added)
+                    if let p = ssl[added.id] {
+                        try? await engine.setSSLCertificate(added.id, certificate: p.certificate, privateKey: p.privateKey,
+                                                            dhParams: p.dhParams)
+                    }
+                case .failure(let error):
+                    logger.error("could not restore torrent \(entry.record.id) (\(entry.record.name)): \(error)")
+                }
+            }
+            position = end
         }
-        logger.info("restored \(torrents.count) torrent(s)")
+        logger.info("restored \(torrents.count) torrent(s) in \(clock.now - started) (store read \(read))")
     }
 
     /// The per-torrent connection limits the preferences set for every torrent.

@@ -33,12 +33,20 @@ public struct ShareLimits: Sendable, Equatable {
 
     public init() {}
 
+    /// Whether any global limit is set.
+    var any: Bool { ratio >= 0 || seedingTime >= 0 || inactiveSeedingTime >= 0 }
+
     init(_ settings: ServerSettings) async {
         ratio = await settings.bool("max_ratio_enabled") ? await settings.double("max_ratio") : -1
         seedingTime = await settings.bool("max_seeding_time_enabled") ? await settings.int("max_seeding_time") : -1
         inactiveSeedingTime = await settings.bool("max_inactive_seeding_time_enabled")
             ? await settings.int("max_inactive_seeding_time") : -1
     }
+}
+
+extension TorrentRecord {
+    /// Whether the torrent has a share limit of its own (-2 follows the global ones, -1 is none).
+    var hasOwnShareLimit: Bool { ratioLimit >= 0 || seedingTimeLimit >= 0 || inactiveSeedingTimeLimit >= 0 }
 }
 
 extension TorrentView {

@@ -35,8 +35,10 @@ public func buildApplication(
     let credentials = try await Credentials(store: store)
     let outcome = try await credentials.prepare(username: config.username, password: config.password)
     let settings = try await ServerSettings(store: store, paths: paths, overrides: config.overrides)
+    MemoryTuning.apply()
     let service = try await TorrentService(
         settings: settings, store: store, resumeInterval: config.resumeInterval, log: config.eventLog, logger: logger)
+    MemoryTuning.trim()
     let keys = try await APIKeyRing(store: store)
     let policy = WebSecurityPolicy(await settings.values)
     let gate = WebGate(policy)

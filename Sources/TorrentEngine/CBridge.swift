@@ -70,6 +70,8 @@ extension TorrentFile {
 enum RawEvent {
     case event(EngineEvent)
     case status(TorrentStatus)
+    case added(AddedTorrent)
+    case addFailed(TorrentID, EngineError)
     case resumeData(TorrentID, [UInt8])
     case resumeDataFailed(TorrentID, String, notModified: Bool)
     case readPiece(TorrentID, Int, [UInt8]?, String)
@@ -82,7 +84,16 @@ extension RawEvent {
         let message = String(cString: e.message)
         let piece = Int(e.piece)
         switch e.kind {
-        case QBT_EVENT_ADDED: self = .event(.added(id))
+        case QBT_EVENT_ADDED:
+            var added = AddedTorrent(id: id)
+            let lines = e.data.map { String(decoding: UnsafeBufferPointer(start: $0, count: e.size), as: UTF8.self) } ?? ""
+            for line in lines.split(separator: "\n") where line.count > 2 {
+                let url = String(line.dropFirst(2))
+                if line.hasPrefix("t ") { added.trackers.append(url) } else if line.hasPrefix("w ") { added.webSeeds.append(url) }
+            }
+            self = .added(added)
+        case QBT_EVENT_ADD_FAILED:
+            self = .addFailed(id, e.state == 1 ? .duplicate(id) : .failed(message))
         case QBT_EVENT_METADATA_RECEIVED: self = .event(.metadataReceived(id))
         case QBT_EVENT_FINISHED: self = .event(.finished(id))
         case QBT_EVENT_REMOVED: self = .event(.removed(id))

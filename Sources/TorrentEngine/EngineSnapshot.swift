@@ -17,8 +17,15 @@ public struct EngineSnapshot: Sendable {
     public let generation: UInt64
     public let torrents: [TorrentID: StatusEntry]
     public let counters: SessionCounters
+    /// The torrents whose status says their fast-resume data is out of date.
+    public let needingResume: Set<TorrentID>
+    /// How many torrents are not paused (none and no peer connected: the session is idle).
+    public let running: Int
 
-    public static let empty = EngineSnapshot(generation: 0, torrents: [:], counters: SessionCounters())
+    public var isIdle: Bool { running == 0 && counters.peerConnections == 0 }
+
+    public static let empty = EngineSnapshot(generation: 0, torrents: [:], counters: SessionCounters(), needingResume: [],
+                                             running: 0)
 
     public func status(_ id: TorrentID) -> TorrentStatus? { torrents[id]?.status }
 }
@@ -37,21 +44,54 @@ public final class SnapshotPublisher: Sendable {
         let old = snapshot
         let generation = old.generation + 1
         var torrents = old.torrents
+        var needingResume = old.needingResume
+        var running = old.running
         var changed = false
-        for status in statuses where torrents[status.id]?.status != status {
+        for status in statuses {
+            let before = torrents[status.id]?.status
+            guard before != status else { continue }
+            running += (status.paused ? 0 : 1) - (before.map { $0.paused ? 0 : 1 } ?? 0)
             torrents[status.id] = StatusEntry(status, generation: generation)
+            if status.needSaveResume { needingResume.insert(status.id) } else { needingResume.remove(status.id) }
             changed = true
         }
-        for id in removed where torrents.removeValue(forKey: id) != nil { changed = true }
+        for id in removed {
+            guard let gone = torrents.removeValue(forKey: id) else { continue }
+            if !gone.status.paused { running -= 1 }
+            needingResume.remove(id)
+            changed = true
+        }
         let newCounters = counters ?? old.counters
         guard changed || newCounters != old.counters else { return }
-        let next = EngineSnapshot(generation: generation, torrents: torrents, counters: newCounters)
+        let next = EngineSnapshot(generation: generation, torrents: torrents, counters: newCounters,
+                                  needingResume: needingResume, running: running)
+        current.withLock { $0 = next }
+    }
+
+    /// Notes that these torrents' fast-resume data was just saved (libtorrent clears its flag without a status
+    /// update). Their entries keep their generation: nothing a client sees changed.
+    func resumeSaved(_ ids: [TorrentID]) {
+        let old = snapshot
+        var torrents = old.torrents
+        var needingResume = old.needingResume
+        for id in ids {
+            guard needingResume.remove(id) != nil, let entry = torrents[id] else { continue }
+            var status = entry.status
+            status.needSaveResume = false
+            torrents[id] = StatusEntry(status, generation: entry.generation)
+        }
+        guard needingResume.count != old.needingResume.count else { return }
+        let next = EngineSnapshot(generation: old.generation, torrents: torrents, counters: old.counters,
+                                  needingResume: needingResume, running: old.running)
         current.withLock { $0 = next }
     }
 
     /// Drops everything (the engine shut down).
     func clear() {
         let generation = snapshot.generation + 1
-        current.withLock { $0 = EngineSnapshot(generation: generation, torrents: [:], counters: SessionCounters()) }
+        current.withLock {
+            $0 = EngineSnapshot(generation: generation, torrents: [:], counters: SessionCounters(), needingResume: [],
+                                running: 0)
+        }
     }
 }

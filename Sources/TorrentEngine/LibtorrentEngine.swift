@@ -26,6 +26,10 @@ public actor LibtorrentEngine: TorrentEngine {
     private var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
     private var pieceReads: [String: [CheckedContinuation<[UInt8], Error>]] = [:]
     private var pendingResumeSaves = 0
+    /// Adds posted and not yet answered by their alert, per torrent id in the order they were posted.
+    private var pendingAdds: [TorrentID: [PendingAdd]] = [:]
+    private var addBatches: [Int: AddBatch] = [:]
+    private var nextAddBatch = 0
     /// The status generation each torrent's last periodic save was asked with.
     private var resumeAskedAt: [TorrentID: UInt64] = [:]
     private let background = BackgroundTasks()
@@ -72,10 +76,14 @@ public actor LibtorrentEngine: TorrentEngine {
                 await self?.saveResumeData(onlyIfModified: true)
             }
         }
-        // Fresh session counters and the statuses that changed, each second, as qBittorrent's refresh timer.
+        // Fresh session counters and the statuses that changed, each second, as qBittorrent's refresh timer; every
+        // fifth second while the session is idle (every torrent paused, no peer), when nothing changes between
+        // events (which publish at once anyway).
         let stats = Task { [weak self] in
+            var second = 0
             while !Task.isCancelled {
-                await self?.postUpdates()
+                if second % 5 == 0 || self?.snapshot.isIdle == false { await self?.postUpdates() }
+                second += 1
                 try? await Task.sleep(for: .seconds(1))
             }
         }
@@ -117,25 +125,45 @@ public actor LibtorrentEngine: TorrentEngine {
 
     // MARK: adding and removing
 
-    public func add(_ requests: [AddTorrentRequest]) -> [Result<AddedTorrent, EngineError>] {
+    /// Posts every add at once (no wait on libtorrent's network thread per torrent) and returns when each one's
+    /// add alert has come and its status is published.
+    public func add(_ requests: [AddTorrentRequest]) async -> [Result<AddedTorrent, EngineError>] {
         guard !closed else { return requests.map { _ in .failure(.failed("the torrent engine has shut down")) } }
-        var results: [Result<AddedTorrent, EngineError>] = []
-        results.reserveCapacity(requests.count)
-        var statuses: [TorrentStatus] = []
-        for request in requests {
+        var results = [Result<AddedTorrent, EngineError>?](repeating: nil, count: requests.count)
+        var posted: [(id: TorrentID, index: Int, saveResume: Bool)] = []
+        for (index, request) in requests.enumerated() {
             do {
-                let id = try session.add(request)
-                // A new torrent's fast-resume data is asked for at once (a restored one has it already).
-                if request.resumeData == nil, qbt_save_resume(session.raw, id, false) == QBT_OK { pendingResumeSaves += 1 }
-                results.append(.success(AddedTorrent(id: id, trackers: (try? trackers(id))?.map(\.url) ?? [],
-                                                     webSeeds: (try? webSeeds(id)) ?? [])))
-                if let status = try? session.status(id) { statuses.append(status) }
+                posted.append((try session.addAsync(request), index, request.resumeData == nil))
             } catch {
-                results.append(.failure(error as? EngineError ?? .failed("\(error)")))
+                results[index] = .failure(error as? EngineError ?? .failed("\(error)"))
             }
         }
-        publisher.publish(statuses)
-        return results
+        guard !posted.isEmpty else { return results.map { $0! } }
+        let batch = nextAddBatch
+        nextAddBatch += 1
+        for p in posted { pendingAdds[p.id, default: []].append(PendingAdd(batch: batch, index: p.index, saveResume: p.saveResume)) }
+        return await withCheckedContinuation { continuation in
+            addBatches[batch] = AddBatch(results: results, remaining: posted.count, continuation: continuation)
+        }
+    }
+
+    /// Records an add's outcome; returns the batch it completed, if it did.
+    private func settle(_ id: TorrentID, _ result: Result<AddedTorrent, EngineError>) -> Int? {
+        guard var queue = pendingAdds[id], !queue.isEmpty else { return nil }
+        let pending = queue.removeFirst()
+        pendingAdds[id] = queue.isEmpty ? nil : queue
+        // A new torrent's fast-resume data is asked for at once (a restored one has it already).
+        if case .success = result, pending.saveResume, qbt_save_resume(session.raw, id, false) == QBT_OK { pendingResumeSaves += 1 }
+        addBatches[pending.batch]?.results[pending.index] = result
+        addBatches[pending.batch]?.remaining -= 1
+        return addBatches[pending.batch]?.remaining == 0 ? pending.batch : nil
+    }
+
+    private func finish(batches: [Int]) {
+        for key in batches {
+            guard let batch = addBatches.removeValue(forKey: key) else { continue }
+            batch.continuation.resume(returning: batch.results.map { $0 ?? .failure(.failed("the add was lost")) })
+        }
     }
 
     public func remove(_ id: TorrentID, deleteFiles: Bool) throws {
@@ -240,13 +268,15 @@ public actor LibtorrentEngine: TorrentEngine {
             pendingResumeSaves += Int(qbt_save_resume_all(session.raw, false))
             return
         }
-        for (id, entry) in snapshot.torrents where entry.status.needSaveResume && resumeAskedAt[id] != entry.generation {
+        let snapshot = self.snapshot
+        for id in snapshot.needingResume {
+            guard let entry = snapshot.torrents[id], resumeAskedAt[id] != entry.generation else { continue }
             guard qbt_save_resume(session.raw, id, true) == QBT_OK else { continue }
-            resumeAskedAt[id] = entry.generation
+            resumeAskedAt[id] = entry.generation  // asked once per status until its answer clears the flag
             pendingResumeSaves += 1
         }
-        if resumeAskedAt.count > snapshot.torrents.count * 2 + 64 {
-            resumeAskedAt = resumeAskedAt.filter { snapshot.torrents[$0.key] != nil }
+        if resumeAskedAt.count > snapshot.needingResume.count * 2 + 64 {
+            resumeAskedAt = resumeAskedAt.filter { snapshot.needingResume.contains($0.key) }
         }
     }
 
@@ -275,6 +305,8 @@ public actor LibtorrentEngine: TorrentEngine {
         subscribers = [:]
         for waiters in pieceReads.values { for w in waiters { w.resume(throwing: EngineError.failed("engine shut down")) } }
         pieceReads = [:]
+        pendingAdds = [:]
+        finish(batches: Array(addBatches.keys))
     }
 
     // MARK: the alert drain
@@ -290,16 +322,23 @@ public actor LibtorrentEngine: TorrentEngine {
         var touchedIDs: Set<TorrentID> = []
         var removed: Set<TorrentID> = []
         var events: [EngineEvent] = []
+        var completed: [Int] = []
+        var saved: [TorrentID] = []
         for event in pop() {
             switch event {
             case .status(let status):
                 statuses.append(status)
+            case .added(let added):
+                removed.remove(added.id)
+                touchedIDs.insert(added.id)
+                events.append(.added(added.id))
+                if let batch = settle(added.id, .success(added)) { completed.append(batch) }
+            case .addFailed(let id, let error):
+                if let batch = settle(id, .failure(error)) { completed.append(batch) }
             case .event(let e):
                 if case .listenFailed(let why) = e { logger.warning("peer listen failed: \(why)") }
                 switch e {
                 case .removed(let id): removed.insert(id); touchedIDs.remove(id)
-                case .added(let id):  // also a re-add (forgetPieces) right after its removal
-                    removed.remove(id); touchedIDs.insert(id)
                 case .metadataReceived(let id), .finished(let id), .stateChanged(let id, _),
                      .paused(let id), .resumed(let id), .checked(let id), .torrentError(let id, _), .fileError(let id, _),
                      .storageMoved(let id), .storageMoveFailed(let id, _), .fileRenamed(let id, _, _):
@@ -309,11 +348,14 @@ public actor LibtorrentEngine: TorrentEngine {
                 events.append(e)
             case .resumeData(let id, let data):
                 unsavedResume.append((id, data))
+                saved.append(id)
             case .resumeDataFailed(let id, let why, let notModified):
                 pendingResumeSaves = max(0, pendingResumeSaves - 1)
+                if notModified { saved.append(id) }
                 if !notModified { logger.warning("fast-resume save failed for \(id): \(why)") }
             case .alertsDropped(let why):
                 logger.error("libtorrent dropped alerts (queue overflow): \(why)")
+                completed += settleLostAdds()
             case .readPiece(let id, let piece, let data, let why):
                 let waiters = pieceReads.removeValue(forKey: "\(id):\(piece)") ?? []
                 for w in waiters {
@@ -322,16 +364,30 @@ public actor LibtorrentEngine: TorrentEngine {
             }
         }
         // The events that matter are published at once, not at the next tick.
-        for id in touchedIDs {
-            if let status = try? session.status(id) { statuses.append(status) }
-        }
+        // One trip to the network thread for all of them (a restore brings thousands).
+        statuses += session.statuses(touchedIDs)
         // A removal alert for a torrent that is back (forgetPieces re-adds it) removes nothing.
-        for id in removed {
-            if let status = try? session.status(id) { statuses.append(status); removed.remove(id) }
-        }
+        for status in session.statuses(removed) { statuses.append(status); removed.remove(status.id) }
         publisher.publish(statuses.filter { !removed.contains($0.id) }, removed: Array(removed), counters: readCounters())
+        publisher.resumeSaved(saved)
         // Handed out after the snapshot they change is published: a subscriber reading it sees their effect.
         for e in events { for continuation in subscribers.values { continuation.yield(e) } }
+        finish(batches: completed)
+    }
+
+    /// After an alert-queue overflow, an add whose alert was lost is settled by asking libtorrent directly.
+    private func settleLostAdds() -> [Int] {
+        var completed: [Int] = []
+        let known = Set(session.statuses(pendingAdds.keys).map(\.id))
+        for (id, queue) in pendingAdds {
+            for _ in queue {
+                let result: Result<AddedTorrent, EngineError> = known.contains(id)
+                    ? .success(AddedTorrent(id: id, trackers: (try? trackers(id))?.map(\.url) ?? [], webSeeds: (try? webSeeds(id)) ?? []))
+                    : .failure(.failed("libtorrent dropped the answer to this add"))
+                if let batch = settle(id, result) { completed.append(batch) }
+            }
+        }
+        return completed
     }
 
     private func drainAsync() async {
@@ -344,6 +400,18 @@ public actor LibtorrentEngine: TorrentEngine {
         }
     }
 
+}
+
+struct PendingAdd {
+    let batch: Int
+    let index: Int
+    let saveResume: Bool
+}
+
+struct AddBatch {
+    var results: [Result<AddedTorrent, EngineError>?]
+    var remaining: Int
+    let continuation: CheckedContinuation<[Result<AddedTorrent, EngineError>], Never>
 }
 
 /// The drain and periodic-save tasks, kept outside the actor's state because they are made in `init`

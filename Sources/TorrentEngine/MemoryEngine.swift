@@ -94,7 +94,7 @@ public actor MemoryEngine: TorrentEngine {
 
     // MARK: adding and removing
 
-    public func add(_ requests: [AddTorrentRequest]) -> [Result<AddedTorrent, EngineError>] {
+    public func add(_ requests: [AddTorrentRequest]) async -> [Result<AddedTorrent, EngineError>] {
         requests.map { request in
             do {
                 let parsed = try request.parsed ?? ParsedTorrent(request.source)

@@ -1,9 +1,11 @@
 import CLibtorrent
+import Foundation
 
 /// The C marshalling for calls that hand data back through callbacks. These run on the engine actor's
 /// executor; they live outside it only so the buffers they lend to C stay plainly local.
 extension SessionPointer {
-    func add(_ request: AddTorrentRequest) throws -> TorrentID {
+    /// Posts an add; the outcome comes with the add alert. Throws only for a source that does not parse.
+    func addAsync(_ request: AddTorrentRequest) throws -> TorrentID {
         let parsed = try request.resumeData == nil ? (request.parsed ?? ParsedTorrent(request.source)) : request.parsed
         var error: UnsafeMutablePointer<CChar>?
         let torrentBytes: [UInt8]
@@ -35,7 +37,7 @@ extension SessionPointer {
                             params.super_seeding = request.superSeeding
                             params.max_connections = Int32(clamping: request.maxConnections)
                             params.max_uploads = Int32(clamping: request.maxUploads)
-                            return qbt_add(raw, &params, idBuffer, &error)
+                            return qbt_add_async(raw, &params, idBuffer, &error)
                         }
                     }
                 }
@@ -58,6 +60,23 @@ extension SessionPointer {
         try check(result, id)
         guard let status = items.first else { throw EngineError.notFound(id) }
         return status
+    }
+
+    /// Several statuses in one trip to libtorrent's network thread.
+    func statuses(_ ids: some Collection<TorrentID>) -> [TorrentStatus] {
+        guard !ids.isEmpty else { return [] }
+        var cStrings: [UnsafeMutablePointer<CChar>?] = ids.map { strdup($0) }
+        defer { cStrings.forEach { free($0) } }
+        return cStrings.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { base in
+                collect(TorrentStatus.self) { ctx in
+                    qbt_get_status_many(raw, base, buffer.count, { ctx, s in
+                        Collector<TorrentStatus>.from(ctx).items.append(TorrentStatus(s!.pointee))
+                    }, ctx)
+                    return QBT_OK
+                }.1
+            }
+        }
     }
 
     func files(_ id: TorrentID) throws -> [TorrentFile] {

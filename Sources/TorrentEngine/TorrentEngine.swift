@@ -64,7 +64,7 @@ public protocol TorrentEngine: Actor {
 
     /// Adds several torrents in one go (a restore, an add of many files); one result per request, in order.
     /// The fast-resume data of a torrent added without any is asked for at once.
-    func add(_ requests: [AddTorrentRequest]) -> [Result<AddedTorrent, EngineError>]
+    func add(_ requests: [AddTorrentRequest]) async -> [Result<AddedTorrent, EngineError>]
     func remove(_ id: TorrentID, deleteFiles: Bool) throws
     func pause(_ id: TorrentID) throws
     func resume(_ id: TorrentID) throws
@@ -127,7 +127,7 @@ public protocol TorrentEngine: Actor {
 extension TorrentEngine {
     /// Adds one torrent.
     @discardableResult
-    public func add(_ request: AddTorrentRequest) throws -> AddedTorrent { try add([request])[0].get() }
+    public func add(_ request: AddTorrentRequest) async throws -> AddedTorrent { try await add([request])[0].get() }
 
     public func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int) throws {
         try setPieceDeadline(id, piece: piece, milliseconds: milliseconds, alertWhenAvailable: false)

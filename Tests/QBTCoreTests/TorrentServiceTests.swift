@@ -21,9 +21,9 @@ final class TorrentServiceTests: XCTestCase {
         try! ParsedTorrent(.magnet("magnet:?xt=urn:btih:\(String(format: "%040x", n))&dn=t\(n)"))
     }
 
-    func makeService() async throws -> (TorrentService, MemoryEngine, Store) {
+    func makeService(store existing: Store? = nil) async throws -> (TorrentService, MemoryEngine, Store) {
         let paths = try ServerPaths(dataDirectory: dir.path)
-        let store = try Store(path: paths.databasePath)
+        let store = try existing ?? Store(path: paths.databasePath)
         let settings = try await ServerSettings(store: store, paths: paths)
         let engine = MemoryEngine()
         let service = try await TorrentService(settings: settings, store: store, engine: engine)
@@ -92,14 +92,13 @@ final class TorrentServiceTests: XCTestCase {
     }
 
     func testRestartRestoresEveryTorrentInOneBatch() async throws {
-        do {
-            let (service, _, _) = try await makeService()
-            var options = AddOptions()
-            options.stopped = true
-            _ = await service.add((1...20).map(Self.magnet), options: options)
-            await service.shutdown()
-        }
-        let (service, engine, _) = try await makeService()
+        let (first, _, store) = try await makeService()
+        var options = AddOptions()
+        options.stopped = true
+        _ = await first.add((1...20).map(Self.magnet), options: options)
+        await first.shutdown()
+        // A new service and engine over the same database: everything comes back, as its record says.
+        let (service, engine, _) = try await makeService(store: store)
         let count = await service.count
         XCTAssertEqual(count, 20)
         XCTAssertEqual(engine.snapshot.torrents.count, 20)

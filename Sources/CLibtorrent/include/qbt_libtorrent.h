@@ -68,6 +68,7 @@ typedef enum {
     QBT_EVENT_FILE_RENAME_FAILED,
     QBT_EVENT_TRACKER_ERROR,    // message = url: error
     QBT_EVENT_PEER_BLOCKED,     // message = ip
+    QBT_EVENT_ADD_FAILED,       // an async add refused: state 1 for a duplicate; message = why
 } qbt_event_kind;
 
 typedef struct {
@@ -131,7 +132,10 @@ typedef struct {
     int32_t max_uploads;      // <= 0 unlimited
 } qbt_add_params;
 
-qbt_result qbt_add(qbt_session *session, const qbt_add_params *params, char id[QBT_ID_LEN], char **error);
+/// Adds without waiting for libtorrent's network thread: writes the id, and the outcome arrives as an ADDED event
+/// (its data: the torrent's trackers and web seeds, one per line, "t <url>" or "w <url>") or an ADD_FAILED one.
+/// Fails at once only for a source that does not parse.
+qbt_result qbt_add_async(qbt_session *session, const qbt_add_params *params, char id[QBT_ID_LEN], char **error);
 
 // MARK: per-torrent control
 
@@ -222,7 +226,8 @@ typedef struct qbt_status_s {
 } qbt_status;
 
 qbt_result qbt_get_status(qbt_session *session, const char *id, qbt_status_fn fn, void *context);
-void qbt_get_all_status(qbt_session *session, qbt_status_fn fn, void *context);
+/// The statuses of these torrents, in one trip to libtorrent's network thread; unknown ids are skipped.
+void qbt_get_status_many(qbt_session *session, const char *const *ids, size_t count, qbt_status_fn fn, void *context);
 
 typedef struct {
     int32_t index;
