@@ -93,7 +93,7 @@ final class MainDataSyncTests: XCTestCase {
             let rows = RowCache(identity: identity).rows(for: board)
             let id = Self.magnet(5).id
             var out: [UInt8] = []
-            rows.rows[id]!.writeWithHash(id, into: &out)
+            rows.rows[id]!.writeWithHash(id, keys: rows.keys, into: &out)
             let text = String(decoding: out, as: UTF8.self)
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out)) as? [String: Any])
             XCTAssertEqual(object["hash"] as? String, id)

@@ -101,7 +101,7 @@ public struct TorrentsController: APIController {
         for id in ids {
             guard let row = current.rows[id] else { continue }
             if !first { out.append(UInt8(ascii: ",")) }
-            row.writeWithHash(id, into: &out)
+            row.writeWithHash(id, keys: current.keys, into: &out)
             first = false
         }
         out.append(UInt8(ascii: "]"))

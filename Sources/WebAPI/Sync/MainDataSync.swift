@@ -44,14 +44,13 @@ public struct MainDataSync: Sendable {
 
     static func allTorrents(_ rows: TorrentRows) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(rows.rows.count * 1500 + 2)
+        out.reserveCapacity(rows.rows.count * 1300 + 2)
         out.append(UInt8(ascii: "{"))
         for (i, id) in rows.sortedIDs.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            let row = rows.rows[id]!
             JSONValue.writeString(id, into: &out)
             out.append(contentsOf: ":{".utf8)
-            out.append(contentsOf: row.bytes)
+            rows.rows[id]!.writePairs(rows.keys, hash: nil, into: &out)
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "}"))
@@ -69,10 +68,10 @@ public struct MainDataSync: Sendable {
             JSONValue.writeString(id, into: &out)
             out.append(UInt8(ascii: ":"))
             if let old = base.rows[id] {
-                guard row.writeChanges(from: old, into: &out) else { out.removeSubrange(mark...); continue }
+                guard row.writeChanges(from: old, keys: now.keys, into: &out) else { out.removeSubrange(mark...); continue }
             } else {
                 out.append(UInt8(ascii: "{"))
-                out.append(contentsOf: row.bytes)
+                row.writePairs(now.keys, hash: nil, into: &out)
                 out.append(UInt8(ascii: "}"))
             }
             any = true
