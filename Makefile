@@ -32,7 +32,8 @@ BENCH_BIN := $(CURDIR)/.build/release/qbtd
 bench: deps-bench $(VENV)/.ready
 	swift build -c release
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/loopback_download.py $(MIB)
-	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/api_load.py $(TORRENTS)
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/scale.py $(SCALE_TORRENTS)
+	$(BENCH_BIN) --encode-benchmark 10000  # a full 10,000-torrent maindata: shared rows against a dictionary per torrent
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/search_load.py $(RESULTS)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/stream_latency.py $(SEEKS)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/upload_throughput.py $(UPLOAD_MIB)

@@ -43,7 +43,6 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace {
@@ -320,14 +319,23 @@ static std::string added_sources(const lt::add_torrent_params &p) {
 
 void qbt_get_status_many(qbt_session *session, const char *const *ids, size_t count, qbt_status_fn fn, void *context) {
     try {
-        std::unordered_set<std::string> wanted;
-        for (size_t i = 0; i < count; ++i) wanted.insert(ids[i]);
-        // One trip to the network thread for all of them (a restore of thousands would otherwise make thousands).
-        auto all = session->session.get_torrent_status(
-            [&](const lt::torrent_status &st) { return wanted.count(torrent_id(st.info_hashes)) > 0; },
-            lt::torrent_handle::query_name | lt::torrent_handle::query_save_path |
-                lt::torrent_handle::query_torrent_file | lt::torrent_handle::query_distributed_copies);
-        for (auto &st : all) report_status(st, fn, context);
+        std::vector<lt::torrent_status> statuses;
+        statuses.reserve(count);
+        for (size_t i = 0; i < count; ++i) {
+            auto h = session->find(ids[i]);
+            if (!h.is_valid()) continue;
+            lt::torrent_status st;
+            st.handle = h;
+            statuses.push_back(std::move(st));
+        }
+        // One trip to the network thread for all of them, touching only them (a restore brings thousands; a
+        // session of 50,000 is not walked for each batch).
+        session->session.refresh_torrent_status(&statuses, lt::torrent_handle::query_name |
+                                                               lt::torrent_handle::query_save_path |
+                                                               lt::torrent_handle::query_torrent_file |
+                                                               lt::torrent_handle::query_distributed_copies);
+        for (auto &st : statuses)  // one removed meanwhile was not filled in: it has no hashes
+            if (st.info_hashes.has_v1() || st.info_hashes.has_v2()) report_status(st, fn, context);
     } catch (...) {
     }
 }

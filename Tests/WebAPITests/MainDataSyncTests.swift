@@ -107,6 +107,18 @@ final class MainDataSyncTests: XCTestCase {
         }
     }
 
+    func testFilesAreWrittenAsTheEncoderWritesThem() throws {
+        let files = [
+            FileInfo(index: 0, name: "a \"b\"/c\u{e9}.mkv", size: 123, progress: 0.5, priority: 1, is_seed: false,
+                     piece_range: [0, 3], availability: 0.25),
+            FileInfo(index: 1, name: "d", size: 0, progress: 1, priority: 0, is_seed: nil, piece_range: [3, 3], availability: 1),
+        ]
+        let mine = try JSONSerialization.jsonObject(with: Data(FileInfo.json(files))) as? NSArray
+        let theirs = try JSONSerialization.jsonObject(with: JSONEncoder().encode(files)) as? NSArray
+        XCTAssertEqual(mine, theirs)
+        XCTAssertEqual(String(decoding: FileInfo.json([]), as: UTF8.self), "[]")
+    }
+
     /// Not a timed assertion: prints how long a full 10,000-torrent maindata takes to encode (make bench reads it).
     func testEncodingBenchmarkFullMaindataOf10000Torrents() async throws {
         let (service, _) = try await makeService()

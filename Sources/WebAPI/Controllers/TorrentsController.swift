@@ -169,7 +169,7 @@ public struct TorrentsController: APIController {
                             piece_range: [file.pieceRange.lowerBound, file.pieceRange.upperBound],
                             availability: file.progress >= 1 ? 1 : max(0, availability))
         }
-        return try .encode(out)
+        return .jsonBytes(FileInfo.json(out))
     }
 
     /// libtorrent 0…7 to qBittorrent's 0 (skip), 1 (normal), 6 (high), 7 (maximum).

@@ -122,6 +122,39 @@ public struct FileInfo: Codable, Sendable, Equatable {
     public var availability: Double
 }
 
+extension FileInfo {
+    /// A list written straight to JSON, keys in Qt's (sorted) order: no encoder and no dictionary per file (a
+    /// season pack has thousands).
+    static func json(_ files: [FileInfo]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(files.count * 160 + 2)
+        for (i, f) in files.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: #"{"availability":"#.utf8)
+            JSONValue.double(f.availability).write(into: &out)
+            out.append(contentsOf: #","index":"#.utf8)
+            JSONValue.int(Int64(f.index)).write(into: &out)
+            if let seed = f.is_seed {
+                out.append(contentsOf: #","is_seed":"#.utf8)
+                JSONValue.bool(seed).write(into: &out)
+            }
+            out.append(contentsOf: #","name":"#.utf8)
+            JSONValue.writeString(f.name, into: &out)
+            out.append(contentsOf: #","piece_range":"#.utf8)
+            JSONValue.array(f.piece_range.map { .int(Int64($0)) }).write(into: &out)
+            out.append(contentsOf: #","priority":"#.utf8)
+            JSONValue.int(Int64(f.priority)).write(into: &out)
+            out.append(contentsOf: #","progress":"#.utf8)
+            JSONValue.double(f.progress).write(into: &out)
+            out.append(contentsOf: #","size":"#.utf8)
+            JSONValue.int(f.size).write(into: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+}
+
 /// `app/buildInfo`.
 public struct BuildInfo: Codable, Sendable, Equatable {
     public var qt: String
