@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Persistent hash maps (TreeDictionary): snapshots that share structure, so publishing one costs the changes.
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
@@ -33,10 +35,12 @@ let package = Package(
             linkerSettings: [.linkedLibrary("torrent-rasterbar"), .linkedLibrary("ssl"), .linkedLibrary("crypto"),
                              .linkedLibrary("mpg123")]
         ),
-        .target(name: "TorrentEngine", dependencies: ["CLibtorrent", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "TorrentEngine", dependencies: ["CLibtorrent", .product(name: "Logging", package: "swift-log"),
+                                                      .product(name: "HashTreeCollections", package: "swift-collections")]),
         .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
-        .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", .product(name: "Logging", package: "swift-log"),
+                                                .product(name: "HashTreeCollections", package: "swift-collections")]),
         // qBittorrent's search: nova3 Python plugins run as supervised child processes, Torznab indexers, jobs.
         .target(name: "Search", dependencies: ["QBTCore", "Store"]),
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
@@ -50,6 +54,7 @@ let package = Package(
             dependencies: [
                 "QBTCore", "Search", "Streaming", "Uploads", "Music", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
             ]
         ),
         .target(

@@ -1,3 +1,4 @@
+import HashTreeCollections
 import TorrentEngine
 
 /// One torrent as the API shows it, kept while neither its status nor its record changes.
@@ -17,7 +18,8 @@ public final class BoardEntry: Sendable {
 public struct TorrentBoard: Sendable {
     /// Bumped whenever anything on the board changed.
     public let generation: UInt64
-    public let entries: [TorrentID: BoardEntry]
+    /// A persistent map, so a board made from the last one costs the entries that changed.
+    public let entries: TreeDictionary<TorrentID, BoardEntry>
     /// Ids in the order torrents were added.
     public let order: [TorrentID]
     /// Tracker URL → the torrents that use it (ids sorted), and its revision (bumped when it changes).
@@ -28,12 +30,16 @@ public struct TorrentBoard: Sendable {
     public let uploadRate: Int
     public let sessionDownload: Int64
     public let sessionUpload: Int64
+    /// The board this one was made from, and the ids whose entries it added, replaced or removed; nil when it was
+    /// made whole (anything may have changed).
+    public let previousGeneration: UInt64
+    public let changed: [TorrentID]?
     let engineGeneration: UInt64
     let serviceRevision: UInt64
 
     static let empty = TorrentBoard(generation: 0, entries: [:], order: [], trackers: [:], trackersRevision: 0,
                                     downloadRate: 0, uploadRate: 0, sessionDownload: 0, sessionUpload: 0,
-                                    engineGeneration: 0, serviceRevision: 0)
+                                    previousGeneration: 0, changed: nil, engineGeneration: 0, serviceRevision: 0)
 
     public var views: [TorrentView] { order.compactMap { entries[$0]?.view } }
 }

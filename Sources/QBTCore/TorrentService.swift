@@ -1,4 +1,5 @@
 import Foundation
+import HashTreeCollections
 import Logging
 import Store
 import TorrentEngine
@@ -353,14 +354,60 @@ public actor TorrentService {
         return view(stored, status)
     }
 
-    /// The board as of now: rebuilt only when the engine published a new snapshot or a record changed, and then
-    /// only the entries whose status or record changed are made again; the rest are the previous board's.
+    /// The board as of now, made again only when the engine published or a record changed. When only statuses
+    /// changed, only the torrents the engine's change log names are looked at; after a record change, every entry is
+    /// checked and only the ones whose inputs differ are made again. Unchanged entries are the previous board's objects.
     public func currentBoard() -> TorrentBoard {
         let snapshot = engine.snapshot
         guard snapshot.generation != board.engineGeneration || revision != board.serviceRevision else { return board }
-        let recordsChanged = revision != board.serviceRevision
-        var entries: [TorrentID: BoardEntry] = [:]
-        entries.reserveCapacity(torrents.count)
+        if revision == board.serviceRevision, board.generation > 0, let ids = snapshot.changed(since: board.engineGeneration) {
+            board = boardAfterStatusChanges(snapshot, ids)
+        } else {
+            board = wholeBoard(snapshot)
+        }
+        return board
+    }
+
+    private func boardAfterStatusChanges(_ snapshot: EngineSnapshot, _ ids: Set<TorrentID>) -> TorrentBoard {
+        var entries = board.entries
+        var changed: [TorrentID] = []
+        var membershipChanged = false
+        var (downloadRate, uploadRate) = (board.downloadRate, board.uploadRate)
+        var (sessionDownload, sessionUpload) = (board.sessionDownload, board.sessionUpload)
+        func count(_ s: TorrentStatus, _ sign: Int) {
+            downloadRate += sign * s.downloadRate
+            uploadRate += sign * s.uploadRate
+            sessionDownload += Int64(sign) * s.sessionDownload
+            sessionUpload += Int64(sign) * s.sessionUpload
+        }
+        for id in ids {
+            let old = entries[id]
+            guard let stored = torrents[id], let status = snapshot.torrents[id] else {
+                if let old {
+                    count(old.view.status, -1)
+                    entries[id] = nil
+                    changed.append(id)
+                    membershipChanged = true
+                }
+                continue
+            }
+            if let old, old.statusGeneration == status.generation { continue }
+            if let old { count(old.view.status, -1) } else { membershipChanged = true }
+            let entry = BoardEntry(view(stored, status.status), statusGeneration: status.generation)
+            count(entry.view.status, 1)
+            entries[id] = entry
+            changed.append(id)
+        }
+        return TorrentBoard(generation: board.generation &+ 1, entries: entries,
+                            order: membershipChanged ? Self.order(entries) : board.order, trackers: board.trackers,
+                            trackersRevision: board.trackersRevision, downloadRate: downloadRate, uploadRate: uploadRate,
+                            sessionDownload: sessionDownload, sessionUpload: sessionUpload,
+                            previousGeneration: board.generation, changed: changed,
+                            engineGeneration: snapshot.generation, serviceRevision: revision)
+    }
+
+    private func wholeBoard(_ snapshot: EngineSnapshot) -> TorrentBoard {
+        var entries = TreeDictionary<TorrentID, BoardEntry>()
         var membershipChanged = false
         var downloadRate = 0, uploadRate = 0
         var sessionDownload: Int64 = 0, sessionUpload: Int64 = 0
@@ -375,16 +422,13 @@ public actor TorrentService {
                 entries[id] = BoardEntry(view(stored, status.status), statusGeneration: status.generation)
                 continue
             }
-            if old.statusGeneration == status.generation && (!recordsChanged || sameInputs(old.view, stored)) {
+            if old.statusGeneration == status.generation && sameInputs(old.view, stored) {
                 entries[id] = old  // the same object: the wire layer keeps its encoding
             } else {
                 entries[id] = BoardEntry(view(stored, status.status), statusGeneration: status.generation)
             }
         }
         if entries.count != board.entries.count { membershipChanged = true }
-        let order = membershipChanged
-            ? entries.values.map(\.view.record).sorted { ($0.addedOn, $0.id) < ($1.addedOn, $1.id) }.map(\.id)
-            : board.order
         var trackers = board.trackers
         var trackersRevision = board.trackersRevision
         if trackersChanged {
@@ -392,11 +436,17 @@ public actor TorrentService {
             if trackers != board.trackers { trackersRevision &+= 1 }
             trackersChanged = false
         }
-        board = TorrentBoard(generation: board.generation &+ 1, entries: entries, order: order, trackers: trackers,
-                             trackersRevision: trackersRevision, downloadRate: downloadRate, uploadRate: uploadRate,
-                             sessionDownload: sessionDownload, sessionUpload: sessionUpload,
-                             engineGeneration: snapshot.generation, serviceRevision: revision)
-        return board
+        return TorrentBoard(generation: board.generation &+ 1, entries: entries,
+                            order: membershipChanged ? Self.order(entries) : board.order, trackers: trackers,
+                            trackersRevision: trackersRevision, downloadRate: downloadRate, uploadRate: uploadRate,
+                            sessionDownload: sessionDownload, sessionUpload: sessionUpload,
+                            previousGeneration: board.generation, changed: nil,
+                            engineGeneration: snapshot.generation, serviceRevision: revision)
+    }
+
+    /// Ids in the order the torrents were added.
+    private static func order(_ entries: TreeDictionary<TorrentID, BoardEntry>) -> [TorrentID] {
+        entries.values.map(\.view.record).sorted { ($0.addedOn, $0.id) < ($1.addedOn, $1.id) }.map(\.id)
     }
 
     /// Whether a view still shows what the service holds for its torrent now.

@@ -68,6 +68,8 @@ final class TorrentServiceTests: XCTestCase {
         let second = await service.currentBoard()
         XCTAssertGreaterThan(second.generation, first.generation)
         XCTAssertEqual(second.downloadRate, 1234)
+        XCTAssertEqual(second.changed, [torrents[7].id], "made from the engine's change log, not a walk")
+        XCTAssertEqual(second.previousGeneration, first.generation)
         for t in torrents {
             let same = second.entries[t.id] === first.entries[t.id]
             XCTAssertEqual(same, t.id != torrents[7].id, t.id)

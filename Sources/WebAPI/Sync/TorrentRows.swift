@@ -1,3 +1,4 @@
+import HashTreeCollections
 import QBTCore
 import Synchronization
 import TorrentEngine
@@ -84,7 +85,8 @@ final class EncodedRow: Sendable {
 final class TorrentRows: Sendable {
     let generation: UInt64
     let boardGeneration: UInt64
-    let rows: [TorrentID: EncodedRow]
+    /// A persistent map: rows made from the last ones share every row that did not change.
+    let rows: TreeDictionary<TorrentID, EncodedRow>
     /// Ids sorted (Qt writes an object's keys sorted).
     let sortedIDs: [TorrentID]
     /// Bumped when torrents come or go.
@@ -95,7 +97,7 @@ final class TorrentRows: Sendable {
 
     static let logLength = 64
 
-    init(generation: UInt64, boardGeneration: UInt64, rows: [TorrentID: EncodedRow], sortedIDs: [TorrentID],
+    init(generation: UInt64, boardGeneration: UInt64, rows: TreeDictionary<TorrentID, EncodedRow>, sortedIDs: [TorrentID],
          membership: UInt64, log: [(generation: UInt64, ids: [TorrentID])], keys: RowKeys) {
         self.generation = generation
         self.boardGeneration = boardGeneration
@@ -162,31 +164,37 @@ public final class RowCache: Sendable {
         }
     }
 
+    /// Rows for a new board: only the entries the board says it changed when it was made from the board these rows
+    /// follow; otherwise every entry is checked (by identity: an entry that is the same object keeps its row).
     private func update(_ old: TorrentRows, to board: TorrentBoard) -> TorrentRows {
         let generation = old.generation + 1
-        var rows: [TorrentID: EncodedRow] = [:]
-        rows.reserveCapacity(board.entries.count)
+        var rows = old.rows
         var changed: [TorrentID] = []
-        var arrived = false
-        for (id, entry) in board.entries {
-            guard let before = old.rows[id] else {
-                rows[id] = encode(entry, revision: generation)
-                changed.append(id)
-                arrived = true
-                continue
+        var membershipChanged = false
+        func refresh(_ id: TorrentID, _ entry: BoardEntry?) {
+            guard let entry else {
+                if rows.removeValue(forKey: id) != nil { membershipChanged = true }
+                return
             }
-            if before.entry === entry { rows[id] = before; continue }
+            let before = rows[id]
+            if let before, before.entry === entry { return }
             let row = encode(entry, revision: generation)
-            if row.values == before.values {
+            if let before, row.values == before.values {
                 rows[id] = EncodedRow(entry: entry, values: before.values, ends: before.ends, revision: before.revision)
             } else {
                 rows[id] = row
                 changed.append(id)
+                if before == nil { membershipChanged = true }
             }
         }
-        let membershipChanged = arrived || rows.count != old.rows.count
+        if let ids = board.changed, board.previousGeneration == old.boardGeneration {
+            for id in ids { refresh(id, board.entries[id]) }
+        } else {
+            for (id, entry) in board.entries { refresh(id, entry) }
+            for (id, _) in old.rows where board.entries[id] == nil { refresh(id, nil) }
+        }
         var log = old.log
-        if !changed.isEmpty { log.append((generation, changed)) }
+        log.append((generation, changed))  // every generation, empty or not, so the log shows how far back it reaches
         if log.count > TorrentRows.logLength { log.removeFirst(log.count - TorrentRows.logLength) }
         return TorrentRows(generation: generation, boardGeneration: board.generation, rows: rows,
                            sortedIDs: membershipChanged ? rows.keys.sorted() : old.sortedIDs,
