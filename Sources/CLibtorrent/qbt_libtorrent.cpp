@@ -720,10 +720,10 @@ qbt_result qbt_set_limits(qbt_session *session, const char *id, int32_t upload, 
 }
 
 qbt_result qbt_save_resume(qbt_session *session, const char *id, bool only_if_modified) {
+    // The periodic saves leave the info dict out: the .torrent is stored apart and is the restore's fallback, and
+    // re-encoding it every interval for every downloading torrent is most of what such a save costs.
     QBT_WITH_HANDLE({
-        lt::resume_data_flags_t flags = lt::torrent_handle::save_info_dict;
-        if (only_if_modified) flags |= lt::torrent_handle::only_if_modified;
-        h.save_resume_data(flags);
+        h.save_resume_data(only_if_modified ? lt::torrent_handle::only_if_modified : lt::torrent_handle::save_info_dict);
     })
 }
 

@@ -146,7 +146,8 @@ qbt_result qbt_recheck(qbt_session *session, const char *id);
 qbt_result qbt_connect_peer(qbt_session *session, const char *id, const char *ip, uint16_t port);
 qbt_result qbt_set_sequential(qbt_session *session, const char *id, bool sequential);
 qbt_result qbt_set_limits(qbt_session *session, const char *id, int32_t upload, int32_t download);
-/// Asks for fast-resume data; the answer arrives as a RESUME_DATA (or RESUME_DATA_FAILED) event.
+/// Asks for fast-resume data; the answer arrives as a RESUME_DATA (or RESUME_DATA_FAILED) event. Only a save that is
+/// not `only_if_modified` carries the info dict (the periodic ones rely on the .torrent stored apart).
 qbt_result qbt_save_resume(qbt_session *session, const char *id, bool only_if_modified);
 /// Asks every torrent that has unsaved changes; returns how many were asked.
 int qbt_save_resume_all(qbt_session *session, bool only_if_modified);
