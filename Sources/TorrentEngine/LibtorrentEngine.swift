@@ -23,7 +23,7 @@ public actor LibtorrentEngine: TorrentEngine {
     private let logger: Logger
     private let onResumeData: ResumeDataHandler
     private let notifier: AlertNotifier
-    private var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
+    private let hub = EventHub()
     private var pieceReads: [String: [CheckedContinuation<[UInt8], Error>]] = [:]
     private var pendingResumeSaves = 0
     /// Adds posted and not yet answered by their alert, per torrent id in the order they were posted.
@@ -112,16 +112,7 @@ public actor LibtorrentEngine: TorrentEngine {
     public var listenPort: Int { closed ? 0 : Int(qbt_session_listen_port(session.raw)) }
 
     /// Every event from now on, in order. The stream ends when the engine shuts down.
-    public func events() -> AsyncStream<EngineEvent> {
-        let (stream, continuation) = AsyncStream<EngineEvent>.makeStream(bufferingPolicy: .unbounded)
-        let key = UUID()
-        subscribers[key] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key) } }
-        if closed { continuation.finish() }
-        return stream
-    }
-
-    private func unsubscribe(_ key: UUID) { subscribers[key] = nil }
+    public func events() -> AsyncStream<EngineEvent> { hub.subscribe() }
 
     // MARK: adding and removing
 
@@ -301,8 +292,7 @@ public actor LibtorrentEngine: TorrentEngine {
         notifier.wake.finish()
         qbt_session_free(session.raw)
         publisher.clear()
-        for continuation in subscribers.values { continuation.finish() }
-        subscribers = [:]
+        hub.finish()
         for waiters in pieceReads.values { for w in waiters { w.resume(throwing: EngineError.failed("engine shut down")) } }
         pieceReads = [:]
         pendingAdds = [:]
@@ -371,7 +361,7 @@ public actor LibtorrentEngine: TorrentEngine {
         publisher.publish(statuses.filter { !removed.contains($0.id) }, removed: Array(removed), counters: readCounters())
         publisher.resumeSaved(saved)
         // Handed out after the snapshot they change is published: a subscriber reading it sees their effect.
-        for e in events { for continuation in subscribers.values { continuation.yield(e) } }
+        hub.yield(events)
         finish(batches: completed)
     }
 

@@ -6,7 +6,7 @@ import Foundation
 public actor MemoryEngine: TorrentEngine {
     private let publisher = SnapshotPublisher()
     public nonisolated var snapshot: EngineSnapshot { publisher.snapshot }
-    private var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
+    private let hub = EventHub()
     private var closed = false
 
     public private(set) var settings = EngineSettings()
@@ -23,18 +23,9 @@ public actor MemoryEngine: TorrentEngine {
 
     public init() {}
 
-    public func events() -> AsyncStream<EngineEvent> {
-        let (stream, continuation) = AsyncStream<EngineEvent>.makeStream(bufferingPolicy: .unbounded)
-        let key = UUID()
-        subscribers[key] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key) } }
-        if closed { continuation.finish() }
-        return stream
-    }
+    public func events() -> AsyncStream<EngineEvent> { hub.subscribe() }
 
-    private func unsubscribe(_ key: UUID) { subscribers[key] = nil }
-
-    private func emit(_ event: EngineEvent) { for c in subscribers.values { c.yield(event) } }
+    private func emit(_ event: EngineEvent) { hub.yield([event]) }
 
     public func apply(_ settings: EngineSettings) throws { self.settings = settings }
 
@@ -289,8 +280,7 @@ public actor MemoryEngine: TorrentEngine {
     public func shutdown(timeout: Duration) async {
         closed = true
         publisher.clear()
-        for c in subscribers.values { c.finish() }
-        subscribers = [:]
+        hub.finish()
     }
 }
 

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import Store
@@ -10,24 +11,15 @@ import XCTest
 final class TorrentServiceTests: XCTestCase {
     var dir: URL!
 
-    override func setUp() async throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("qbtd-service-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
+    override func setUp() async throws { dir = try temporaryFolder("qbtd-service") }
 
     override func tearDown() async throws { try? FileManager.default.removeItem(at: dir) }
 
-    static func magnet(_ n: Int) -> ParsedTorrent {
-        try! ParsedTorrent(.magnet("magnet:?xt=urn:btih:\(String(format: "%040x", n))&dn=t\(n)"))
-    }
+    static func magnet(_ n: Int) -> ParsedTorrent { MemoryServer.magnet(n) }
 
-    func makeService(store existing: Store? = nil) async throws -> (TorrentService, MemoryEngine, Store) {
-        let paths = try ServerPaths(dataDirectory: dir.path)
-        let store = try existing ?? Store(path: paths.databasePath)
-        let settings = try await ServerSettings(store: store, paths: paths)
-        let engine = MemoryEngine()
-        let service = try await TorrentService(settings: settings, store: store, engine: engine)
-        return (service, engine, store)
+    func makeService(store: Store? = nil) async throws -> (TorrentService, MemoryEngine, Store) {
+        let server = try await MemoryServer.start(in: dir, store: store)
+        return (server.service, server.engine, server.store)
     }
 
     func testBatchAddStoresEveryRowAndStartsEachTorrentAsItsRecordSays() async throws {

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Store
 import XCTest
@@ -11,21 +12,15 @@ import XCTest
 final class StreamSchedulerTests: XCTestCase {
     var dir: URL!
 
-    override func setUp() async throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("qbtd-stream-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
+    override func setUp() async throws { dir = try temporaryFolder("qbtd-stream") }
 
     override func tearDown() async throws { try? FileManager.default.removeItem(at: dir) }
 
     let pieceLength = 16 * 1024
 
     func makeStreams(stall: Duration = .seconds(30)) async throws -> (StreamService, MemoryEngine, TorrentID) {
-        let paths = try ServerPaths(dataDirectory: dir.path)
-        let store = try Store(path: paths.databasePath)
-        let engine = MemoryEngine()
-        let service = try await TorrentService(settings: try await ServerSettings(store: store, paths: paths), store: store,
-                                               engine: engine)
+        let server = try await MemoryServer.start(in: dir)
+        let (service, engine) = (server.service, server.engine)
         let parsed = try ParsedTorrent(.magnet("magnet:?xt=urn:btih:\(String(repeating: "c", count: 40))&dn=movie"))
         guard case .added(let id) = await service.add([parsed], options: AddOptions())[0] else { throw EngineError.failed("not added") }
         try await engine.setFiles(id, pieceLength: pieceLength, sizes: [("movie.mkv", Int64(pieceLength * 40))])
@@ -55,7 +50,7 @@ final class StreamSchedulerTests: XCTestCase {
         try await engine.finishPiece(id, 12)
         try await Task.sleep(for: .milliseconds(200))
         try await engine.finishPiece(id, 10)
-        try await withTimeoutValue(seconds: 5) { try await woken.value }
+        try await withTimeout(seconds: 5) { try await woken.value }
         await streams.leave(stream.id, reader: reader)
     }
 
@@ -75,21 +70,8 @@ final class StreamSchedulerTests: XCTestCase {
         try await engine.finishPiece(id, 5)
         let stream = try await streams.prepare(.hash(id), fileIndex: 0, title: nil, trackers: [], networkMbps: nil)
         let position = Int64(pieceLength * 5)
-        try await withTimeoutValue(seconds: 5) {
+        try await withTimeout(seconds: 5) {
             try await streams.waitForData(stream.id, reader: UUID(), position: position)
         }
-    }
-}
-
-func withTimeoutValue<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            throw EngineError.failed("timed out after \(seconds)s")
-        }
-        let value = try await group.next()!
-        group.cancelAll()
-        return value
     }
 }

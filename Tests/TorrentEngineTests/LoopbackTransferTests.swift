@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import XCTest
 
@@ -7,10 +8,7 @@ import XCTest
 final class LoopbackTransferTests: XCTestCase {
     var dir: URL!
 
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("engine-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { dir = try temporaryFolder("engine") }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
@@ -131,19 +129,6 @@ actor ResumeLog {
     var saves: [String: Int] = [:]
     func record(_ id: String, _ bytes: Int) { saves[id, default: 0] += 1 }
     func count(_ id: String) -> Int { saves[id] ?? 0 }
-}
-
-func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            throw EngineError.failed("timed out after \(seconds)s")
-        }
-        let first = try await group.next()!
-        group.cancelAll()
-        return first
-    }
 }
 
 func XCTAssertThrowsErrorAsync<T>(_ expression: @autoclosure () async throws -> T, _ check: (Error) -> Void = { _ in },

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Store
 import XCTest
@@ -10,25 +11,16 @@ import XCTest
 final class MainDataSyncTests: XCTestCase {
     var dir: URL!
 
-    override func setUp() async throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("qbtd-sync-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
+    override func setUp() async throws { dir = try temporaryFolder("qbtd-sync") }
 
     override func tearDown() async throws { try? FileManager.default.removeItem(at: dir) }
 
     func makeService() async throws -> (TorrentService, MemoryEngine) {
-        let paths = try ServerPaths(dataDirectory: dir.path)
-        let store = try Store(path: paths.databasePath)
-        let engine = MemoryEngine()
-        let service = try await TorrentService(settings: try await ServerSettings(store: store, paths: paths), store: store,
-                                               engine: engine)
-        return (service, engine)
+        let server = try await MemoryServer.start(in: dir)
+        return (server.service, server.engine)
     }
 
-    static func magnet(_ n: Int) -> ParsedTorrent {
-        try! ParsedTorrent(.magnet("magnet:?xt=urn:btih:\(String(format: "%040x", n))&dn=t\(n)"))
-    }
+    static func magnet(_ n: Int) -> ParsedTorrent { MemoryServer.magnet(n) }
 
     func poll(_ state: inout MainDataSync, _ service: TorrentService, _ rows: RowCache, rid: Int) async throws -> [String: Any] {
         let data = MainData(rows: rows.rows(for: await service.currentBoard()),
