@@ -727,7 +727,7 @@ qbt_result qbt_save_resume(qbt_session *session, const char *id, bool only_if_mo
     })
 }
 
-int qbt_save_resume_all(qbt_session *session, bool only_if_modified) {
+int qbt_save_resume_all(qbt_session *session) {
     try {
         std::vector<lt::torrent_handle> handles;
         {
@@ -737,10 +737,7 @@ int qbt_save_resume_all(qbt_session *session, bool only_if_modified) {
         int asked = 0;
         for (auto &h : handles) {
             if (!h.is_valid()) continue;
-            if (only_if_modified && !h.need_save_resume_data()) continue;
-            lt::resume_data_flags_t flags = lt::torrent_handle::save_info_dict;
-            if (only_if_modified) flags |= lt::torrent_handle::only_if_modified;
-            h.save_resume_data(flags);
+            h.save_resume_data(lt::torrent_handle::save_info_dict);
             ++asked;
         }
         return asked;

@@ -30,8 +30,6 @@ public actor LibtorrentEngine: TorrentEngine {
     private var pendingAdds: [TorrentID: [PendingAdd]] = [:]
     private var addBatches: [Int: AddBatch] = [:]
     private var nextAddBatch = 0
-    /// The status generation each torrent's last periodic save was asked with.
-    private var resumeAskedAt: [TorrentID: UInt64] = [:]
     private let background = BackgroundTasks()
     private(set) var closed = false
 
@@ -251,24 +249,15 @@ public actor LibtorrentEngine: TorrentEngine {
     // MARK: fast-resume
 
     /// Asks libtorrent for fast-resume data; each answer reaches `onResumeData`. The periodic save asks only the
-    /// torrents whose published status says they changed (no call per torrent to find out, as qBittorrent does), and
-    /// each of those once per status it was seen with.
+    /// torrents whose published status says they changed (no call per torrent to find out, as qBittorrent does); an
+    /// answer takes the torrent out of that set (`SnapshotPublisher.resumeSaved`).
     public func saveResumeData(onlyIfModified: Bool) {
         guard !closed else { return }
         guard onlyIfModified else {
-            pendingResumeSaves += Int(qbt_save_resume_all(session.raw, false))
+            pendingResumeSaves += Int(qbt_save_resume_all(session.raw))
             return
         }
-        let snapshot = self.snapshot
-        for id in snapshot.needingResume {
-            guard let entry = snapshot.torrents[id], resumeAskedAt[id] != entry.generation else { continue }
-            guard qbt_save_resume(session.raw, id, true) == QBT_OK else { continue }
-            resumeAskedAt[id] = entry.generation  // asked once per status until its answer clears the flag
-            pendingResumeSaves += 1
-        }
-        if resumeAskedAt.count > snapshot.needingResume.count * 2 + 64 {
-            resumeAskedAt = resumeAskedAt.filter { snapshot.needingResume.contains($0.key) }
-        }
+        for id in snapshot.needingResume where qbt_save_resume(session.raw, id, true) == QBT_OK { pendingResumeSaves += 1 }
     }
 
     public func saveResumeData(_ id: TorrentID) throws {

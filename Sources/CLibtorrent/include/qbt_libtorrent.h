@@ -149,8 +149,8 @@ qbt_result qbt_set_limits(qbt_session *session, const char *id, int32_t upload, 
 /// Asks for fast-resume data; the answer arrives as a RESUME_DATA (or RESUME_DATA_FAILED) event. Only a save that is
 /// not `only_if_modified` carries the info dict (the periodic ones rely on the .torrent stored apart).
 qbt_result qbt_save_resume(qbt_session *session, const char *id, bool only_if_modified);
-/// Asks every torrent that has unsaved changes; returns how many were asked.
-int qbt_save_resume_all(qbt_session *session, bool only_if_modified);
+/// Asks every torrent for its fast-resume data, info dict included (at shutdown); returns how many were asked.
+int qbt_save_resume_all(qbt_session *session);
 
 // Piece-level control, for streaming and selective download.
 qbt_result qbt_set_piece_deadline(qbt_session *session, const char *id, int32_t piece, int32_t ms, bool alert);

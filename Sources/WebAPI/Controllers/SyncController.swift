@@ -37,7 +37,7 @@ public struct SyncController: APIController {
                 for peer in peers { table[Self.peerKey(peer)] = Self.json(peer, hasMetadata: true) }
                 let flags = await service.settings.bool("resolve_peer_countries")
                 let data: [String: JSONValue] = ["show_flags": .bool(flags), "peers": .object(table)]
-                let answer = Self.answer(caller.sync, peers: true, rid: p.int("rid") ?? 0, data: data, collections: ["peers"])
+                let answer = Self.peersAnswer(caller.sync, rid: p.int("rid") ?? 0, data: data, collections: ["peers"])
                 return .json(.object(answer))
             },
         ]
@@ -45,7 +45,7 @@ public struct SyncController: APIController {
 
     /// A full `torrentPeers` update is the data as it is, `"peers": {}` included (a full `maindata` update
     /// leaves out empty collections: `MainDataSync`).
-    static func answer(_ slot: SyncSlot?, peers: Bool, rid: Int, data: [String: JSONValue], collections: Set<String>) -> [String: JSONValue] {
+    static func peersAnswer(_ slot: SyncSlot?, rid: Int, data: [String: JSONValue], collections: Set<String>) -> [String: JSONValue] {
         guard let slot else {
             var fresh = SyncState()
             return fresh.answer(rid: 0, data: data, collections: collections, dropEmptyInFull: false)
