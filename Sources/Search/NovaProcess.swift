@@ -14,6 +14,10 @@ final class NovaProcess: @unchecked Sendable {
     }
 
     private let process = Process()
+    /// Held from the creation of a child's pipes until it is spawned. Foundation's pipes (and the socket it watches
+    /// a child's exit on) are not close-on-exec, so a child spawned by another thread in between inherited them and
+    /// held them open: a plugin that had exited was then seen to end only when a sibling (one that hangs) was killed.
+    private static let spawnLock = Mutex(())
     /// Why it was ended, when something ended it (the first reason wins).
     private let ending = Mutex<Ending?>(nil)
 
@@ -25,12 +29,19 @@ final class NovaProcess: @unchecked Sendable {
 
     /// Runs to the end, handing the complete stdout lines of each read to `onLines` (on a reader thread, in order).
     func run(timeout: Duration, maxOutput: Int, onLines: @escaping @Sendable ([Substring]) -> Void) async -> Ending {
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
         let exited = AsyncStream<Void>.makeStream()
         process.terminationHandler = { _ in exited.continuation.finish() }
-        do { try process.run() } catch { return .failed("could not start \(process.executableURL?.path ?? "python"): \(error)") }
+        let spawned = Self.spawnLock.withLock { _ -> Result<(out: Pipe, err: Pipe), any Error> in
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            return Result { try process.run() }.map { (out, err) }
+        }
+        let out: Pipe, err: Pipe
+        switch spawned {
+        case .success(let pipes): (out, err) = pipes
+        case .failure(let error): return .failed("could not start \(process.executableURL?.path ?? "python"): \(error)")
+        }
         let stderrTail = StderrTail(err.fileHandleForReading)
         let reading = readLines(out.fileHandleForReading, maxOutput: maxOutput, onLines: onLines)
         let watchdog = Task {
