@@ -53,18 +53,18 @@ public actor ServerSettings {
     public func double(_ key: String) -> Double { value(key)?.doubleValue ?? 0 }
     public func string(_ key: String) -> String { value(key)?.stringValue ?? "" }
 
-    /// The default save path (always inside the download root).
+    /// The default save path (inside the allowed folders when paths are confined).
     public var defaultSavePath: String { (try? paths.savePath(string("save_path"))) ?? paths.downloadRoot }
 
     /// Where incomplete torrents download, when the temp path is on.
     public var tempPath: String? {
         guard bool("temp_path_enabled") else { return nil }
-        return try? paths.savePath(string("temp_path"))
+        return try? paths.savePath(string("temp_path"), relativeTo: defaultSavePath)
     }
 
     /// Checks and stores changes from `app/setPreferences`: unknown keys and values of the wrong type are
-    /// ignored, as qBittorrent ignores them; paths must stay inside the download root. Returns the keys that
-    /// actually changed.
+    /// ignored, as qBittorrent ignores them; paths must stay inside the allowed folders (when confined). Returns the
+    /// keys that actually changed.
     @discardableResult
     public func update(_ changes: [String: JSONValue]) async throws -> Set<String> {
         var accepted: [String: JSONValue] = [:]

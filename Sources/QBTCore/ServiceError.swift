@@ -4,6 +4,8 @@ public enum ServiceError: Error, Equatable, Sendable {
     case conflict(String)
     /// 400 with this message.
     case invalid(String)
+    /// 403 with this message.
+    case forbidden(String)
     /// 404.
     case notFound
 }

@@ -20,7 +20,7 @@ extension TorrentService {
         guard let category, !category.isEmpty else { return root }
         let configured = categoryTable[category]?.savePath ?? ""
         let wanted = configured.isEmpty ? root + "/" + category : configured
-        return (try? paths.savePath(wanted.hasPrefix("/") ? wanted : root + "/" + wanted)) ?? root
+        return (try? paths.savePath(wanted, relativeTo: root)) ?? root
     }
 
     /// Every category's resolved save path (uploads can land in one).
@@ -30,11 +30,10 @@ extension TorrentService {
         return out
     }
 
-    /// A category's save path must resolve inside the download root.
+    /// A category's path may be anywhere, as in qBittorrent, unless `--allowed-paths` confines it.
     private func checkCategoryPath(_ path: String) async throws {
         guard !path.isEmpty else { return }
-        let root = await settings.defaultSavePath
-        do { _ = try paths.savePath(path.hasPrefix("/") ? path : root + "/" + path) } catch {
+        do { _ = try paths.savePath(path, relativeTo: await settings.defaultSavePath) } catch {
             throw ServiceError.conflict("\(error)")
         }
     }

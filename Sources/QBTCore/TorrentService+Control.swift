@@ -169,19 +169,24 @@ extension TorrentService {
         }
     }
 
-    /// Resolves a client path against the download root and creates it; refusals are 409s.
-    func makeSavePath(_ requested: String) throws -> String {
+    /// Resolves a client path (relative ones under the default save path) and creates it, as qBittorrent's
+    /// `setLocation` (409 `Cannot make save path`) and `setSavePath`/`setDownloadPath` (409 `Cannot create target
+    /// directory`, 403 `Cannot write to directory`) do; outside `--allowed-paths` is a 409 naming the allowed folders.
+    func makeSavePath(_ requested: String, checkingWrites: Bool) async throws -> String {
         let path: String
-        do { path = try paths.savePath(requested) } catch { throw ServiceError.conflict("\(error)") }
-        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
-            throw ServiceError.conflict("Cannot make save path")
+        do { path = try paths.savePath(requested, relativeTo: await settings.defaultSavePath) } catch {
+            throw ServiceError.conflict("\(error)")
         }
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw ServiceError.conflict(checkingWrites ? "Cannot create target directory" : "Cannot make save path")
+        }
+        if checkingWrites, access(path, W_OK) != 0 { throw ServiceError.forbidden("Cannot write to directory") }
         return path
     }
 
     /// Moves the data and turns automatic management off (qBittorrent's `setLocation`).
     public func setLocation(_ ids: [TorrentID], to requested: String) async throws {
-        let path = try makeSavePath(requested)
+        let path = try await makeSavePath(requested, checkingWrites: false)
         for id in known(ids) {
             try await update(id) { $0.savePath = path; $0.autoTMM = false; $0.downloadPath = nil }
             moving.insert(id)
@@ -191,7 +196,7 @@ extension TorrentService {
 
     /// `setSavePath`: like `setLocation`, but automatically managed torrents are left alone.
     public func setSavePath(_ ids: [TorrentID], to requested: String) async throws {
-        let path = try makeSavePath(requested)
+        let path = try await makeSavePath(requested, checkingWrites: true)
         for id in known(ids) where torrents[id]?.record.autoTMM == false {
             let downloading = torrents[id]?.record.downloadPath != nil
             try await update(id) { $0.savePath = path }
@@ -204,7 +209,7 @@ extension TorrentService {
 
     /// `setDownloadPath`: where an incomplete torrent downloads; "" means straight into the save path.
     public func setDownloadPath(_ ids: [TorrentID], to requested: String) async throws {
-        let path = requested.isEmpty ? nil : try makeSavePath(requested)
+        let path = requested.isEmpty ? nil : try await makeSavePath(requested, checkingWrites: true)
         for id in known(ids) where torrents[id]?.record.autoTMM == false {
             guard let view = view(id), !view.status.isFinished else { continue }
             try await update(id) { $0.downloadPath = path }

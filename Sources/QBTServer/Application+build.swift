@@ -30,7 +30,7 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> (some ApplicationProtocol, ServerParts) {
     let paths = try ServerPaths(dataDirectory: config.dataDirectory, downloadRoot: config.downloadDirectory,
-                                uploadsDirectory: config.uploadsDirectory)
+                                uploadsDirectory: config.uploadsDirectory, allowedPaths: config.allowedPaths)
     let store = try Store(path: paths.databasePath)
     let credentials = try await Credentials(store: store)
     let outcome = try await credentials.prepare(username: config.username, password: config.password)
@@ -52,7 +52,7 @@ public func buildApplication(
     let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,
                                          log: config.eventLog, timeout: config.searchTimeout)
 
-    var uploadSettings = UploadConfiguration(uploadsDirectory: paths.uploadsDirectory, roots: paths.roots)
+    var uploadSettings = UploadConfiguration(uploadsDirectory: paths.uploadsDirectory, confinement: paths.confinement)
     uploadSettings.margin = config.uploadMargin
     uploadSettings.maxUploadSize = config.maxUploadSize
     uploadSettings.tusExpiry = TimeInterval(config.uploadExpiry.components.seconds)

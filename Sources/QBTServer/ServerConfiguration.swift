@@ -6,6 +6,8 @@ import TorrentEngine
 public struct ServerConfiguration: Sendable {
     public var dataDirectory: String
     public var downloadDirectory: String?
+    /// `--allowed-paths`: the folders every path a client names must stay in; nil: anywhere (qBittorrent's way).
+    public var allowedPaths: [String]?
     public var host = "127.0.0.1"
     public var port = 8080
     public var username: String?

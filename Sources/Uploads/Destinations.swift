@@ -1,8 +1,9 @@
 import Foundation
 import QBTCore
 
-/// Where an upload may land: the uploads folder, a category's save path, or a `path` inside one of the roots
-/// (after `..` and symlinks are resolved). Nothing else.
+/// Where an upload may land: the uploads folder, a category's save path, or a `path` (relative ones under the
+/// uploads folder or the category's path); under `--allowed-paths` it must stay inside the allowed folders after
+/// `..` and symlinks are resolved.
 public struct Destinations: Sendable {
     public let configuration: UploadConfiguration
     /// The categories' save paths when the request came in (absolute).
@@ -29,8 +30,8 @@ public struct Destinations: Sendable {
             chosen = path.hasPrefix("/") ? path : chosen + "/" + path
         }
         let resolved = ServerPaths.canonical(chosen)  // `..` and symlinks resolved: a symlink cannot lead outside
-        guard ServerPaths.isInside(resolved, configuration.roots) else {
-            throw UploadError.outsideRoots(path ?? chosen)
+        if let roots = configuration.confinement, !ServerPaths.isInside(resolved, roots) {
+            throw UploadError.outsideRoots(path ?? chosen, roots: roots)
         }
         do {
             try FileManager.default.createDirectory(atPath: resolved, withIntermediateDirectories: true)

@@ -139,7 +139,7 @@ public final class FileSink {
             probe = (probe as NSString).deletingLastPathComponent
         }
         guard ServerPaths.isInside(ServerPaths.canonical(probe), [ServerPaths.canonical(directory)]) else {
-            throw UploadError.outsideRoots(parent)
+            throw UploadError.escapes(parent)
         }
         var made: [String] = []
         for dir in missing {

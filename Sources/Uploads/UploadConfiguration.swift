@@ -4,8 +4,8 @@ import Foundation
 public struct UploadConfiguration: Sendable {
     /// Where uploads land by default; tus keeps partial uploads under `.tus` in it.
     public var uploadsDirectory: String
-    /// Folders a `path` may point into (the download folder and the uploads folder).
-    public var roots: [String]
+    /// Folders a `path` may point into under `--allowed-paths`; nil: anywhere, as qBittorrent's save paths.
+    public var confinement: [String]?
     /// Free space that must remain after an upload.
     public var margin: Int64 = 200 << 20
     /// The largest single upload; nil for no limit but free space.
@@ -13,9 +13,9 @@ public struct UploadConfiguration: Sendable {
     /// How long an unfinished tus upload lives after its last write.
     public var tusExpiry: TimeInterval = 24 * 3600
 
-    public init(uploadsDirectory: String, roots: [String]) {
+    public init(uploadsDirectory: String, confinement: [String]?) {
         self.uploadsDirectory = uploadsDirectory
-        self.roots = roots
+        self.confinement = confinement
     }
 
     /// The free-space and size check, before a byte is read.

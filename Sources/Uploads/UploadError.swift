@@ -6,7 +6,10 @@ public enum UploadError: Error, CustomStringConvertible, Equatable {
     case tooLarge(limit: Int64)
     case badName(UploadName.Problem)
     case badRequest(String)
-    case outsideRoots(String)
+    /// A `path` outside `--allowed-paths` (409, as save paths are).
+    case outsideRoots(String, roots: [String])
+    /// A name whose sub-folders lead out of the folder it is uploaded to (a symlink inside it).
+    case escapes(String)
     case notFound(String)
     case conflict(String)
     case forbidden(String)
@@ -19,7 +22,8 @@ public enum UploadError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .diskFull: 507
         case .tooLarge: 413
-        case .badName, .badRequest, .outsideRoots: 400
+        case .badName, .badRequest, .escapes: 400
+        case .outsideRoots: 409
         case .notFound: 404
         case .conflict: 409
         case .forbidden: 403
@@ -41,7 +45,9 @@ public enum UploadError: Error, CustomStringConvertible, Equatable {
         case .exceedsLength(let length): "more bytes than the upload's length (\(length))"
         case .checksumMismatch: "Upload-Checksum does not match the data: the chunk was discarded, send it again"
         case .unsupportedChecksum(let name): "unsupported checksum algorithm \(name): use sha1, sha256 or md5"
-        case .outsideRoots(let path): "\(path) is outside the folders uploads may go to (the download and uploads folders)"
+        case .outsideRoots(let path, let roots):
+            "\(path) is outside the folders qbtd may use (\(roots.joined(separator: ", "))); start qbtd with a wider --allowed-paths to use it"
+        case .escapes(let path): "\(path) leads outside the folder the upload goes to"
         case .io(let message): "the server could not write the upload: \(message)"
         }
     }

@@ -77,6 +77,7 @@ public struct APIRouter: Sendable {
             let e: QBitError = switch error {
             case .conflict(let m): .conflict(m)
             case .invalid(let m): .badParams(m)
+            case .forbidden(let m): .accessDenied(m)
             case .notFound: .notFound()
             }
             return Self.error(e, json: action?.jsonErrors ?? false)

@@ -23,8 +23,11 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Data directory: database, fast-resume data, downloads. [QBTD_DATA_DIR] (default: ~/.local/share/qbtd)")
     var dataDir: String?
 
-    @Option(help: "Download directory; every save path must lie inside it. [QBTD_DOWNLOAD_DIR] (default: <data-dir>/downloads)")
+    @Option(help: "Default download directory (the default save path). [QBTD_DOWNLOAD_DIR] (default: <data-dir>/downloads)")
     var downloadDir: String?
+
+    @Option(help: "Confine every path a client names (save paths, categories, uploads, the torrent creator) to these folders, colon-separated; the download and uploads folders are always allowed. [QBTD_ALLOWED_PATHS] (default: any path qbtd can write, as qBittorrent)")
+    var allowedPaths: String?
 
     @Option(help: "Address the WebAPI listens on. [QBTD_HOST] (default: 127.0.0.1)")
     var host: String?
@@ -101,6 +104,11 @@ struct QBTD: AsyncParsableCommand {
         func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
         var config = ServerConfiguration(dataDirectory: dataDir ?? env["QBTD_DATA_DIR"] ?? ServerConfiguration.defaultDataDirectory)
         config.downloadDirectory = downloadDir ?? env["QBTD_DOWNLOAD_DIR"]
+        if let allowed = allowedPaths ?? env["QBTD_ALLOWED_PATHS"] {
+            let dirs = allowed.split(separator: ":").map(String.init).filter { !$0.isEmpty }
+            guard dirs.allSatisfy({ $0.hasPrefix("/") }) else { throw ValidationError("--allowed-paths takes absolute folders, colon-separated") }
+            config.allowedPaths = dirs
+        }
         config.host = host ?? env["QBTD_HOST"] ?? config.host
         if let p = port ?? env["QBTD_PORT"].flatMap({ Int($0) }) {
             guard (0...65535).contains(p) else { throw ValidationError("--port must be 0…65535") }

@@ -46,14 +46,27 @@ final class QBTStateTests: XCTestCase {
         XCTAssertTrue(QBTFilter("whatever").matches(.error, stopped: false, uploadRate: 0))
     }
 
-    func testSavePathsCannotEscapeTheDownloadRoot() throws {
+    func testSavePathsAreAnywhereUnlessConfined() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("paths-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let paths = try ServerPaths(dataDirectory: base)
-        XCTAssertEqual(try paths.savePath(nil), paths.downloadRoot)
+        // By default, as in qBittorrent: any absolute path; relative ones under the base (the default save path).
+        let open = try ServerPaths(dataDirectory: base)
+        XCTAssertNil(open.confinement)
+        XCTAssertEqual(try open.savePath(nil), open.downloadRoot)
+        XCTAssertEqual(try open.savePath("/srv/media/tv"), "/srv/media/tv")
+        XCTAssertEqual(try open.savePath("tv", relativeTo: "/srv/media"), "/srv/media/tv")
+        XCTAssertEqual(try open.savePath(open.downloadRoot + "/a/../b"), open.downloadRoot + "/b")
+        XCTAssertThrowsError(try open.savePath("a\0b"))
+
+        // With --allowed-paths: only those folders (and qbtd's own), after `..` and symlinks.
+        let extra = base + "/media"
+        let paths = try ServerPaths(dataDirectory: base, allowedPaths: [extra])
+        XCTAssertEqual(paths.confinement, [paths.downloadRoot, paths.uploadsDirectory, extra])
         XCTAssertEqual(try paths.savePath("tv/show"), paths.downloadRoot + "/tv/show")
-        XCTAssertEqual(try paths.savePath(paths.downloadRoot + "/a/../b"), paths.downloadRoot + "/b")
-        XCTAssertThrowsError(try paths.savePath("/etc"))
+        XCTAssertEqual(try paths.savePath(extra + "/tv"), extra + "/tv")
+        XCTAssertThrowsError(try paths.savePath("/etc")) { error in
+            XCTAssertTrue("\(error)".contains(extra), "the message names the allowed folders: \(error)")
+        }
         XCTAssertThrowsError(try paths.savePath("../x"))
         XCTAssertThrowsError(try paths.savePath(paths.downloadRoot + "-evil"))
         // A symlink inside the root that points out of it does not open a way out.

@@ -8,8 +8,8 @@ def count(s, q):
     return len(s.get(q.url("torrents/info")).json())
 
 
-def test_bad_input(qbtd_factory, seeder):
-    q = qbtd_factory()
+def test_bad_input(qbtd_factory, seeder, tmp_path):
+    q = qbtd_factory(extra=["--allowed-paths", str(tmp_path / "media")])
     # No cookie: 403 everywhere but login, even for an unknown endpoint (Sonarr's v2 probe relies on it).
     assert requests.get(q.url("app/webapiVersion")).status_code == 403
     assert requests.get(q.url("torrents/info")).status_code == 403
@@ -38,7 +38,7 @@ def test_bad_input(qbtd_factory, seeder):
     # Nothing to add at all: Fails., as qBittorrent answers.
     r = s.post(q.url("torrents/add"), data={"urls": ""})
     assert (r.status_code, r.text) == (200, "Fails.")
-    # A save path outside the download directory.
+    # A save path outside --allowed-paths.
     r = s.post(q.url("torrents/add"), data={"urls": "magnet:?xt=urn:btih:" + "cd" * 20, "savepath": "/etc"})
     assert r.status_code == 400
     r = s.post(q.url("torrents/add"), data={"urls": "magnet:?xt=urn:btih:" + "cd" * 20, "savepath": "../../x"})

@@ -69,7 +69,7 @@ def test_security_headers_and_localhost_bypass(qbtd_factory):
 
 
 def test_paths_cannot_escape(qbtd_factory, seeder, tmp_path):
-    q = qbtd_factory()
+    q = qbtd_factory(extra=["--allowed-paths", str(tmp_path / "media")])
     s = q.session()
     s.post(q.url("torrents/add"), files={"torrents": ("t.torrent", seeder.torrent)}, data={"stopped": "true"})
     files = wait_for(lambda: s.get(q.url("torrents/files"), params={"hash": seeder.id}).json(), 10, what="files")

@@ -24,7 +24,7 @@ public struct TorrentCreatorController: APIController {
                     do { torrentFile = try paths.savePath(requested) } catch { throw QBitError.conflict("\(error)") }
                 }
                 var params = TorrentCreationManager.Params(
-                    sourcePath: ServerPaths.canonical(source.hasPrefix("/") ? source : paths.downloadRoot + "/" + source),
+                    sourcePath: try Self.sourcePath(source, paths),
                     torrentFilePath: torrentFile, startSeeding: p.bool("startSeeding") ?? (torrentFile == nil))
                 params.options.isPrivate = p.bool("private") ?? false
                 params.options.format = switch p["format"]?.lowercased() {
@@ -101,5 +101,11 @@ public struct TorrentCreatorController: APIController {
         case .queued: break
         }
         return .object(o)
+    }
+
+    /// The folder or file to make a torrent of: anywhere, as in qBittorrent, unless `--allowed-paths` confines it
+    /// (a torrent of a file is a way to read it).
+    static func sourcePath(_ source: String, _ paths: ServerPaths) throws -> String {
+        do { return try paths.savePath(source) } catch { throw QBitError.conflict("\(error)") }
     }
 }

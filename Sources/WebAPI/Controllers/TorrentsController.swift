@@ -186,8 +186,10 @@ public struct TorrentsController: APIController {
 
     func add(_ p: Parameters) async throws -> APIReply {
         var options = AddOptions()
-        do { options.savePath = try p["savepath"].map { try service.paths.savePath($0.trimmingCharacters(in: .whitespaces)) } } catch {
-            throw QBitError.badParams("\(error)")
+        if let requested = p["savepath"]?.trimmingCharacters(in: .whitespaces), !requested.isEmpty {
+            do { options.savePath = try service.paths.savePath(requested, relativeTo: await service.settings.defaultSavePath) } catch {
+                throw QBitError.badParams("\(error)")
+            }
         }
         options.category = p["category"]?.trimmingCharacters(in: .whitespaces)
         if let category = options.category, !category.isEmpty, !TorrentService.validCategory(category) {
