@@ -3,6 +3,8 @@
 #include "qbt_libtorrent.h"
 #include "shim_strings.h"
 
+#include <cstring>
+
 #include <libtorrent/add_torrent_params.hpp>
 #include <libtorrent/alert_types.hpp>
 #include <libtorrent/bencode.hpp>
@@ -1190,12 +1192,39 @@ bool qbt_ban_ip(qbt_session *session, const char *ip) {
     }
 }
 
-void qbt_clear_bans(qbt_session *session) {
+void qbt_reset_peers_all(qbt_session *session) {
     try {
-        std::lock_guard<std::mutex> lock(session->mutex);
-        session->filter = lt::ip_filter();
-        session->session.set_ip_filter(session->filter);
+        std::vector<lt::torrent_handle> all;
+        {
+            std::lock_guard<std::mutex> lock(session->mutex);
+            for (auto &entry : session->handles) all.push_back(entry.second);
+        }
+        for (auto &h : all) {
+            if (!h.is_valid()) continue;
+            h.clear_peers();
+            h.force_reannounce(0, -1, lt::torrent_handle::ignore_min_interval);
+        }
     } catch (...) {
+    }
+}
+
+bool qbt_set_ip_filter(qbt_session *session, const uint32_t *v4, size_t v4_count, const uint8_t *v6, size_t v6_count) {
+    try {
+        lt::ip_filter filter;
+        for (size_t i = 0; i < v4_count; ++i)
+            filter.add_rule(lt::address_v4(v4[2 * i]), lt::address_v4(v4[2 * i + 1]), lt::ip_filter::blocked);
+        for (size_t i = 0; i < v6_count; ++i) {
+            lt::address_v6::bytes_type first, last;
+            std::memcpy(first.data(), v6 + 32 * i, 16);
+            std::memcpy(last.data(), v6 + 32 * i + 16, 16);
+            filter.add_rule(lt::address_v6(first), lt::address_v6(last), lt::ip_filter::blocked);
+        }
+        std::lock_guard<std::mutex> lock(session->mutex);
+        session->filter = std::move(filter);
+        session->session.set_ip_filter(session->filter);
+        return true;
+    } catch (...) {
+        return false;
     }
 }
 

@@ -68,6 +68,8 @@ public actor ServerSettings {
     @discardableResult
     public func update(_ changes: [String: JSONValue]) async throws -> Set<String> {
         var accepted: [String: JSONValue] = [:]
+        var changes = changes
+        Self.translate4x(&changes)
         for (key, raw) in changes {
             guard let current = defaults[key], let value = Self.coerce(raw, like: current) else { continue }
             if ["save_path", "temp_path"].contains(key) {
@@ -93,6 +95,28 @@ public actor ServerSettings {
         try await store.setPreferences([Self.alternativeSpeedKey: on])
         stored[Self.alternativeSpeedKey] = .bool(on)
         alternativeSpeed = on
+    }
+
+    /// qBittorrent 4.x's proxy keys in 5.x terms: `proxy_type` 0…5 (None, HTTP, SOCKS5, HTTP with a password,
+    /// SOCKS5 with a password, SOCKS4; -1 also None), and `proxy_torrents_only` (the proxy for nothing but torrents).
+    static func translate4x(_ changes: inout [String: JSONValue]) {
+        if case .int(let n)? = changes["proxy_type"] {
+            let (name, auth): (String, Bool?) = switch n {
+            case 1: ("HTTP", false)
+            case 2: ("SOCKS5", false)
+            case 3: ("HTTP", true)
+            case 4: ("SOCKS5", true)
+            case 5: ("SOCKS4", false)
+            default: ("None", nil)
+            }
+            changes["proxy_type"] = .string(name)
+            if let auth, changes["proxy_auth_enabled"] == nil { changes["proxy_auth_enabled"] = .bool(auth) }
+        }
+        if let only = changes.removeValue(forKey: "proxy_torrents_only")?.boolValue {
+            changes["proxy_bittorrent"] = changes["proxy_bittorrent"] ?? .bool(true)
+            changes["proxy_rss"] = changes["proxy_rss"] ?? .bool(!only)
+            changes["proxy_misc"] = changes["proxy_misc"] ?? .bool(!only)
+        }
     }
 
     /// A value of the default's type, or nil; numbers convert between int and double as JSON allows.
@@ -141,12 +165,59 @@ public actor ServerSettings {
         s.rateLimitUTP = bool("limit_utp_rate")
         s.rateLimitIPOverhead = bool("limit_tcp_overhead")
         s.rateLimitLAN = bool("limit_lan_peers")
-        let port = int("listen_port")
-        if (1...65535).contains(port) { s.listenInterfaces = "0.0.0.0:\(port),[::]:\(port)" }
-        if let peerListen = overrides.peerListen { s.listenInterfaces = Self.listenInterfaces(peerListen) }
+        var port = int("listen_port")
+        if (1...65535).contains(port) { s.listenInterfaces = "0.0.0.0:\(port),[::]:\(port)" } else { port = 6881 }
+        if let peerListen = overrides.peerListen {
+            s.listenInterfaces = Self.listenInterfaces(peerListen)
+            port = peerListen.split(separator: ":").last.flatMap { Int($0) } ?? port
+        }
+        // The interface binding narrows whatever the listen address was to the interface (the port is kept).
+        if let binding = networkBinding(port: port) {
+            s.listenInterfaces = binding.listenInterfaces
+            s.outgoingInterfaces = binding.outgoingInterfaces
+        }
+        s.proxy = proxy(for: .bittorrent)
+        s.ipFilterTrackers = bool("ip_filter_enabled") && bool("ip_filter_trackers")
         if !overrides.discovery { s.disableDiscovery() }
         if !overrides.utp { s.utp = false; s.tcp = true }
         return s
+    }
+
+    /// The interface binding, when `current_network_interface` or `current_interface_address` is set.
+    public func networkBinding(port: Int = 0) -> NetworkBinding? {
+        let name = string("current_network_interface"), address = string("current_interface_address")
+        guard !name.isEmpty || !address.isEmpty else { return nil }
+        return NetworkBinding.make(interface: name, address: address, port: port, interfaces: NetworkInterfaces.all())
+    }
+
+    /// What a proxy serves in qBittorrent: BitTorrent (peers and trackers), RSS, and everything else qbtd fetches
+    /// (.torrent URLs, search plugins and their installs, Torznab).
+    public enum ProxyUse: Sendable { case bittorrent, rss, misc }
+
+    /// The proxy for one use, or `.none` when the type is None or that use is switched off.
+    public func proxy(for use: ProxyUse) -> EngineSettings.Proxy {
+        var p = EngineSettings.Proxy()
+        let wanted = switch use {
+        case .bittorrent: bool("proxy_bittorrent")
+        case .rss: bool("proxy_rss")
+        case .misc: bool("proxy_misc")
+        }
+        guard wanted else { return p }
+        switch string("proxy_type").uppercased() {
+        case "SOCKS4": p.kind = .socks4
+        case "SOCKS5": p.kind = .socks5
+        case "HTTP": p.kind = .http
+        default: return p
+        }
+        p.host = string("proxy_ip")
+        p.port = int("proxy_port")
+        if bool("proxy_auth_enabled"), p.kind != .socks4 {
+            p.user = string("proxy_username")
+            p.password = string("proxy_password")
+        }
+        p.peerConnections = bool("proxy_peer_connections")
+        p.hostnameLookup = bool("proxy_hostname_lookup")
+        return p
     }
 
     /// `HOST:PORT` to libtorrent's form; `0.0.0.0` also opens `[::]`.

@@ -12,6 +12,10 @@ extension TorrentService {
         let changed = try await settings.update(changes)
         guard !changed.isEmpty else { return [] }
         try await engine.apply(await settings.engineSettings())
+        if !changed.isDisjoint(with: ["current_network_interface", "current_interface_address", "listen_port"]) {
+            await logNetworkBinding()
+        }
+        if !changed.isDisjoint(with: Self.routeKeys) { await engine.resetPeers() }
         queueingEnabled = await settings.bool("queueing_enabled")
         shareLimits = await ShareLimits(settings)
         if !changed.isDisjoint(with: ["max_connec_per_torrent", "max_uploads_per_torrent"]) {
@@ -19,11 +23,29 @@ extension TorrentService {
             let uploads = await settings.int("max_uploads_per_torrent")
             for id in torrents.keys { try? await engine.setConnectionLimits(id, connections: connections, uploads: uploads) }
         }
-        if changed.contains("banned_IPs") { await applyBans() }
+        if !changed.isDisjoint(with: Self.ipFilterKeys) {
+            await applyIPFilter(reload: !changed.isDisjoint(with: ["ip_filter_enabled", "ip_filter_path"]))
+        }
         if changed.contains("save_path") {
             for (id, stored) in torrents where stored.record.autoTMM { try await relocateManaged(id) }
         }
         return changed
+    }
+
+    /// Preferences that change the way to peers: after them, peers that failed by the old way are tried anew.
+    static let routeKeys: Set<String> = [
+        "current_network_interface", "current_interface_address", "proxy_type", "proxy_ip", "proxy_port",
+        "proxy_auth_enabled", "proxy_username", "proxy_password", "proxy_peer_connections", "proxy_bittorrent",
+        "proxy_hostname_lookup",
+    ]
+
+    /// Says where peers are listened for and connected from, and what is wrong with the binding.
+    func logNetworkBinding() async {
+        let engineSettings = await settings.engineSettings()
+        if let problem = await settings.networkBinding()?.problem { log.add(problem, kind: .critical) }
+        log.add("Trying to listen on the following list of IP addresses: \"\(engineSettings.listenInterfaces)\""
+                + (engineSettings.outgoingInterfaces.isEmpty ? "" : "; outgoing connections bound to \"\(engineSettings.outgoingInterfaces)\""),
+                kind: .info)
     }
 
     /// Switches between the normal and the alternative global limits.
@@ -170,12 +192,6 @@ extension TorrentService {
         }
         if !banned.isEmpty { _ = try? await settings.update(["banned_IPs": .string(list.sorted().joined(separator: "\n"))]) }
         return banned
-    }
-
-    /// Makes the engine's filter hold exactly the stored bans.
-    func applyBans() async {
-        await engine.clearBans()
-        for ip in await bannedIPs { _ = await engine.ban(ip: ip) }
     }
 
     /// `1.2.3.4:5` → `1.2.3.4`, `[::1]:5` → `::1`; a bare address stays as it is.

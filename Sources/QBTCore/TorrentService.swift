@@ -34,6 +34,8 @@ public actor TorrentService {
     var allTime = AllTime()
     /// Content layouts waiting for a magnet's metadata.
     var pendingLayouts: [TorrentID: ContentLayout] = [:]
+    /// The last IP filter file read well (kept when a later one cannot be read).
+    var filterFileRules: IPFilterRules?
     private var tasks: [Task<Void, Never>] = []
 
     /// Opens the engine over the store and brings back every stored torrent.
@@ -64,8 +66,9 @@ public actor TorrentService {
         tasks.append(Task { [weak self] in
             for await event in events { await self?.handle(event) }
         })
+        await logNetworkBinding()
+        await applyIPFilter(reload: true)  // before any torrent is back: no blocked peer gets a connection
         try await restore()
-        await applyBans()
         await loadStatistics()
         shareLimits = await ShareLimits(settings)
         tasks.append(Task { [weak self] in

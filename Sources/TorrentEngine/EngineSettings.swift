@@ -2,6 +2,11 @@
 public struct EngineSettings: Sendable, Equatable {
     /// libtorrent's `listen_interfaces`, e.g. `127.0.0.1:6881` or `0.0.0.0:6881,[::]:6881`.
     public var listenInterfaces: String = "0.0.0.0:6881,[::]:6881"
+    /// libtorrent's `outgoing_interfaces`: interface names or addresses outgoing sockets are bound to; "" = any.
+    public var outgoingInterfaces = ""
+    public var proxy = Proxy()
+    /// Whether the IP filter also holds trackers (qBittorrent's `ip_filter_trackers`).
+    public var ipFilterTrackers = false
     public var dht = true
     public var lsd = true
     public var pex = true
@@ -33,6 +38,31 @@ public struct EngineSettings: Sendable, Equatable {
 
     public init() {}
 
+    /// The proxy libtorrent's peer and tracker connections go through (qBittorrent applies it only with
+    /// `proxy_bittorrent`; with `proxy_peer_connections` off, peers connect directly).
+    public struct Proxy: Sendable, Equatable {
+        public enum Kind: String, Sendable { case none, socks4, socks5, http }
+        public var kind = Kind.none
+        public var host = ""
+        public var port = 8080
+        /// nil: no authentication.
+        public var user: String?
+        public var password = ""
+        public var peerConnections = false
+        public var hostnameLookup = true
+        public init() {}
+
+        /// libtorrent's proxy_type: 0 none, 1 socks4, 2 socks5, 3 socks5_pw, 4 http, 5 http_pw.
+        var type: Int {
+            switch kind {
+            case .none: 0
+            case .socks4: 1
+            case .socks5: user == nil ? 2 : 3
+            case .http: user == nil ? 4 : 5
+            }
+        }
+    }
+
     /// Everything that reaches out on its own (DHT, LSD, PeX, UPnP, NAT-PMP) off.
     public mutating func disableDiscovery() {
         dht = false; lsd = false; pex = false; upnp = false; natpmp = false
@@ -48,6 +78,16 @@ public struct EngineSettings: Sendable, Equatable {
         }
         return [
             ("listen_interfaces", listenInterfaces),
+            ("outgoing_interfaces", outgoingInterfaces),
+            ("proxy_type", String(proxy.type)),
+            ("proxy_hostname", proxy.host),
+            ("proxy_port", String(proxy.port)),
+            ("proxy_username", proxy.user ?? ""),
+            ("proxy_password", proxy.user == nil ? "" : proxy.password),
+            ("proxy_peer_connections", String(proxy.peerConnections)),
+            ("proxy_hostnames", String(proxy.hostnameLookup)),
+            ("proxy_tracker_connections", "true"),
+            ("apply_ip_filter_to_trackers", String(ipFilterTrackers)),
             ("enable_dht", String(dht)),
             ("enable_lsd", String(lsd)),
             ("enable_upnp", String(upnp)),

@@ -235,7 +235,16 @@ extension LibtorrentEngine {
         qbt_punch_hole(path, offset, length)
     }
 
-    public func clearBans() { if !closed { qbt_clear_bans(sessionRaw) } }
+    public func resetPeers() { if !closed { qbt_reset_peers_all(sessionRaw) } }
+
+    public func setIPFilter(_ rules: IPFilterRules) {
+        guard !closed else { return }
+        let v4 = rules.v4.flatMap { [$0.lowerBound, $0.upperBound] }
+        let v6 = rules.v6.flatMap { $0.lowerBound.networkBytes + $0.upperBound.networkBytes }
+        _ = v4.withUnsafeBufferPointer { a in
+            v6.withUnsafeBufferPointer { b in qbt_set_ip_filter(sessionRaw, a.baseAddress, rules.v4.count, b.baseAddress, rules.v6.count) }
+        }
+    }
 
     /// Asks libtorrent for fresh counters and the statuses that changed; they arrive with the next drain.
     func postUpdates() {

@@ -18,6 +18,8 @@ public actor MemoryEngine: TorrentEngine {
     public private(set) var webSeedLists: [TorrentID: [String]] = [:]
     public private(set) var connectedPeers: [TorrentID: [PeerEntry]] = [:]
     public private(set) var banned: Set<String> = []
+    /// The last filter `setIPFilter` set.
+    public private(set) var filter = IPFilterRules()
     public private(set) var resumeRequests = 0
     public nonisolated let listenPort = 6881
 
@@ -272,7 +274,13 @@ public actor MemoryEngine: TorrentEngine {
         return true
     }
 
-    public func clearBans() { banned = [] }
+    public private(set) var peerResets = 0
+    public func resetPeers() { peerResets += 1 }
+
+    public func setIPFilter(_ rules: IPFilterRules) {
+        filter = rules
+        banned = []
+    }
 
     public func saveResumeData(onlyIfModified: Bool) { resumeRequests += 1 }
     public func saveResumeData(_ id: TorrentID) throws { _ = try current(id); resumeRequests += 1 }

@@ -113,9 +113,12 @@ public protocol TorrentEngine: Actor {
     func removeWebSeed(_ id: TorrentID, _ url: String) throws
     func peers(_ id: TorrentID) throws -> [PeerEntry]
 
-    /// Blocks an IP address for every torrent; false if it is not an address.
+    /// Blocks an IP address for every torrent (added to the filter in force); false if it is not an address.
     func ban(ip: String) -> Bool
-    func clearBans()
+    /// Every torrent drops its peers and announces again (the route to peers changed).
+    func resetPeers()
+    /// Replaces the whole IP filter (the filter file's ranges and the bans) with these rules.
+    func setIPFilter(_ rules: IPFilterRules)
 
     /// Asks for fast-resume data; each answer reaches the engine's resume-data handler.
     func saveResumeData(onlyIfModified: Bool)

@@ -325,8 +325,13 @@ qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t
 /// Frees a file's blocks in [offset, offset + length) and keeps its size (fallocate PUNCH_HOLE).
 bool qbt_punch_hole(const char *path, int64_t offset, int64_t length);
 
-/// Lifts every ban.
-void qbt_clear_bans(qbt_session *session);
+/// Every torrent forgets its peers (connections closed, peer list cleared, failure counts gone) and announces
+/// again: after the network binding or the proxy changed, peers that failed by the old route are tried anew.
+void qbt_reset_peers_all(qbt_session *session);
+
+/// Replaces the session's IP filter (bans included) with these blocked ranges: `v4` holds `v4_count` pairs of
+/// [first, last] addresses in host byte order, `v6` holds `v6_count` pairs of 16-byte addresses in network order.
+bool qbt_set_ip_filter(qbt_session *session, const uint32_t *v4, size_t v4_count, const uint8_t *v6, size_t v6_count);
 
 typedef struct {
     int64_t dht_nodes;
