@@ -1,6 +1,6 @@
 # The two commands of the README. Both install what they need on Debian 12 when it is missing.
 SHELL := /bin/bash
-APT_RUN  := libtorrent-rasterbar-dev libsqlite3-dev libssl-dev libmpg123-dev pkg-config
+APT_RUN  := libtorrent-rasterbar-dev libsqlite3-dev libssl-dev libmpg123-dev libcurl4-openssl-dev pkg-config
 # qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates; ffmpeg
 # makes and plays test media; lame encodes the test MP3s.
 APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame

@@ -35,14 +35,18 @@ let package = Package(
             linkerSettings: [.linkedLibrary("torrent-rasterbar"), .linkedLibrary("ssl"), .linkedLibrary("crypto"),
                              .linkedLibrary("mpg123")]
         ),
+        // qbtd's own HTTP GETs (.torrent URLs, plugin installs, Torznab) through libcurl, which takes every proxy kind
+        // qBittorrent's settings name (URLSession on Linux takes none); C, because libcurl's setters are variadic.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "HTTPFetch", dependencies: ["CCurl"]),
         .target(name: "TorrentEngine", dependencies: ["CLibtorrent", .product(name: "Logging", package: "swift-log"),
                                                       .product(name: "HashTreeCollections", package: "swift-collections")]),
         .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
-        .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", .product(name: "Logging", package: "swift-log"),
+        .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log"),
                                                 .product(name: "HashTreeCollections", package: "swift-collections")]),
         // qBittorrent's search: nova3 Python plugins run as supervised child processes, Torznab indexers, jobs.
-        .target(name: "Search", dependencies: ["QBTCore", "Store"]),
+        .target(name: "Search", dependencies: ["QBTCore", "Store", "HTTPFetch"]),
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
         .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine"]),
         // The MP3 library served as HLS: scanning, frame indexes, segments, keys.
@@ -52,7 +56,7 @@ let package = Package(
         .target(
             name: "WebAPI",
             dependencies: [
-                "QBTCore", "Search", "Streaming", "Uploads", "Music", .product(name: "Hummingbird", package: "hummingbird"),
+                "QBTCore", "Search", "Streaming", "Uploads", "Music", "HTTPFetch", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
             ]

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPFetch
 import Store
 import TorrentEngine
 
@@ -218,6 +219,35 @@ public actor ServerSettings {
         p.peerConnections = bool("proxy_peer_connections")
         p.hostnameLookup = bool("proxy_hostname_lookup")
         return p
+    }
+
+    /// How qbtd's own HTTP requests for `use` leave: qBittorrent sends them through an HTTP or SOCKS5 proxy (never
+    /// SOCKS4) when that use is switched on; names are resolved by a SOCKS5 proxy with `proxy_hostname_lookup`.
+    public func fetchRoute(for use: ProxyUse) -> FetchRoute {
+        let p = proxy(for: use)
+        let host = p.host.contains(":") ? "[\(p.host)]" : p.host
+        let scheme: String
+        switch p.kind {
+        case .http: scheme = "http"
+        case .socks5: scheme = p.hostnameLookup ? "socks5h" : "socks5"
+        case .none, .socks4: return .direct
+        }
+        return FetchRoute(proxyURL: "\(scheme)://\(host):\(p.port)", username: p.user, password: p.user == nil ? nil : p.password)
+    }
+
+    /// The proxy variables qBittorrent hands its search plugins: `http_proxy`/`https_proxy` for an HTTP proxy,
+    /// `sock_proxy` (`[user:password@]host:port`) for SOCKS5; empty otherwise.
+    public func pluginProxyEnvironment() -> [String: String] {
+        let p = proxy(for: .misc)
+        let credentials = p.user.map { "\($0):\(p.password)@" } ?? ""
+        let address = "\(credentials)\(p.host.contains(":") ? "[\(p.host)]" : p.host):\(p.port)"
+        var env = ["http_proxy": "", "https_proxy": "", "sock_proxy": ""]
+        switch p.kind {
+        case .http: env["http_proxy"] = "http://" + address; env["https_proxy"] = "http://" + address
+        case .socks5: env["sock_proxy"] = address
+        case .none, .socks4: break
+        }
+        return env
     }
 
     /// `HOST:PORT` to libtorrent's form; `0.0.0.0` also opens `[::]`.

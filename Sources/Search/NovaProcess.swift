@@ -21,9 +21,13 @@ final class NovaProcess: @unchecked Sendable {
     /// Why it was ended, when something ended it (the first reason wins).
     private let ending = Mutex<Ending?>(nil)
 
-    init(python: String, script: String, arguments: [String]) {
+    /// `environment` is laid over qbtd's own (the proxy variables qBittorrent gives its plugins).
+    init(python: String, script: String, arguments: [String], environment: [String: String] = [:]) {
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-I", script] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardInput = FileHandle.nullDevice
     }
 

@@ -59,11 +59,59 @@ enum NovaScripts {
     import html
     import os
     import re
+    import socket
     import tempfile
     import urllib.request
 
     user_agent = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0"
     headers = {"User-Agent": user_agent}
+
+
+    def _recv(sock, n):
+        data = b""
+        while len(data) < n:
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise OSError("the SOCKS5 proxy closed the connection")
+            data += chunk
+        return data
+
+
+    def _socks5_route(proxy):
+        """qBittorrent's `sock_proxy` (`[user:password@]host:port`): every connection a plugin opens goes through
+        the SOCKS5 proxy, names resolved by the proxy."""
+        credentials, _, address = proxy.rpartition("@")
+        user, _, password = credentials.partition(":")
+        host, _, port = address.rpartition(":")
+        host = host.strip("[]")
+        direct = socket.create_connection
+
+        def connect(target, timeout=socket._GLOBAL_DEFAULT_TIMEOUT, source_address=None, **kwargs):
+            sock = direct((host, int(port)), timeout)
+            try:
+                sock.sendall(b"\x05\x01" + (b"\x02" if credentials else b"\x00"))
+                if _recv(sock, 2)[1] == 2:
+                    u, p = user.encode(), password.encode()
+                    sock.sendall(b"\x01" + bytes([len(u)]) + u + bytes([len(p)]) + p)
+                    if _recv(sock, 2)[1] != 0:
+                        raise OSError("the SOCKS5 proxy refused the user name or password")
+                name = str(target[0]).encode("idna")
+                sock.sendall(b"\x05\x01\x00\x03" + bytes([len(name)]) + name + int(target[1]).to_bytes(2, "big"))
+                reply = _recv(sock, 4)
+                if reply[1] != 0:
+                    raise OSError("the SOCKS5 proxy could not connect (code %d)" % reply[1])
+                _recv(sock, {1: 4, 4: 16}.get(reply[3], 0) or _recv(sock, 1)[0])
+                _recv(sock, 2)
+                return sock
+            except BaseException:
+                sock.close()
+                raise
+
+        socket.create_connection = connect
+
+
+    if os.environ.get("sock_proxy"):
+        _socks5_route(os.environ["sock_proxy"])
 
 
     def htmlentitydecode(s):

@@ -1,8 +1,6 @@
 import Foundation
 import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTPFetch
 import QBTCore
 import Store
 
@@ -52,7 +50,7 @@ extension SearchService {
         if scheme == "http" || scheme == "https" {
             guard let url else { throw InstallError.format }
             fileName = url.lastPathComponent
-            data = try await Self.download(url)
+            data = try await download(url)
         } else {
             let path = scheme == "file" ? (url?.path ?? "") : source
             fileName = (path as NSString).lastPathComponent
@@ -107,16 +105,13 @@ extension SearchService {
                          categories: info.categories.filter { SearchCategory.all.contains($0) }.sorted())
     }
 
-    static func download(_ url: URL) async throws -> Data {
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
-        return try await withCheckedThrowingContinuation { continuation in
-            session.dataTask(with: URLRequest(url: url, timeoutInterval: 30)) { data, response, error in
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                if let error { continuation.resume(throwing: InstallError.download(error.localizedDescription)) }
-                else if !(200..<300).contains(status) { continuation.resume(throwing: InstallError.download("HTTP \(status)")) }
-                else { continuation.resume(returning: data ?? Data()) }
-            }.resume()
+    /// A plugin file from a URL, by the route `proxy_misc` chooses.
+    func download(_ url: URL) async throws -> Data {
+        do {
+            return Data(try await HTTPFetch.get(url.absoluteString, route: await torrents.settings.fetchRoute(for: .misc),
+                                                timeout: 30, maxBytes: 16 << 20))
+        } catch {
+            throw InstallError.download("\(error)")
         }
     }
 
@@ -171,7 +166,7 @@ extension SearchService {
         var updated = 0
         for plugin in plugins.values where plugin.kind == .nova3 {
             guard let source = plugin.source, let url = URL(string: source),
-                  let data = try? await Self.download(url),
+                  let data = try? await download(url),
                   Self.compare(plugin.version, Self.version(of: data)) == .orderedAscending else { continue }
             if (try? await install(source: source)) != nil { updated += 1 }
         }

@@ -83,20 +83,23 @@ public actor SearchService {
         let words = pattern.split(separator: " ").map(String.init)
         // qBittorrent names a result's engine by its site url: the first installed plugin with that url.
         let urls = plugins.values.filter { $0.kind == .nova3 }.sorted { $0.name < $1.name }.map { ($0.url, $0.name) }
+        let route = await torrents.settings.fetchRoute(for: .misc)
+        let proxyEnvironment = await torrents.settings.pluginProxyEnvironment()
         for plugin in chosen {
             switch plugin.kind {
             case .nova3:
                 guard let python else { continue }
                 job.launch { [novaDirectory, timeout, maxOutput, log] in
                     await Self.runNova(plugin, python: python, novaDirectory: novaDirectory, category: category, words: words,
-                                       job: job, engineNames: urls, timeout: timeout, maxOutput: maxOutput, log: log)
+                                       job: job, engineNames: urls, environment: proxyEnvironment, timeout: timeout,
+                                       maxOutput: maxOutput, log: log)
                 }
             case .torznab:
                 job.launch { [timeout, log] in
                     do {
                         let found = try await Torznab.search(
                             base: plugin.url, apiKey: plugin.apiKey ?? "", query: pattern, category: category,
-                            engine: plugin.name, siteURL: plugin.url, timeout: TimeInterval(timeout.components.seconds))
+                            engine: plugin.name, siteURL: plugin.url, route: route, timeout: Int(timeout.components.seconds))
                         job.append(found)
                     } catch {
                         log.add("Search plugin '\(plugin.name)' failed: \(error)", kind: .warning)
@@ -124,10 +127,11 @@ public actor SearchService {
 
     /// One nova3 engine in its own process; good lines become results, the rest is counted and logged.
     static func runNova(_ plugin: SearchPluginRecord, python: String, novaDirectory: String, category: String,
-                        words: [String], job: SearchJob, engineNames: [(url: String, name: String)], timeout: Duration,
+                        words: [String], job: SearchJob, engineNames: [(url: String, name: String)],
+                        environment: [String: String], timeout: Duration,
                         maxOutput: Int, log: EventLog) async {
         let run = NovaProcess(python: python, script: novaDirectory + "/qbtd_run.py",
-                              arguments: [plugin.name, category] + words)
+                              arguments: [plugin.name, category] + words, environment: environment)
         guard job.track(run) else { return }
         let malformed = Counter()
         let ending = await run.run(timeout: timeout, maxOutput: maxOutput) { lines in

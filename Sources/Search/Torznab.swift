@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTPFetch
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -41,25 +39,23 @@ public enum Torznab {
         }
     }
 
-    /// Queries one indexer; the results carry `engine` as their engine name and `siteURL`.
+    /// Queries one indexer by `route` (`proxy_misc`); the results carry `engine` as their engine name and `siteURL`.
     public static func search(base: String, apiKey: String, query: String, category: String, engine: String,
-                              siteURL: String, timeout: TimeInterval) async throws -> [SearchResult] {
+                              siteURL: String, route: FetchRoute, timeout: Int) async throws -> [SearchResult] {
         guard let url = searchURL(base: base, apiKey: apiKey, query: query, category: category),
               ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { throw Failure.badURL }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, status): (Data, Int) = try await withCheckedThrowingContinuation { continuation in
-            session.dataTask(with: URLRequest(url: url, timeoutInterval: timeout)) { data, response, error in
-                if let error { continuation.resume(throwing: Failure.transport("\(error.localizedDescription)")) }
-                else { continuation.resume(returning: (data ?? Data(), (response as? HTTPURLResponse)?.statusCode ?? 0)) }
-            }.resume()
+        let data: [UInt8]
+        do {
+            data = try await HTTPFetch.get(url.absoluteString, route: route, timeout: timeout, maxBytes: 16 << 20)
+        } catch let failure as HTTPFetch.Failure {
+            switch failure {
+            case .status(let code): throw Failure.status(code)
+            case .tooLarge: throw Failure.tooLarge
+            case .notHTTP: throw Failure.badURL
+            case .transport(let message): throw Failure.transport(message)
+            }
         }
-        guard (200..<300).contains(status) else { throw Failure.status(status) }
-        guard data.count <= 16 << 20 else { throw Failure.tooLarge }
-        return try parse(data, engine: engine, siteURL: siteURL)
+        return try parse(Data(data), engine: engine, siteURL: siteURL)
     }
 
     /// The `<item>`s of a Torznab RSS answer; an `<error code description>` answer throws.

@@ -139,3 +139,84 @@ def test_banned_ips_on_top_of_the_filter(qbtd_factory, seeder):
     stays_empty(s, q, seeder, 5)
     prefs(s, q, banned_IPs="")
     completes(s, q, seeder, q.data_dir / "downloads", "the download once the ban is lifted")
+
+
+class TorrentSite:
+    """A loopback web server handing out one .torrent at /t.torrent."""
+
+    def __init__(self, body):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-bittorrent")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/t.torrent"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_torrent_urls_go_through_the_proxy_for_misc(qbtd_factory, seeder):
+    from net_fixtures import HttpProxy
+    site = TorrentSite(seeder.torrent)
+    try:
+        with HttpProxy(username="bob", password="pa:ss") as proxy, Socks5Proxy() as socks:
+            q = qbtd_factory()
+            s = q.session()
+            # An HTTP proxy with a password, for "misc" fetches only: the .torrent URL goes through it.
+            prefs(s, q, proxy_type="HTTP", proxy_ip="127.0.0.1", proxy_port=proxy.port, proxy_auth_enabled=True,
+                  proxy_username="bob", proxy_password="pa:ss", proxy_misc=True, proxy_bittorrent=False)
+            assert s.post(q.url("torrents/add"), data={"urls": site.url, "stopped": "true"}).text == "Ok."
+            wait_for(lambda: s.get(q.url("torrents/info"), params={"hashes": seeder.id}).json(), 15, what="the URL's torrent")
+            assert ("GET", site.url) in proxy.requests and ("bob", "pa:ss") in proxy.auths
+            s.post(q.url("torrents/delete"), data={"hashes": seeder.id, "deleteFiles": "false"})
+            wait_for(lambda: not s.get(q.url("torrents/info")).json(), 15, what="the delete")
+
+            # SOCKS5 with the names resolved by the proxy.
+            prefs(s, q, proxy_type="SOCKS5", proxy_port=socks.port, proxy_auth_enabled=False, proxy_hostname_lookup=True)
+            assert s.post(q.url("torrents/add"), data={"urls": site.url, "stopped": "true"}).text == "Ok."
+            wait_for(lambda: s.get(q.url("torrents/info"), params={"hashes": seeder.id}).json(), 15, what="the torrent via SOCKS5")
+            assert ("127.0.0.1", site.server.server_port) in socks.connects
+            s.post(q.url("torrents/delete"), data={"hashes": seeder.id, "deleteFiles": "false"})
+            wait_for(lambda: not s.get(q.url("torrents/info")).json(), 15, what="the delete")
+
+            # proxy_misc off: direct, the proxy sees nothing more.
+            before = len(socks.connects)
+            prefs(s, q, proxy_misc=False)
+            assert s.post(q.url("torrents/add"), data={"urls": site.url, "stopped": "true"}).text == "Ok."
+            wait_for(lambda: s.get(q.url("torrents/info"), params={"hashes": seeder.id}).json(), 15, what="the direct fetch")
+            assert len(socks.connects) == before
+    finally:
+        site.close()
+
+
+def test_search_plugins_go_through_a_socks5_proxy(qbtd_factory, seeder, tmp_path):
+    from search_fixtures import Site, write_plugin
+    site = Site(results=3, torrent=seeder.torrent)
+    try:
+        with Socks5Proxy(username="carol", password="pw") as socks:
+            q = qbtd_factory()
+            s = q.session()
+            prefs(s, q, proxy_type="SOCKS5", proxy_ip="127.0.0.1", proxy_port=socks.port, proxy_auth_enabled=True,
+                  proxy_username="carol", proxy_password="pw", proxy_misc=True)
+            assert s.post(q.url("search/installPlugin"), data={"sources": str(write_plugin(tmp_path, "viasocks", site.url))}).status_code == 200
+            job = s.post(q.url("search/start"), data={"pattern": "x", "category": "all", "plugins": "viasocks"}).json()["id"]
+            wait_for(lambda: s.get(q.url("search/status"), params={"id": job}).json()[0]["status"] == "Stopped", 30,
+                     what="the search")
+            assert s.get(q.url("search/results"), params={"id": job}).json()["total"] == 3
+            port = int(site.url.rsplit(":", 1)[1].split("/")[0])
+            assert any(p == port for _, p in socks.connects) and ("carol", "pw") in socks.auths
+    finally:
+        site.close()

@@ -227,8 +227,9 @@ public struct TorrentsController: APIController {
         let urls = (p["urls"] ?? "").split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var added = 0
+        let route = urls.isEmpty ? .direct : await service.settings.fetchRoute(for: .misc)
         for url in urls {
-            guard let source = await fetcher.source(for: url) else { continue }
+            guard let source = await fetcher.source(for: url, route: route) else { continue }
             if case .added = await service.add(source, options: options) { added += 1 }
         }
         // The files in one batch: one SQLite transaction, one hop to the engine.

@@ -1,0 +1,57 @@
+#include "qbt_fetch.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static void global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+typedef struct {
+    qbt_fetch_sink sink;
+    void *context;
+} sink_box;
+
+static size_t write_body(char *data, size_t size, size_t count, void *user) {
+    sink_box *box = user;
+    return box->sink(box->context, data, size * count);
+}
+
+long qbt_fetch(const qbt_fetch_request *request, qbt_fetch_sink sink, void *context, char *error, size_t error_size) {
+    pthread_once(&global_once, global_init);
+    CURL *curl = curl_easy_init();
+    if (!curl) {
+        snprintf(error, error_size, "libcurl could not start a transfer");
+        return -1;
+    }
+    char message[CURL_ERROR_SIZE] = {0};
+    sink_box box = {sink, context};
+    curl_easy_setopt(curl, CURLOPT_URL, request->url);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, request->timeout_seconds);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, request->timeout_seconds);
+    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
+    if (request->user_agent) curl_easy_setopt(curl, CURLOPT_USERAGENT, request->user_agent);
+    curl_easy_setopt(curl, CURLOPT_PROXY, request->proxy ? request->proxy : "");
+    if (request->proxy_username) {
+        curl_easy_setopt(curl, CURLOPT_PROXYUSERNAME, request->proxy_username);
+        curl_easy_setopt(curl, CURLOPT_PROXYPASSWORD, request->proxy_password ? request->proxy_password : "");
+    }
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &box);
+    CURLcode code = curl_easy_perform(curl);
+    long status = -1;
+    if (code == CURLE_OK) {
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    } else {
+        snprintf(error, error_size, "%s", message[0] ? message : curl_easy_strerror(code));
+    }
+    curl_easy_cleanup(curl);
+    return status;
+}
