@@ -80,18 +80,20 @@ public enum IPFilterParser {
                       range[range.index(after: dash)...].trimmingCharacters(in: .whitespaces))
     }
 
-    /// `description:first-last`; the description may hold colons, so the range is what follows the last colon
-    /// that leaves a valid range (IPv6 ranges hold colons too).
+    /// `description:first-last`; the description may hold colons and so do IPv6 ranges, so the range is what
+    /// follows the first colon after which both ends read as addresses.
     static func p2pLine(_ line: Substring) -> Line {
-        var cut = line.endIndex
-        while let colon = line[..<cut].lastIndex(of: ":") {
+        var from = line.startIndex
+        while let colon = line[from...].firstIndex(of: ":") {
             let range = line[line.index(after: colon)...]
             if let dash = range.firstIndex(of: "-") {
                 let first = range[..<dash].trimmingCharacters(in: .whitespaces)
                 let last = range[range.index(after: dash)...].trimmingCharacters(in: .whitespaces)
-                if IPv6.v4(first) != nil || IPv6(first) != nil { return .range(first, last) }
+                if IPv6.v4(first) != nil && IPv6.v4(last) != nil || IPv6(first) != nil && IPv6(last) != nil {
+                    return .range(first, last)
+                }
             }
-            cut = colon
+            from = line.index(after: colon)
         }
         return .bad
     }

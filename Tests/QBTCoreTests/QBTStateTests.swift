@@ -90,7 +90,8 @@ final class ServerSettingsTests: XCTestCase {
             "queueing_enabled": .bool(true), "max_active_downloads": .int(2), "encryption": .int(1),
             "unknown_key": .int(1), "max_connec": .string("wrong type"), "save_path": .string("/etc"),
         ])
-        XCTAssertFalse(changed.contains("unknown_key") || changed.contains("max_connec") || changed.contains("save_path"))
+        XCTAssertFalse(changed.contains("unknown_key") || changed.contains("max_connec"))
+        XCTAssertTrue(changed.contains("save_path"), "any absolute path, as in qBittorrent, unless --allowed-paths confines them")
         let s = await settings.engineSettings()
         XCTAssertFalse(s.dht || s.lsd || s.pex || s.upnp || s.natpmp || s.utp)
         XCTAssertEqual(s.downloadRateLimit, 4096)
