@@ -604,8 +604,8 @@ def build_scenario(fast, slow, magnet_hash):
         P("torrents/removeTrackers", params={"hash": F, "urls": "http://127.0.0.1:9/b"}),
         P("torrents/removeTrackers", params={"hash": "0" * 40, "urls": "http://127.0.0.1:9/b"},
           note="unknown hash"),
-        Wait("trackers edited", lambda s: "http://127.0.0.1:9/a2" in
-             [t["url"] for t in s.get("torrents/trackers", hash=F).json()], 10),
+        Wait("trackers edited", lambda s: (lambda urls: "http://127.0.0.1:9/a2" in urls and "http://127.0.0.1:9/b" not in urls)(
+             [t["url"] for t in s.get("torrents/trackers", hash=F).json()]), 10),
         G("torrents/trackers", params={"hash": F}, values=("[].url", "[].tier"), note="after edits"),
         P("torrents/reannounce", params={"hashes": F}),
         # ---- categories and tags

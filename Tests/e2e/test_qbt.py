@@ -282,7 +282,7 @@ def test_make_install_puts_binaries_and_completions_in_place(tmp_path):
 
 
 def test_qbt_upload_resumes_and_seeds(qbtd_factory, tmp_path):
-    q = qbtd_factory()
+    q = qbtd_factory(extra=["--allowed-paths", str(tmp_path / "media")])  # so that --to /etc is refused
     cli = Cli(tmp_path)
     cli.run("login", q.base, env={"QBT_PASSWORD": q.password})
     big = tmp_path / "big.bin"
