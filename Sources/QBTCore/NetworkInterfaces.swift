@@ -26,6 +26,9 @@ public enum NetworkInterfaces {
         return out
     }
 
+    /// An IPv6 address without its zone id (`fe80::1%eth0` → `fe80::1`).
+    static func withoutZone(_ address: String) -> String { address.split(separator: "%").first.map(String.init) ?? address }
+
     public static func names() -> [String] {
         var seen: [String] = []
         // Like Qt's addressEntries(): an interface without an IP address is not listed.
@@ -36,7 +39,7 @@ public enum NetworkInterfaces {
     /// Addresses of one interface, or of all of them for "".
     public static func addresses(of name: String) -> [String] {
         all().filter { name.isEmpty || $0.name == name }.compactMap(\.address)
-            .map { $0.split(separator: "%").first.map(String.init) ?? $0 }  // drop IPv6 zone ids
+            .map(withoutZone)
     }
 }
 
@@ -69,7 +72,7 @@ public struct NetworkBinding: Sendable, Equatable {
             if name.isEmpty {
                 if address.isEmpty { return ["0.0.0.0", "::"] }
                 if anyV4 || anyV6 { return [address] }
-                let found = interfaces.compactMap(\.address).map(Self.withoutZone).filter(matches)
+                let found = interfaces.compactMap(\.address).map(NetworkInterfaces.withoutZone).filter(matches)
                 if found.isEmpty {
                     problem = "Failed to find the configured network address to listen on. Address: \"\(address)\""
                     return [address]
@@ -81,7 +84,7 @@ public struct NetworkBinding: Sendable, Equatable {
                 return [name]
             }
             if address.isEmpty { return [name] }
-            let found = interfaces.filter { $0.name == name }.compactMap(\.address).map(Self.withoutZone).filter(matches)
+            let found = interfaces.filter { $0.name == name }.compactMap(\.address).map(NetworkInterfaces.withoutZone).filter(matches)
             if found.isEmpty {  // bound by name rather than not at all: an empty outgoing list is the default route
                 problem = "The address \(address) is not on the interface \(name); binding to the interface instead"
                 return [name]
@@ -105,7 +108,6 @@ public struct NetworkBinding: Sendable, Equatable {
                               outgoingInterfaces: outgoing.joined(separator: ","), problem: problem)
     }
 
-    static func withoutZone(_ address: String) -> String { address.split(separator: "%").first.map(String.init) ?? address }
 
     static func same(_ a: String, _ b: String) -> Bool {
         if let x = IPv6.v4(a), let y = IPv6.v4(b) { return x == y }

@@ -225,14 +225,13 @@ public actor ServerSettings {
     /// SOCKS4) when that use is switched on; names are resolved by a SOCKS5 proxy with `proxy_hostname_lookup`.
     public func fetchRoute(for use: ProxyUse) -> FetchRoute {
         let p = proxy(for: use)
-        let host = p.host.contains(":") ? "[\(p.host)]" : p.host
         let scheme: String
         switch p.kind {
         case .http: scheme = "http"
         case .socks5: scheme = p.hostnameLookup ? "socks5h" : "socks5"
         case .none, .socks4: return .direct
         }
-        return FetchRoute(proxyURL: "\(scheme)://\(host):\(p.port)", username: p.user, password: p.user == nil ? nil : p.password)
+        return FetchRoute(proxyURL: "\(scheme)://\(p.authority)", username: p.user, password: p.user == nil ? nil : p.password)
     }
 
     /// The proxy variables qBittorrent hands its search plugins: `http_proxy`/`https_proxy` for an HTTP proxy,
@@ -240,7 +239,7 @@ public actor ServerSettings {
     public func pluginProxyEnvironment() -> [String: String] {
         let p = proxy(for: .misc)
         let credentials = p.user.map { "\($0):\(p.password)@" } ?? ""
-        let address = "\(credentials)\(p.host.contains(":") ? "[\(p.host)]" : p.host):\(p.port)"
+        let address = credentials + p.authority
         var env = ["http_proxy": "", "https_proxy": "", "sock_proxy": ""]
         switch p.kind {
         case .http: env["http_proxy"] = "http://" + address; env["https_proxy"] = "http://" + address

@@ -58,7 +58,7 @@ extension SearchService {
             guard let contents = FileManager.default.contents(atPath: path) else { throw InstallError.download("no such file: \(path)") }
             data = contents
         }
-        guard data.count <= 1 << 20 else { throw InstallError.tooLarge }
+        guard data.count <= Self.maxPluginSize else { throw InstallError.tooLarge }
         let name = String(fileName.split(separator: ".", maxSplits: 1).first ?? "")
         guard Self.validName(name) else { throw InstallError.badName(name) }
         guard let python = await python() else { throw InstallError.noPython }
@@ -106,14 +106,19 @@ extension SearchService {
     }
 
     /// A plugin file from a URL, by the route `proxy_misc` chooses.
+    /// Stops at the plugin size limit instead of reading a larger file first.
     func download(_ url: URL) async throws -> Data {
         do {
             return Data(try await HTTPFetch.get(url.absoluteString, route: await torrents.settings.fetchRoute(for: .misc),
-                                                timeout: 30, maxBytes: 16 << 20))
+                                                timeout: 30, maxBytes: Self.maxPluginSize))
+        } catch HTTPFetch.Failure.tooLarge {
+            throw InstallError.tooLarge
         } catch {
             throw InstallError.download("\(error)")
         }
     }
+
+    static let maxPluginSize = 1 << 20
 
     /// A Python module name that is safe as a file name and an argument: `[A-Za-z0-9_]`, not starting with `_`.
     static func validName(_ name: String) -> Bool {

@@ -27,14 +27,11 @@ public enum Torznab {
     }
 
     public enum Failure: Error, CustomStringConvertible {
-        case badURL, status(Int), transport(String), indexer(String), tooLarge
+        case badURL, indexer(String)
         public var description: String {
             switch self {
             case .badURL: "not an http(s) URL"
-            case .status(let code): "HTTP \(code)"
-            case .transport(let message): message
             case .indexer(let message): "indexer error: \(message)"
-            case .tooLarge: "answer over 16 MiB"
             }
         }
     }
@@ -44,17 +41,7 @@ public enum Torznab {
                               siteURL: String, route: FetchRoute, timeout: Int) async throws -> [SearchResult] {
         guard let url = searchURL(base: base, apiKey: apiKey, query: query, category: category),
               ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { throw Failure.badURL }
-        let data: [UInt8]
-        do {
-            data = try await HTTPFetch.get(url.absoluteString, route: route, timeout: timeout, maxBytes: 16 << 20)
-        } catch let failure as HTTPFetch.Failure {
-            switch failure {
-            case .status(let code): throw Failure.status(code)
-            case .tooLarge: throw Failure.tooLarge
-            case .notHTTP: throw Failure.badURL
-            case .transport(let message): throw Failure.transport(message)
-            }
-        }
+        let data = try await HTTPFetch.get(url.absoluteString, route: route, timeout: timeout, maxBytes: 16 << 20)
         return try parse(Data(data), engine: engine, siteURL: siteURL)
     }
 

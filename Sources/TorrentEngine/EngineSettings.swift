@@ -52,6 +52,9 @@ public struct EngineSettings: Sendable, Equatable {
         public var hostnameLookup = true
         public init() {}
 
+        /// `host:port`, an IPv6 host in brackets, as URLs and proxy variables write it.
+        public var authority: String { (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
+
         /// libtorrent's proxy_type: 0 none, 1 socks4, 2 socks5, 3 socks5_pw, 4 http, 5 http_pw.
         var type: Int {
             switch kind {

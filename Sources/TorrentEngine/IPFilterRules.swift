@@ -49,7 +49,8 @@ public struct IPv6: Sendable, Hashable, Comparable {
         guard parts.count == 4 else { return nil }
         var value: UInt32 = 0
         for part in parts {
-            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isASCII), let n = UInt32(part), n <= 255 else { return nil }
+            guard !part.isEmpty, part.count <= 3, part.allSatisfy({ $0.isASCII && $0.isNumber }), let n = UInt32(part), n <= 255
+            else { return nil }
             value = value << 8 | n
         }
         return value

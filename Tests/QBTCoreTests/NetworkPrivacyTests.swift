@@ -277,6 +277,7 @@ final class IPAddressParsingTests: XCTestCase {
         XCTAssertNil(IPv6.v4("1.2.3.4.5"))
         XCTAssertNil(IPv6.v4("1..3.4"))
         XCTAssertNil(IPv6.v4("1.2.3."))
+        XCTAssertNil(IPv6.v4("+1.+2.+3.+4"))  // signs are not digits (UInt32("+1") would read 1)
         XCTAssertNil(IPv6.v4("0001.2.3.4"))
         XCTAssertNil(IPv6.v4(" 1.2.3.4"))
         XCTAssertNil(IPv6.v4("a.b.c.d"))
@@ -482,6 +483,13 @@ final class ProxySettingsTests: XCTestCase {
         return try await ServerSettings(store: try Store(path: paths.databasePath), paths: paths)
     }
 
+    /// The engine settings once these preferences are stored.
+    func engineSettings(after changes: [String: JSONValue]) async throws -> EngineSettings {
+        let settings = try await makeSettings()
+        try await settings.update(changes)
+        return await settings.engineSettings()
+    }
+
     func pack(_ s: EngineSettings) -> [String: String] { Dictionary(s.pack, uniquingKeysWith: { first, _ in first }) }
 
     // MARK: translate4x
@@ -548,13 +556,11 @@ final class ProxySettingsTests: XCTestCase {
     }
 
     func testSOCKS5WithPasswordReachesTheEnginePack() async throws {
-        let settings = try await makeSettings()
-        try await settings.update([
+        let s = try await engineSettings(after: [
             "proxy_type": .string("SOCKS5"), "proxy_ip": .string("10.0.0.2"), "proxy_port": .int(1080),
             "proxy_auth_enabled": .bool(true), "proxy_username": .string("user"), "proxy_password": .string("secret"),
             "proxy_peer_connections": .bool(true), "proxy_hostname_lookup": .bool(false),
         ])
-        let s = await settings.engineSettings()
         XCTAssertEqual(s.proxy.kind, .socks5)
         XCTAssertEqual(s.proxy.host, "10.0.0.2")
         XCTAssertEqual(s.proxy.port, 1080)
@@ -573,12 +579,10 @@ final class ProxySettingsTests: XCTestCase {
     }
 
     func testSOCKS5WithoutAuthCarriesNoCredentials() async throws {
-        let settings = try await makeSettings()
-        try await settings.update([
+        let s = try await engineSettings(after: [
             "proxy_type": .string("SOCKS5"), "proxy_ip": .string("10.0.0.2"), "proxy_port": .int(1080),
             "proxy_auth_enabled": .bool(false), "proxy_username": .string("user"), "proxy_password": .string("secret"),
         ])
-        let s = await settings.engineSettings()
         XCTAssertEqual(s.proxy.kind, .socks5)
         XCTAssertNil(s.proxy.user)
         let p = pack(s)
