@@ -26,6 +26,9 @@ let package = Package(
         // Persistent hash maps (TreeDictionary): snapshots that share structure, so publishing one costs the changes.
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The WebUI's HTTPS (already in the graph through Hummingbird): TLS chosen per connection, switched live.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.2"),
     ],
     targets: [
         // The only C++ in the tree: a thin extern "C" shim over libtorrent-rasterbar, OpenSSL and libmpg123.
@@ -65,16 +68,20 @@ let package = Package(
             name: "QBTServer",
             dependencies: [
                 "WebAPI", "QBTCore", "Uploads", "Music", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .executableTarget(
             name: "qbtd",
             dependencies: ["QBTServer", "QBTCore", "WebAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // The typed client of qBittorrent's WebAPI and qbtd's extensions: Foundation only, no server code.
-        .target(name: "QBTClient"),
+        // The typed client of qBittorrent's WebAPI and qbtd's extensions: no server code. Requests go through
+        // libcurl (HTTPFetch), which can trust a private CA (URLSession on Linux cannot).
+        .target(name: "QBTClient", dependencies: ["HTTPFetch"]),
         .executableTarget(
             name: "qbt",
             dependencies: ["QBTClient", .product(name: "ArgumentParser", package: "swift-argument-parser"),

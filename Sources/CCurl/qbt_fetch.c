@@ -55,3 +55,63 @@ long qbt_fetch(const qbt_fetch_request *request, qbt_fetch_sink sink, void *cont
     curl_easy_cleanup(curl);
     return status;
 }
+
+typedef struct {
+    qbt_fetch_sink sink;
+    void *context;
+} header_box;
+
+static size_t write_header(char *data, size_t size, size_t count, void *user) {
+    header_box *box = user;
+    return box->sink(box->context, data, size * count);
+}
+
+long qbt_exchange(const qbt_exchange_request *request, qbt_fetch_sink header_sink, qbt_fetch_sink body_sink,
+                  void *context, char *error, size_t error_size, int *timed_out) {
+    pthread_once(&global_once, global_init);
+    *timed_out = 0;
+    CURL *curl = curl_easy_init();
+    if (!curl) {
+        snprintf(error, error_size, "libcurl could not start a transfer");
+        return -1;
+    }
+    struct curl_slist *headers = NULL;
+    for (size_t i = 0; i < request->header_count; i++) headers = curl_slist_append(headers, request->headers[i]);
+    headers = curl_slist_append(headers, "Expect:");  // send bodies at once, without waiting for 100-continue
+    char message[CURL_ERROR_SIZE] = {0};
+    sink_box body = {body_sink, context};
+    header_box head = {header_sink, context};
+    curl_easy_setopt(curl, CURLOPT_URL, request->url);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, request->timeout_seconds);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, request->timeout_seconds);
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    if (request->ca_file) curl_easy_setopt(curl, CURLOPT_CAINFO, request->ca_file);
+    if (strcmp(request->method, "HEAD") == 0) {
+        curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    } else if (strcmp(request->method, "GET") != 0) {
+        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request->method);
+    }
+    // A body (or a POST, even an empty one) is sent as is; a GET or HEAD never carries one.
+    if (request->body || strcmp(request->method, "POST") == 0) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_length);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request->body ? (const char *)request->body : "");
+    }
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, write_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &head);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    CURLcode code = curl_easy_perform(curl);
+    long status = -1;
+    if (code == CURLE_OK) {
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    } else {
+        *timed_out = code == CURLE_OPERATION_TIMEDOUT;
+        snprintf(error, error_size, "%s", message[0] ? message : curl_easy_strerror(code));
+    }
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+    return status;
+}

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPFetch
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -17,17 +18,16 @@ public enum Credential: Sendable, Equatable, Codable {
 public actor QBTClient {
     public nonisolated let baseURL: URL
     public private(set) var credential: Credential
-    private let session: URLSession
+    /// A PEM file of CA certificates that HTTPS servers are checked against instead of the system's.
+    public nonisolated let caFile: String?
+    private let timeout: TimeInterval
     private var cachedAPIVersion: APIVersion?
 
-    public init(baseURL: URL, credential: Credential = .none, timeout: TimeInterval = 30) {
+    public init(baseURL: URL, credential: Credential = .none, timeout: TimeInterval = 30, caFile: String? = nil) {
         self.baseURL = baseURL
         self.credential = credential
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpShouldSetCookies = false
-        configuration.httpCookieAcceptPolicy = .never
-        configuration.timeoutIntervalForRequest = timeout
-        session = URLSession(configuration: configuration)
+        self.timeout = timeout
+        self.caFile = caFile
     }
 
     /// `http://host:port` with or without a trailing slash or `/api/v2`; the scheme defaults to http.
@@ -102,7 +102,7 @@ public actor QBTClient {
         var components = URLComponents(url: endpoint(path), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.percentEncodedQuery = FormEncoding.encode(query) }
         var request = URLRequest(url: components.url!)
-        if let wait = Self.slowCalls[path] { request.timeoutInterval = wait }
+        request.timeoutInterval = Self.slowCalls[path] ?? timeout
         authorize(&request)
         switch body {
         case nil: request.httpMethod = "GET"
@@ -121,6 +121,7 @@ public actor QBTClient {
     /// Any method with raw headers and body (tus speaks HEAD and PATCH with its own headers).
     public func raw(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil) async throws -> Response {
         var request = URLRequest(url: endpoint(path))
+        request.timeoutInterval = timeout
         request.httpMethod = method
         authorize(&request)
         for (key, value) in headers { request.setValue(value, forHTTPHeaderField: key) }
@@ -142,26 +143,21 @@ public actor QBTClient {
         return URL(string: baseURL.absoluteString + full)!
     }
 
+    /// One exchange through libcurl (HTTPFetch): no cookies kept, no redirects followed.
     private func perform(_ request: URLRequest) async throws -> Response {
         let url = baseURL.absoluteString
-        return try await withCheckedThrowingContinuation { continuation in
-            session.dataTask(with: request) { data, response, error in
-                if let error {
-                    if (error as? URLError)?.code == .timedOut {
-                        return continuation.resume(throwing: QBTClientError.timedOut(url: url, seconds: Int(request.timeoutInterval)))
-                    }
-                    let reason = (error as NSError).localizedDescription
-                    return continuation.resume(throwing: QBTClientError.unreachable(url: url, reason: reason))
-                }
-                guard let http = response as? HTTPURLResponse else {
-                    return continuation.resume(throwing: QBTClientError.badResponse("not an HTTP answer"))
-                }
-                var headers: [String: String] = [:]
-                for (key, value) in http.allHeaderFields {
-                    if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
-                }
-                continuation.resume(returning: Response(status: http.statusCode, body: data ?? Data(), headers: headers))
-            }.resume()
+        let seconds = Int(request.timeoutInterval.rounded(.up))
+        let exchange = HTTPExchange.Request(
+            method: request.httpMethod ?? "GET", url: request.url!.absoluteString,
+            headers: (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            body: request.httpBody, timeout: seconds, caFile: caFile)
+        do {
+            let answer = try await HTTPExchange.perform(exchange)
+            return Response(status: answer.status, body: answer.body, headers: answer.headers)
+        } catch HTTPExchange.Failure.timedOut {
+            throw QBTClientError.timedOut(url: url, seconds: seconds)
+        } catch HTTPExchange.Failure.transport(let reason) {
+            throw QBTClientError.unreachable(url: url, reason: reason)
         }
     }
 

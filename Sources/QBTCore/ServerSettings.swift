@@ -36,19 +36,34 @@ public actor ServerSettings {
         self.store = store
         self.paths = paths
         self.overrides = overrides
-        defaults = PreferenceDefaults.values(paths: paths)
+        defaults = PreferenceCatalogue.defaults(paths: paths)
         stored = try await PreferenceSettings.load(from: store)
         alternativeSpeed = stored[Self.alternativeSpeedKey]?.boolValue ?? false
     }
 
-    /// Defaults overlaid with stored values, secrets left out.
+    /// Defaults overlaid with stored values, secrets left out. A fixed key reports what qbtd does, whatever an
+    /// older qbtd stored for it.
     public var values: [String: JSONValue] {
         var out = defaults
-        for (key, value) in stored where !Self.isPrivate(key) { out[key] = value }
+        for (key, value) in stored where !Self.isPrivate(key) && Self.takesStoredValue(key) { out[key] = value }
         return out
     }
 
-    public func value(_ key: String) -> JSONValue? { stored[key] ?? defaults[key] }
+    public func value(_ key: String) -> JSONValue? {
+        Self.takesStoredValue(key) ? stored[key] ?? defaults[key] : defaults[key]
+    }
+
+    static func takesStoredValue(_ key: String) -> Bool { PreferenceCatalogue.byKey[key]?.acceptsChanges ?? true }
+
+    /// The fixed keys `changes` asks to change, with the reason each stays: `app/setPreferences` logs them (clients
+    /// that send the whole form back send the same values, which are no change).
+    public func refusedChanges(_ changes: [String: JSONValue]) -> [(key: String, reason: String)] {
+        changes.compactMap { key, raw in
+            guard let entry = PreferenceCatalogue.byKey[key], !entry.acceptsChanges, let current = defaults[key],
+                  let value = Self.coerce(raw, like: current), value != current else { return nil }
+            return (key, entry.reason ?? "")
+        }.sorted { $0.key < $1.key }
+    }
     public func bool(_ key: String) -> Bool { value(key)?.boolValue ?? false }
     public func int(_ key: String) -> Int { Int(value(key)?.intValue ?? 0) }
     public func double(_ key: String) -> Double { value(key)?.doubleValue ?? 0 }
@@ -72,7 +87,8 @@ public actor ServerSettings {
         var changes = changes
         Self.translate4x(&changes)
         for (key, raw) in changes {
-            guard let current = defaults[key], let value = Self.coerce(raw, like: current) else { continue }
+            guard let current = defaults[key], Self.takesStoredValue(key), let value = Self.coerce(raw, like: current)
+            else { continue }
             if ["save_path", "temp_path"].contains(key) {
                 guard let path = value.stringValue, let resolved = try? paths.savePath(path) else { continue }
                 accepted[key] = .string(resolved)
@@ -179,9 +195,64 @@ public actor ServerSettings {
         }
         s.proxy = proxy(for: .bittorrent)
         s.ipFilterTrackers = bool("ip_filter_enabled") && bool("ip_filter_trackers")
+        s.advanced = advancedSettings()
+        s.dhtBootstrapNodes = string("dht_bootstrap_nodes")
         if !overrides.discovery { s.disableDiscovery() }
         if !overrides.utp { s.utp = false; s.tcp = true }
         return s
+    }
+
+    /// qBittorrent's Advanced › libtorrent preferences, in its units (`EngineSettings.Advanced.pack` converts them).
+    func advancedSettings() -> EngineSettings.Advanced {
+        var a = EngineSettings.Advanced()
+        a.asyncIOThreads = int("async_io_threads")
+        a.hashingThreads = int("hashing_threads")
+        a.filePoolSize = int("file_pool_size")
+        a.checkingMemoryMiB = int("checking_memory_use")
+        a.diskQueueSize = int("disk_queue_size")
+        a.diskIOReadMode = int("disk_io_read_mode")
+        a.diskIOWriteMode = int("disk_io_write_mode")
+        a.pieceExtentAffinity = bool("enable_piece_extent_affinity")
+        a.uploadSuggestions = bool("enable_upload_suggestions")
+        a.sendBufferWatermarkKiB = int("send_buffer_watermark")
+        a.sendBufferLowWatermarkKiB = int("send_buffer_low_watermark")
+        a.sendBufferWatermarkFactor = int("send_buffer_watermark_factor")
+        a.connectionSpeed = int("connection_speed")
+        a.socketSendBufferSize = int("socket_send_buffer_size")
+        a.socketReceiveBufferSize = int("socket_receive_buffer_size")
+        a.socketBacklogSize = int("socket_backlog_size")
+        a.outgoingPortsMin = int("outgoing_ports_min")
+        a.outgoingPortsMax = int("outgoing_ports_max")
+        a.upnpLeaseDuration = int("upnp_lease_duration")
+        a.peerToS = int("peer_tos")
+        a.utpMixedMode = int("utp_tcp_mixed_mode")
+        a.idnSupport = bool("idn_support_enabled")
+        a.multipleConnectionsPerIP = bool("enable_multi_connections_from_same_ip")
+        a.validateHTTPSTrackerCertificate = bool("validate_https_tracker_certificate")
+        a.ssrfMitigation = bool("ssrf_mitigation")
+        a.blockPeersOnPrivilegedPorts = bool("block_peers_on_privileged_ports")
+        a.uploadSlotsBehavior = int("upload_slots_behavior")
+        a.uploadChokingAlgorithm = int("upload_choking_algorithm")
+        a.announceToAllTrackers = bool("announce_to_all_trackers")
+        a.announceToAllTiers = bool("announce_to_all_tiers")
+        a.announceIP = Self.address(string("announce_ip"))
+        a.maxConcurrentHTTPAnnounces = int("max_concurrent_http_announces")
+        a.stopTrackerTimeout = int("stop_tracker_timeout")
+        a.peerTurnover = int("peer_turnover")
+        a.peerTurnoverCutoff = int("peer_turnover_cutoff")
+        a.peerTurnoverInterval = int("peer_turnover_interval")
+        a.requestQueueSize = int("request_queue_size")
+        a.hostnameCacheTTL = int("hostname_cache_ttl")
+        a.slowTorrentDownloadRate = int("slow_torrent_dl_rate_threshold")
+        a.slowTorrentUploadRate = int("slow_torrent_ul_rate_threshold")
+        a.slowTorrentInactiveTimer = int("slow_torrent_inactive_timer")
+        return a
+    }
+
+    /// qBittorrent keeps `announce_ip` only when it reads as an address; anything else is "".
+    static func address(_ text: String) -> String {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        return IPv6(t) != nil || IPv6.v4(t) != nil ? t : ""
     }
 
     /// The interface binding, when `current_network_interface` or `current_interface_address` is set.

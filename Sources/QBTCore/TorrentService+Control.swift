@@ -241,9 +241,16 @@ extension TorrentService {
 
     // MARK: trackers and web seeds
 
+    /// The trackers in qbtd's own order (as added or edited, by tier), as qBittorrent keeps its list: libtorrent
+    /// moves a tracker that fails to the end of its tier, which must not reorder what clients see.
     public func trackers(_ id: TorrentID) async throws -> [TrackerEntry] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
-        return try await engine.trackers(id)
+        let entries = try await engine.trackers(id)
+        guard let known = trackerURLs[id], !known.isEmpty else { return entries }
+        let rank = Dictionary(known.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        return entries.enumerated().sorted { a, b in
+            (a.element.tier, rank[a.element.url] ?? Int.max, a.offset) < (b.element.tier, rank[b.element.url] ?? Int.max, b.offset)
+        }.map(\.element)
     }
 
     private func writeTrackers(_ id: TorrentID, _ list: [(url: String, tier: Int)]) async throws {

@@ -16,11 +16,6 @@ extension TorrentService {
             await logNetworkBinding()
         }
         if !changed.isDisjoint(with: Self.routeKeys) { await engine.resetPeers() }
-        if !changed.isDisjoint(with: ["use_https", "web_ui_https_cert_path", "web_ui_https_key_path"]),
-           await settings.bool("use_https") {
-            log.add("HTTPS is not served by qbtd yet: the WebAPI stays plain HTTP. Put it behind a TLS reverse proxy (see the README)",
-                    kind: .critical)
-        }
         queueingEnabled = await settings.bool("queueing_enabled")
         shareLimits = await ShareLimits(settings)
         if !changed.isDisjoint(with: ["max_connec_per_torrent", "max_uploads_per_torrent"]) {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import Music
@@ -27,7 +28,7 @@ public struct ServerParts: Sendable {
 public func buildApplication(
     _ config: ServerConfiguration, logger: Logger = Logger(label: "qbtd"),
     onShutdown: @escaping @Sendable () -> Void = requestGracefulShutdown,
-    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    onServerRunning: @escaping @Sendable (_ port: Int, _ https: Bool) async -> Void = { _, _ in }
 ) async throws -> (some ApplicationProtocol, ServerParts) {
     let paths = try ServerPaths(dataDirectory: config.dataDirectory, downloadRoot: config.downloadDirectory,
                                 uploadsDirectory: config.uploadsDirectory, allowedPaths: config.allowedPaths)
@@ -35,13 +36,17 @@ public func buildApplication(
     let credentials = try await Credentials(store: store)
     let outcome = try await credentials.prepare(username: config.username, password: config.password)
     let settings = try await ServerSettings(store: store, paths: paths, overrides: config.overrides)
+    // The WebUI's security and TLS first: bad --https-cert/--https-key files stop qbtd before the engine starts.
+    let policy = WebSecurityPolicy(await settings.values)
+    let gate = WebGate(policy)
+    let webTLS = WebTLS()
+    let https = WebHTTPS(tls: webTLS, gate: gate, log: config.eventLog, commandLine: config.https)
+    try await https.start(preferences: await settings.values)
     MemoryTuning.apply()
     let service = try await TorrentService(
         settings: settings, store: store, resumeInterval: config.resumeInterval, log: config.eventLog, logger: logger)
     MemoryTuning.trim()
     let keys = try await APIKeyRing(store: store)
-    let policy = WebSecurityPolicy(await settings.values)
-    let gate = WebGate(policy)
     let sessions = SessionManager(policy: policy.sessions)
     let identity = Identity(profile: config.profile)
     var streamSettings = StreamService.Configuration(cacheDirectory: config.streamCacheDirectory ?? paths.dataDirectory + "/stream-cache")
@@ -84,13 +89,13 @@ public func buildApplication(
         AuthController(credentials: credentials, sessions: sessions, identity: identity, gate: gate),
         AppController(identity: identity, service: service, credentials: credentials, keys: keys, sessions: sessions,
                       gate: gate, webUI: (config.host, config.port), music: music,
-                      musicFromCommandLine: !config.musicDirectories.isEmpty, onShutdown: onShutdown),
+                      musicFromCommandLine: !config.musicDirectories.isEmpty, https: https, onShutdown: onShutdown),
         LogController(log: config.eventLog),
         SyncController(service: service, identity: identity, rows: rows),
         TransferController(service: service, identity: identity),
         TorrentsController(service: service, identity: identity, rows: rows),
         SearchController(search: search, service: service, identity: identity),
-        QbtdController(keys: keys, sessions: sessions, search: search),
+        QbtdController(keys: keys, sessions: sessions, search: search, paths: paths),
         StreamController(streams: streams),
         TorrentCreatorController(creator: creator, paths: paths),
     ], sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
@@ -103,10 +108,18 @@ public func buildApplication(
     let sockets = Router(context: QBTRequestContext.self)
     MusicSocket(routes: musicRoutes).addRoutes(to: sockets)
 
+    // HTTP/1 with WebSocket upgrades, behind TLS whenever HTTPS is on when a connection is accepted.
+    let socketResponder = sockets.buildResponder()
+    let socketConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+        ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled, validateUTF8: true))
     let app = Application(
         router: router,
-        server: .http1WebSocketUpgrade(webSocketRouter: sockets, configuration: .init(
-            ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled, validateUTF8: true))),
+        server: HTTPServerBuilder { responder in
+            SwitchableTLSChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: socketResponder,
+                                                   configuration: socketConfiguration),
+                tls: webTLS)
+        },
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "qbtd"),
         services: [
             EngineLifecycle(service: service),
@@ -115,7 +128,7 @@ public func buildApplication(
                 if await !music.directories.isEmpty { await music.scan(join: true) }
             },
         ],
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port) },
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port, gate.https) },
         logger: logger)
     config.eventLog.add("qbtd started (presenting as qBittorrent \(identity.appVersion))", kind: .info)
     return (app, ServerParts(service: service, credentials: credentials, sessions: sessions, keys: keys,

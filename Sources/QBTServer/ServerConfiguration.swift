@@ -1,6 +1,7 @@
 import Foundation
 import QBTCore
 import TorrentEngine
+import WebAPI
 
 /// Everything `qbtd` can be told at start; each field has a flag and a `QBTD_*` environment variable.
 public struct ServerConfiguration: Sendable {
@@ -45,6 +46,8 @@ public struct ServerConfiguration: Sendable {
     public var musicRescanInterval: Duration = .seconds(300)
     /// An API key to install at start as the key named `default` (for automation).
     public var apiKey: String?
+    /// `--https-cert`/`--https-key`: serve HTTPS with these PEM files, whatever `use_https` says.
+    public var https: HTTPSFiles?
     /// Which qBittorrent release qbtd presents itself as.
     public var profile: Identity.Profile = .v5_1
     /// The execution log behind `log/main`; `main` also feeds it from the logger.

@@ -35,6 +35,8 @@ public struct APICaller: Sendable {
     public var apiKeyID: String?
     /// The `Host` the client used (for URLs handed back to it).
     public var host: String?
+    /// HTTPS, or a trusted reverse proxy that says the client used HTTPS (the cookie may be `secure`).
+    public var trustworthyOrigin = false
 
     public init(clientIP: String, sessionID: String? = nil, sync: SyncSlot? = nil, localPort: Int = 0, apiKeyID: String? = nil) {
         self.clientIP = clientIP

@@ -115,6 +115,8 @@ public struct APIRouter: Sendable {
         let auth = try await authenticate(request, bearer: bearer, clientIP: clientIP, policy: policy)
         var caller = APICaller(clientIP: clientIP, localPort: localPort)
         caller.host = request.head.authority
+        caller.trustworthyOrigin = gate.isOriginTrustworthy(
+            forwardedProto: request.headers[.init("X-Forwarded-Proto")!], socketIP: context.socketIP)
         switch auth {
         case .none: break
         case .session(let id, let slot), .fresh(let id, let slot): caller.sessionID = id; caller.sync = slot
@@ -127,7 +129,7 @@ public struct APIRouter: Sendable {
     /// request uses it instead of making another.
     func handOver(_ auth: Authentication, _ caller: APICaller, _ response: inout Response) {
         if case .fresh(let id, _) = auth {
-            response.headers.append(HTTPField(name: .setCookie, value: sessionCookie(id, port: caller.localPort)))
+            response.headers.append(HTTPField(name: .setCookie, value: sessionCookie(id, caller)))
         }
     }
 
@@ -213,8 +215,11 @@ public struct APIRouter: Sendable {
         return nil
     }
 
-    func sessionCookie(_ sid: String, port: Int) -> String {
-        AuthController.cookie(name: identity.cookieName(port: port), value: sid, identity: identity, csrf: gate.policy.csrfProtection)
+    func sessionCookie(_ sid: String, _ caller: APICaller) -> String {
+        let policy = gate.policy
+        return AuthController.cookie(name: identity.cookieName(port: caller.localPort), value: sid, identity: identity,
+                                     csrf: policy.csrfProtection, secure: policy.secureCookie && caller.trustworthyOrigin,
+                                     timeout: policy.sessions.sessionTimeout)
     }
 
     /// GET and HEAD read the query; POST reads only the body, urlencoded or multipart (qBittorrent ignores
@@ -281,14 +286,19 @@ public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlewa
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        let clickjacking = gate.policy.clickjackingProtection
+        let policy = gate.policy, https = gate.https
+        let clickjacking = policy.clickjackingProtection
         response.headers[.init("X-XSS-Protection")!] = "1; mode=block"
         response.headers[.init("X-Content-Type-Options")!] = "nosniff"
         if clickjacking { response.headers[.init("X-Frame-Options")!] = "SAMEORIGIN" }
         response.headers[.init("Referrer-Policy")!] = "same-origin"
         response.headers[.init("Cross-Origin-Opener-Policy")!] = "same-origin"
         response.headers[.contentSecurityPolicy] = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'; object-src 'none'; form-action 'self'; frame-src 'self' blob:;"
-            + (clickjacking ? " frame-ancestors 'self';" : "")
+            + (clickjacking ? " frame-ancestors 'self';" : "") + (https ? " upgrade-insecure-requests;" : "")
+        if https, let hsts = policy.hsts { response.headers[.strictTransportSecurity] = hsts }
+        for header in policy.customHeaders {
+            if let name = HTTPField.Name(header.name) { response.headers[name] = header.value }
+        }
         return response
     }
 }

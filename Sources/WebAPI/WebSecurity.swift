@@ -14,6 +14,12 @@ public struct WebSecurityPolicy: Sendable, Equatable {
     public var reverseProxy = false
     public var trustedProxies: [Subnet] = []
     public var sessions = SessionManager.Policy()
+    /// `web_ui_secure_cookie_enabled`: the session cookie is `secure` when the origin is trustworthy.
+    public var secureCookie = true
+    /// `web_ui_use_custom_http_headers_enabled` + `web_ui_custom_http_headers`: sent with every answer.
+    public var customHeaders: [(name: String, value: String)] = []
+    /// qbtd's `web_ui_hsts_*`: `Strict-Transport-Security` over HTTPS; nil when off.
+    public var hsts: String?
 
     public init() {}
 
@@ -33,6 +39,40 @@ public struct WebSecurityPolicy: Sendable, Equatable {
         sessions.sessionTimeout = .seconds(p["web_ui_session_timeout"]?.intValue ?? 3600)
         sessions.maxFailures = Int(p["web_ui_max_auth_fail_count"]?.intValue ?? 5)
         sessions.banDuration = .seconds(p["web_ui_ban_duration"]?.intValue ?? 3600)
+        secureCookie = p["web_ui_secure_cookie_enabled"]?.boolValue ?? true
+        if p["web_ui_use_custom_http_headers_enabled"]?.boolValue ?? false {
+            customHeaders = Self.headerLines(p["web_ui_custom_http_headers"]?.stringValue ?? "").headers
+        }
+        if p["web_ui_hsts_enabled"]?.boolValue ?? false {
+            let age = max(0, p["web_ui_hsts_max_age"]?.intValue ?? 31_536_000)
+            hsts = "max-age=\(age)" + (p["web_ui_hsts_include_subdomains"]?.boolValue ?? false ? "; includeSubDomains" : "")
+        }
+    }
+
+    /// qBittorrent's custom header lines: `Name: value` per line, both trimmed; a line without `:` is skipped
+    /// (and reported), as is a name or value HTTP cannot carry.
+    public static func headerLines(_ text: String) -> (headers: [(name: String, value: String)], skipped: [String]) {
+        var headers: [(name: String, value: String)] = [], skipped: [String] = []
+        for line in text.trimmingCharacters(in: .whitespacesAndNewlines).split(whereSeparator: \.isNewline) {
+            guard let colon = line.firstIndex(of: ":") else { skipped.append(String(line)); continue }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains),
+                  value.unicodeScalars.allSatisfy({ $0 == "\t" || (0x20..<0x7f).contains($0.value) || $0.value >= 0x80 })
+            else { skipped.append(String(line)); continue }
+            headers.append((name, value))
+        }
+        return (headers, skipped)
+    }
+
+    public static func == (a: WebSecurityPolicy, b: WebSecurityPolicy) -> Bool {
+        a.csrfProtection == b.csrfProtection && a.hostHeaderValidation == b.hostHeaderValidation
+            && a.clickjackingProtection == b.clickjackingProtection && a.domains == b.domains
+            && a.bypassLocalAuth == b.bypassLocalAuth && a.bypassSubnets == b.bypassSubnets
+            && a.reverseProxy == b.reverseProxy && a.trustedProxies == b.trustedProxies && a.sessions == b.sessions
+            && a.secureCookie == b.secureCookie && a.hsts == b.hsts
+            && a.customHeaders.map { [$0.name, $0.value] } == b.customHeaders.map { [$0.name, $0.value] }
     }
 }
 
@@ -84,12 +124,24 @@ public struct Subnet: Sendable, Equatable {
     }
 }
 
-/// The current policy, swapped whole when the preferences change.
+/// The current policy, swapped whole when the preferences change, and whether new connections speak HTTPS.
 public final class WebGate: Sendable {
     private let state: Mutex<WebSecurityPolicy>
+    private let httpsState = Mutex(false)
     public init(_ policy: WebSecurityPolicy) { state = Mutex(policy) }
     public var policy: WebSecurityPolicy { state.withLock { $0 } }
     public func update(_ policy: WebSecurityPolicy) { state.withLock { $0 = policy } }
+    /// qBittorrent's `m_isHttpsEnabled`: the server serves HTTPS (set by the TLS switch).
+    public var https: Bool { httpsState.withLock { $0 } }
+    public func setHTTPS(_ on: Bool) { httpsState.withLock { $0 = on } }
+
+    /// qBittorrent's `isOriginTrustworthy`: HTTPS, or a trusted reverse proxy saying `X-Forwarded-Proto: https`.
+    public func isOriginTrustworthy(forwardedProto: String?, socketIP: String) -> Bool {
+        if https { return true }
+        let p = policy
+        guard p.reverseProxy, forwardedProto?.lowercased() == "https" else { return false }
+        return p.trustedProxies.contains { $0.contains(socketIP) }
+    }
 
     /// The client's address: the socket peer, or — when it is a trusted reverse proxy — the nearest address
     /// in `X-Forwarded-For` that is not itself a trusted proxy.

@@ -10,6 +10,8 @@ struct Config: Codable {
         var credential: Credential
         /// The API key `/music` takes (made by `qbt music key`).
         var musicKey: String?
+        /// The PEM file of CA certificates this server's HTTPS certificate is checked against (`--ca-cert`).
+        var caCert: String?
     }
 
     var defaultServer: String?

@@ -13,6 +13,14 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print JSON for scripts instead of tables.")
     var json = false
 
+    @Option(name: .customLong("ca-cert"), help: ArgumentHelp("Check the server's HTTPS certificate against the CA certificates in this PEM file instead of the system's (or QBT_CA_CERT; `qbt login --ca-cert` saves it).", valueName: "file"))
+    var caCert: String?
+
+    /// The CA file: the option, QBT_CA_CERT, else the one saved with the server.
+    func caFile(_ saved: Config.Server?) -> String? {
+        caCert ?? ProcessInfo.processInfo.environment["QBT_CA_CERT"].flatMap { $0.isEmpty ? nil : $0 } ?? saved?.caCert
+    }
+
     /// Which server: `--url`/QBT_URL (with the saved entry of that URL, if any), else a saved one by name.
     func server() throws -> (base: URL, name: String?, saved: Config.Server?, explicit: Bool) {
         let env = ProcessInfo.processInfo.environment
@@ -31,18 +39,19 @@ struct GlobalOptions: ParsableArguments {
     func client() async throws -> QBTClient {
         let env = ProcessInfo.processInfo.environment
         let server = try server()
+        let ca = caFile(server.saved)
         if server.explicit {
-            if let key = env["QBT_API_KEY"], !key.isEmpty { return QBTClient(baseURL: server.base, credential: .apiKey(key)) }
+            if let key = env["QBT_API_KEY"], !key.isEmpty { return QBTClient(baseURL: server.base, credential: .apiKey(key), caFile: ca) }
             if let password = env["QBT_PASSWORD"] {
-                let client = QBTClient(baseURL: server.base)
+                let client = QBTClient(baseURL: server.base, caFile: ca)
                 try await client.login(username: env["QBT_USERNAME"] ?? "admin", password: password)
                 return client
             }
             // A saved session for the same server still works.
-            return QBTClient(baseURL: server.base, credential: server.saved?.credential ?? .none)
+            return QBTClient(baseURL: server.base, credential: server.saved?.credential ?? .none, caFile: ca)
         }
         guard let name = server.name, let saved = server.saved else { throw QBTClientError.notLoggedIn(server: serverName) }
-        let client = QBTClient(baseURL: server.base, credential: saved.credential)
+        let client = QBTClient(baseURL: server.base, credential: saved.credential, caFile: ca)
         // A session that expired is renewed from the environment's password when there is one.
         if case .cookie = saved.credential, let password = env["QBT_PASSWORD"] {
             let probe = try await client.send("app/version")

@@ -95,6 +95,12 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "An API key (qbt_…) to install as the key named default, for automation. [QBTD_API_KEY]")
     var apiKey: String?
 
+    @Option(help: "Serve HTTPS with this PEM certificate (chain, leaf first); needs --https-key. Wins over the use_https preference. [QBTD_HTTPS_CERT]")
+    var httpsCert: String?
+
+    @Option(help: "The PEM private key of --https-cert. [QBTD_HTTPS_KEY]")
+    var httpsKey: String?
+
     func run() async throws {
         if let count = encodeBenchmark {
             print(try await EncodingBenchmark.run(torrents: count))
@@ -161,6 +167,14 @@ struct QBTD: AsyncParsableCommand {
             throw ValidationError("--api-key takes a key of the form qbt_ and at least 16 more characters")
         }
 
+        let certificate = httpsCert ?? env["QBTD_HTTPS_CERT"].flatMap { $0.isEmpty ? nil : $0 }
+        let key = httpsKey ?? env["QBTD_HTTPS_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        switch (certificate, key) {
+        case (nil, nil): break
+        case (let certificate?, let key?): config.https = HTTPSFiles(certificate: certificate, key: key)
+        default: throw ValidationError("--https-cert and --https-key go together (QBTD_HTTPS_CERT, QBTD_HTTPS_KEY)")
+        }
+
         let profileName = profile ?? env["QBTD_PROFILE"] ?? "5.1"
         guard let chosen = Identity.Profile(rawValue: profileName) else {
             throw ValidationError("--profile takes 4.6, 5.1 or 5.2")
@@ -171,8 +185,8 @@ struct QBTD: AsyncParsableCommand {
         var logger = Logger(label: "qbtd")
         logger.logLevel = env["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let host = config.host.contains(":") ? "[\(config.host)]" : config.host
-        let (app, parts) = try await buildApplication(config, logger: logger, onServerRunning: { boundPort in
-            say("qbtd is serving the qBittorrent WebAPI at http://\(host):\(boundPort)")
+        let (app, parts) = try await buildApplication(config, logger: logger, onServerRunning: { boundPort, https in
+            say("qbtd is serving the qBittorrent WebAPI at \(https ? "https" : "http")://\(host):\(boundPort)")
         })
         let username = await parts.credentials.username
         say("data directory: \(config.dataDirectory)")

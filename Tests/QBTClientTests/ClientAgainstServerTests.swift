@@ -47,7 +47,7 @@ final class ClientAgainstServerTests: XCTestCase {
             do { _ = try await client.resolve(["abab"]); XCTFail("resolved a removed torrent") }
             catch let error as QBTClientError { XCTAssertEqual(error.exitCode, 5) }
             do { _ = try await client.properties(hash); XCTFail("properties of a removed torrent") }
-            catch let error as QBTClientError { XCTAssertEqual(error.exitCode, 5) }
+            catch let error as QBTClientError { XCTAssertEqual(error.exitCode, 5, "\(error)") }
         }
     }
 

@@ -13,7 +13,7 @@ public func withLoopbackServer(password: String, _ body: (_ port: Int) async thr
     config.discovery = false
     config.utp = false
     let (ports, portSink) = AsyncStream<Int>.makeStream()
-    let (app, _) = try await buildApplication(config, onServerRunning: { portSink.yield($0) })
+    let (app, _) = try await buildApplication(config, onServerRunning: { port, _ in portSink.yield(port) })
     let server = Task { try await app.runService(gracefulShutdownSignals: []) }
     var failure: (any Error)?
     do {

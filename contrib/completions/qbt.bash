@@ -188,7 +188,7 @@ _qbt_login() {
     repeating_flags=()
     non_repeating_flags=(--password-stdin --make-default --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--username -u --api-key --name)
+    non_repeating_options=(--username -u --api-key --name --ca-cert)
     __qbt_offer_flags_options 1
 
     # Offer option value completions
@@ -200,6 +200,9 @@ _qbt_login() {
         return
         ;;
     '--name')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -256,7 +259,7 @@ _qbt_list() {
     repeating_flags=()
     non_repeating_flags=(--json --reverse -r --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --filter -f --category -c --tag -t --sort -s --limit)
+    non_repeating_options=(--server --url --ca-cert --filter -f --category -c --tag -t --sort -s --limit)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -265,6 +268,9 @@ _qbt_list() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--filter'|'-f')
@@ -289,7 +295,7 @@ _qbt_add() {
     repeating_flags=()
     non_repeating_flags=(--json --stopped --skip-checking --sequential --first-last-piece-prio --auto-tmm --add-to-top --wait --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --save-path --download-path --category -c --tags -t --rename --cookie --content-layout --stop-condition --download-limit --upload-limit --ratio-limit --seeding-time-limit --inactive-seeding-time-limit --timeout)
+    non_repeating_options=(--server --url --ca-cert --save-path --download-path --category -c --tags -t --rename --cookie --content-layout --stop-condition --download-limit --upload-limit --ratio-limit --seeding-time-limit --inactive-seeding-time-limit --timeout)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -298,6 +304,9 @@ _qbt_add() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--save-path')
@@ -349,7 +358,7 @@ _qbt_info() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 1
 
     # Offer option value completions
@@ -358,6 +367,9 @@ _qbt_info() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -367,7 +379,7 @@ _qbt_files() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 1
 
     # Offer option value completions
@@ -378,6 +390,9 @@ _qbt_files() {
     '--url')
         return
         ;;
+    '--ca-cert')
+        return
+        ;;
     esac
 }
 
@@ -385,7 +400,7 @@ _qbt_prio() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 3
 
     # Offer option value completions
@@ -396,6 +411,9 @@ _qbt_prio() {
     '--url')
         return
         ;;
+    '--ca-cert')
+        return
+        ;;
     esac
 }
 
@@ -403,7 +421,7 @@ _qbt_trackers() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=(--add --remove)
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 1
 
     # Offer option value completions
@@ -412,6 +430,9 @@ _qbt_trackers() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--add')
@@ -427,7 +448,7 @@ _qbt_peers() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=(--add)
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 1
 
     # Offer option value completions
@@ -436,6 +457,9 @@ _qbt_peers() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--add')
@@ -448,7 +472,7 @@ _qbt_stop() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -457,6 +481,9 @@ _qbt_stop() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -466,7 +493,7 @@ _qbt_start() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -475,6 +502,9 @@ _qbt_start() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -484,7 +514,7 @@ _qbt_delete() {
     repeating_flags=()
     non_repeating_flags=(--json --files --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -493,6 +523,9 @@ _qbt_delete() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -502,7 +535,7 @@ _qbt_move() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --to)
+    non_repeating_options=(--server --url --ca-cert --to)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -511,6 +544,9 @@ _qbt_move() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--to')
@@ -523,7 +559,7 @@ _qbt_rename() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --file)
+    non_repeating_options=(--server --url --ca-cert --file)
     __qbt_offer_flags_options 2
 
     # Offer option value completions
@@ -532,6 +568,9 @@ _qbt_rename() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--file')
@@ -544,7 +583,7 @@ _qbt_recheck() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -553,6 +592,9 @@ _qbt_recheck() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -585,7 +627,7 @@ _qbt_category_list() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -596,6 +638,9 @@ _qbt_category_list() {
     '--url')
         return
         ;;
+    '--ca-cert')
+        return
+        ;;
     esac
 }
 
@@ -603,7 +648,7 @@ _qbt_category_add() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --save-path)
+    non_repeating_options=(--server --url --ca-cert --save-path)
     __qbt_offer_flags_options 1
 
     # Offer option value completions
@@ -612,6 +657,9 @@ _qbt_category_add() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--save-path')
@@ -624,7 +672,7 @@ _qbt_category_edit() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --save-path)
+    non_repeating_options=(--server --url --ca-cert --save-path)
     __qbt_offer_flags_options 1
 
     # Offer option value completions
@@ -633,6 +681,9 @@ _qbt_category_edit() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--save-path')
@@ -645,7 +696,7 @@ _qbt_category_remove() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -654,6 +705,9 @@ _qbt_category_remove() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -663,7 +717,7 @@ _qbt_category_set() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -672,6 +726,9 @@ _qbt_category_set() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -704,7 +761,7 @@ _qbt_tag_list() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -715,6 +772,9 @@ _qbt_tag_list() {
     '--url')
         return
         ;;
+    '--ca-cert')
+        return
+        ;;
     esac
 }
 
@@ -722,7 +782,7 @@ _qbt_tag_create() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -731,6 +791,9 @@ _qbt_tag_create() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -740,7 +803,7 @@ _qbt_tag_delete() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -749,6 +812,9 @@ _qbt_tag_delete() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -758,7 +824,7 @@ _qbt_tag_add() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -767,6 +833,9 @@ _qbt_tag_add() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -776,7 +845,7 @@ _qbt_tag_remove() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -785,6 +854,9 @@ _qbt_tag_remove() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -794,7 +866,7 @@ _qbt_limits() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --download --upload --ratio --seeding-time --inactive-seeding-time)
+    non_repeating_options=(--server --url --ca-cert --download --upload --ratio --seeding-time --inactive-seeding-time)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -803,6 +875,9 @@ _qbt_limits() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--download')
@@ -827,7 +902,7 @@ _qbt_watch() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --interval --count)
+    non_repeating_options=(--server --url --ca-cert --interval --count)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -836,6 +911,9 @@ _qbt_watch() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--interval')
@@ -874,7 +952,7 @@ _qbt_search_run() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --plugins --category --limit --add --timeout)
+    non_repeating_options=(--server --url --ca-cert --plugins --category --limit --add --timeout)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -883,6 +961,9 @@ _qbt_search_run() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--plugins')
@@ -930,7 +1011,7 @@ _qbt_search_plugins_list() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -939,6 +1020,9 @@ _qbt_search_plugins_list() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -948,7 +1032,7 @@ _qbt_search_plugins_install() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -957,6 +1041,9 @@ _qbt_search_plugins_install() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -966,7 +1053,7 @@ _qbt_search_plugins_uninstall() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -975,6 +1062,9 @@ _qbt_search_plugins_uninstall() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -984,7 +1074,7 @@ _qbt_search_plugins_enable() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -993,6 +1083,9 @@ _qbt_search_plugins_enable() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -1002,7 +1095,7 @@ _qbt_search_plugins_disable() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -1013,6 +1106,9 @@ _qbt_search_plugins_disable() {
     '--url')
         return
         ;;
+    '--ca-cert')
+        return
+        ;;
     esac
 }
 
@@ -1020,7 +1116,7 @@ _qbt_search_plugins_update() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -1029,6 +1125,9 @@ _qbt_search_plugins_update() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -1061,7 +1160,7 @@ _qbt_stream_play() {
     repeating_flags=()
     non_repeating_flags=(--json --play --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --file-index --title --network-mbps --player)
+    non_repeating_options=(--server --url --ca-cert --file-index --title --network-mbps --player)
     __qbt_offer_flags_options 1
 
     # Offer option value completions
@@ -1070,6 +1169,9 @@ _qbt_stream_play() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--file-index')
@@ -1091,7 +1193,7 @@ _qbt_stream_list() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -1102,6 +1204,9 @@ _qbt_stream_list() {
     '--url')
         return
         ;;
+    '--ca-cert')
+        return
+        ;;
     esac
 }
 
@@ -1109,7 +1214,7 @@ _qbt_stream_stop() {
     repeating_flags=()
     non_repeating_flags=(--json --all --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -1118,6 +1223,9 @@ _qbt_stream_stop() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -1127,7 +1235,7 @@ _qbt_upload() {
     repeating_flags=()
     non_repeating_flags=(--json --overwrite --resume --torrent --private --version -h --help)
     repeating_options=(--tracker)
-    non_repeating_options=(--server --url --to --category -c --chunk-size)
+    non_repeating_options=(--server --url --ca-cert --to --category -c --chunk-size)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -1136,6 +1244,9 @@ _qbt_upload() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--to')
@@ -1180,7 +1291,7 @@ _qbt_music_key() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -1189,6 +1300,9 @@ _qbt_music_key() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -1198,7 +1312,7 @@ _qbt_music_sync() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -1207,6 +1321,9 @@ _qbt_music_sync() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -1216,7 +1333,7 @@ _qbt_music_tracks() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --album --playlist)
+    non_repeating_options=(--server --url --ca-cert --album --playlist)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -1225,6 +1342,9 @@ _qbt_music_tracks() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--album')
@@ -1240,7 +1360,7 @@ _qbt_music_albums() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -1251,6 +1371,9 @@ _qbt_music_albums() {
     '--url')
         return
         ;;
+    '--ca-cert')
+        return
+        ;;
     esac
 }
 
@@ -1258,7 +1381,7 @@ _qbt_music_search() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -1267,6 +1390,9 @@ _qbt_music_search() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -1276,7 +1402,7 @@ _qbt_music_download() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --album --playlist --dir)
+    non_repeating_options=(--server --url --ca-cert --album --playlist --dir)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -1285,6 +1411,9 @@ _qbt_music_download() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--album')
@@ -1326,7 +1455,7 @@ _qbt_music_downloads_list() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -1335,6 +1464,9 @@ _qbt_music_downloads_list() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -1352,7 +1484,7 @@ _qbt_music_downloads_resume() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 1
 
     # Offer option value completions
@@ -1361,6 +1493,9 @@ _qbt_music_downloads_resume() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -1378,7 +1513,7 @@ _qbt_app() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -1387,6 +1522,9 @@ _qbt_app() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -1396,7 +1534,7 @@ _qbt_transfer() {
     repeating_flags=()
     non_repeating_flags=(--json --toggle-alt-speed --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --download-limit --upload-limit)
+    non_repeating_options=(--server --url --ca-cert --download-limit --upload-limit)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -1405,6 +1543,9 @@ _qbt_transfer() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--download-limit')
@@ -1420,7 +1561,7 @@ _qbt_log() {
     repeating_flags=()
     non_repeating_flags=(--json --follow --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url --since --level --last --count)
+    non_repeating_options=(--server --url --ca-cert --since --level --last --count)
     __qbt_offer_flags_options 0
 
     # Offer option value completions
@@ -1429,6 +1570,9 @@ _qbt_log() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     '--since')
@@ -1473,7 +1617,7 @@ _qbt_prefs_get() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -1482,6 +1626,9 @@ _qbt_prefs_get() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac
@@ -1491,7 +1638,7 @@ _qbt_prefs_set() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--server --url)
+    non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options -1
 
     # Offer option value completions
@@ -1500,6 +1647,9 @@ _qbt_prefs_set() {
         return
         ;;
     '--url')
+        return
+        ;;
+    '--ca-cert')
         return
         ;;
     esac

@@ -26,6 +26,27 @@ typedef size_t (*qbt_fetch_sink)(void *context, const char *data, size_t length)
 /// in `error` (at least 256 bytes).
 long qbt_fetch(const qbt_fetch_request *request, qbt_fetch_sink sink, void *context, char *error, size_t error_size);
 
+/// One request of any method, for qbt's client: headers in, status, headers and body out; no proxy but the
+/// environment's (as curl), no redirects followed.
+typedef struct {
+    const char *method;
+    const char *url;
+    /// "Name: value" lines, `header_count` of them.
+    const char *const *headers;
+    size_t header_count;
+    const unsigned char *body;
+    size_t body_length;
+    long timeout_seconds;
+    /// A PEM file of CA certificates to trust instead of the system's; NULL for the system's.
+    const char *ca_file;
+} qbt_exchange_request;
+
+/// Performs the request (blocking: call it off the concurrency pool). Header lines go to `header_sink` as they
+/// arrive (status lines included), the body to `body_sink`. Returns the HTTP status, or -1 with a message in
+/// `error`; `*timed_out` says whether the failure was the timeout.
+long qbt_exchange(const qbt_exchange_request *request, qbt_fetch_sink header_sink, qbt_fetch_sink body_sink,
+                  void *context, char *error, size_t error_size, int *timed_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,13 +15,16 @@ public struct AppController: APIController {
     let gate: WebGate
     let webUI: (address: String, port: Int)
     let onShutdown: @Sendable () -> Void
+    let https: any WebHTTPSSwitch
     let music: MusicLibrary
     /// The music folders came from the command line, which wins over the `music_dirs` preference.
     let musicFromCommandLine: Bool
 
     public init(identity: Identity, service: TorrentService, credentials: Credentials, keys: APIKeyRing,
                 sessions: SessionManager, gate: WebGate, webUI: (address: String, port: Int),
-                music: MusicLibrary, musicFromCommandLine: Bool, onShutdown: @escaping @Sendable () -> Void) {
+                music: MusicLibrary, musicFromCommandLine: Bool, https: any WebHTTPSSwitch,
+                onShutdown: @escaping @Sendable () -> Void) {
+        self.https = https
         self.music = music
         self.musicFromCommandLine = musicFromCommandLine
         self.identity = identity
@@ -96,18 +99,6 @@ public struct AppController: APIController {
         #endif
     }
 
-    /// 5.x keys that 4.6 did not have (Appendix A of the reference); a 4.6 profile leaves them out.
-    static let v5OnlyKeys: Set<String> = [
-        "add_trackers_from_url_enabled", "add_trackers_url", "add_trackers_url_list", "announce_port",
-        "app_instance_name", "confirm_torrent_deletion", "confirm_torrent_recheck", "delete_torrent_content_files",
-        "dht_bootstrap_nodes", "ignore_ssl_errors", "mark_of_the_web", "python_executable_path", "rss_fetch_delay",
-        "save_statistics_interval", "ssl_enabled", "ssl_listen_port", "status_bar_external_ip",
-        "torrent_content_remove_option", "use_unwanted_folder",
-    ]
-
-    /// Keys 5.2.0 added.
-    static let v5_2OnlyKeys: Set<String> = ["hostname_cache_ttl", "resolve_peer_host_names", "web_ui_api_key"]
-
     /// The stored preferences, with what the running server actually uses laid over them.
     func preferences() async -> [String: JSONValue] {
         let settings = service.settings
@@ -123,14 +114,17 @@ public struct AppController: APIController {
         values["upnp"] = .bool(engine.upnp)
         values["save_path"] = .string(await settings.defaultSavePath)
         values["music_dirs"] = .array(await music.directories.map { .string($0) })  // qbtd's: the HLS music folders
-        if identity.profile == .v4_6 {
-            for key in Self.v5OnlyKeys { values[key] = nil }
-            values["start_paused_enabled"] = values.removeValue(forKey: "add_stopped_enabled")
+        if let files = https.commandLine {  // the command line's certificate is what is served
+            values["use_https"] = .bool(true)
+            values["web_ui_https_cert_path"] = .string(files.certificate)
+            values["web_ui_https_key_path"] = .string(files.key)
         }
-        if identity.profile != .v5_2 {
-            for key in Self.v5_2OnlyKeys { values[key] = nil }
+        // The profile's keys, as the catalogue lists them; a 4.x spelling reports its 5.x key's value.
+        let reported = PreferenceCatalogue.keys(reportedBy: identity.profile)
+        for entry in PreferenceCatalogue.entries where reported.contains(entry.key) {
+            if let alias = entry.alias { values[entry.key] = values[alias] }
         }
-        return values
+        return values.filter { reported.contains($0.key) }
     }
 
     func setPreferences(_ p: Parameters) async throws -> APIReply {
@@ -156,11 +150,37 @@ public struct AppController: APIController {
         // The WebUI's own address and port come from the command line; changing them needs a restart.
         changes["web_ui_address"] = nil
         changes["web_ui_port"] = nil
+        for refused in await service.settings.refusedChanges(changes) {
+            service.log.add("\(refused.key) not changed: \(refused.reason)", kind: .warning)
+        }
+        try await switchHTTPS(&changes)
         try await service.applyPreferences(changes)
-        let policy = WebSecurityPolicy(await service.settings.values)
+        let now = await service.settings.values
+        let policy = WebSecurityPolicy(now)
+        if changes["web_ui_custom_http_headers"] != nil || changes["web_ui_use_custom_http_headers_enabled"] != nil,
+           now["web_ui_use_custom_http_headers_enabled"]?.boolValue == true {
+            for line in WebSecurityPolicy.headerLines(now["web_ui_custom_http_headers"]?.stringValue ?? "").skipped {
+                service.log.add("Missing ':' separator in WebUI custom HTTP header: \"\(line)\"", kind: .warning)
+            }
+        }
         gate.update(policy)
         await sessions.setPolicy(policy.sessions)
         return .empty
+    }
+
+    /// qBittorrent restarts its web server when the HTTPS settings change; qbtd checks the certificate and key
+    /// first and switches new connections (`WebHTTPSSwitch`). A refused change leaves the three keys out, so
+    /// `app/preferences` goes on saying what is served.
+    func switchHTTPS(_ changes: inout [String: JSONValue]) async throws {
+        let keys = ["use_https", "web_ui_https_cert_path", "web_ui_https_key_path"]
+        guard keys.contains(where: { changes[$0] != nil }) else { return }
+        let now = await service.settings.values
+        func pick(_ key: String) -> JSONValue? { changes[key] ?? now[key] }
+        let taken = await https.apply(HTTPSRequest(
+            enabled: pick("use_https")?.boolValue ?? false,
+            certificate: pick("web_ui_https_cert_path")?.stringValue ?? "",
+            key: pick("web_ui_https_key_path")?.stringValue ?? ""))
+        if !taken { for key in keys { changes[key] = nil } }
     }
 
     /// qbtd's `music_dirs`: existing folders only; kept across restarts; a scan follows at once.

@@ -33,8 +33,10 @@ public struct AuthController: APIController {
                     return identity.modernAuth ? .status(401, "Unauthorized") : .text("Fails.")
                 }
                 let sid = await sessions.open(for: caller.clientIP)
+                let policy = gate.policy
                 let cookie = Self.cookie(name: identity.cookieName(port: caller.localPort), value: sid, identity: identity,
-                                         csrf: gate.policy.csrfProtection, timeout: gate.policy.sessions.sessionTimeout)
+                                         csrf: policy.csrfProtection, secure: policy.secureCookie && caller.trustworthyOrigin,
+                                         timeout: policy.sessions.sessionTimeout)
                 return .withHeaders(success, [("Set-Cookie", cookie)])
             },
             "logout": .post { _, caller in
@@ -45,12 +47,17 @@ public struct AuthController: APIController {
         ]
     }
 
-    /// qBittorrent's cookie: HttpOnly, SameSite=Strict with CSRF protection (≤5.1), Lax with an expiry (5.2).
-    static func cookie(name: String, value: String, identity: Identity, csrf: Bool, timeout: Duration = .seconds(3600)) -> String {
+    /// qBittorrent's cookie: HttpOnly; `secure` when asked for and the origin is trustworthy (HTTPS, or a trusted
+    /// proxy's `X-Forwarded-Proto: https`); SameSite Strict (≤5.1) or Lax (5.2, with an expiry) under CSRF
+    /// protection, else None when secure.
+    static func cookie(name: String, value: String, identity: Identity, csrf: Bool, secure: Bool = false,
+                       timeout: Duration = .seconds(3600)) -> String {
+        let sameSite = csrf ? (identity.modernAuth ? " SameSite=Lax;" : " SameSite=Strict;") : secure ? " SameSite=None;" : ""
+        let head = "\(name)=\(value);\(secure ? " secure;" : "") HttpOnly;\(sameSite)"
         if identity.modernAuth {
             let seconds = timeout > .zero ? Double(timeout.components.seconds) : 365 * 86400
-            return "\(name)=\(value); HttpOnly; SameSite=Lax; path=/; expires=\(DateText.http(Date().addingTimeInterval(seconds)))"
+            return "\(head) path=/; expires=\(DateText.http(Date().addingTimeInterval(seconds)))"
         }
-        return "\(name)=\(value); HttpOnly;\(csrf ? " SameSite=Strict;" : "") path=/"
+        return "\(head) path=/"
     }
 }

@@ -9,8 +9,10 @@ public struct QbtdController: APIController {
     let keys: APIKeyRing
     let sessions: SessionManager
     let search: SearchService
+    let paths: ServerPaths
 
-    public init(keys: APIKeyRing, sessions: SessionManager, search: SearchService) {
+    public init(keys: APIKeyRing, sessions: SessionManager, search: SearchService, paths: ServerPaths) {
+        self.paths = paths
         self.keys = keys
         self.sessions = sessions
         self.search = search
@@ -37,6 +39,10 @@ public struct QbtdController: APIController {
                 await sessions.dropKeySession(id)
                 return .json(.object(["revoked": .string(id)]))
             },
+            // Every preference qBittorrent reports, per profile, with what qbtd does with it (applied, inert, fixed).
+            "preferenceCatalogue": .qbtd(.getOrPost) { _, _ in
+                .json(.array(PreferenceCatalogue.entries.map { Self.json($0, paths: paths) }))
+            },
             // A Torznab indexer (Jackett, Prowlarr) becomes a search plugin: `name`, `url`, `apiKey`, `fullName`.
             "addTorznabIndexer": .qbtd(.postOnly) { p, _ in
                 let name = try p.required("name"), url = try p.required("url")
@@ -48,6 +54,23 @@ public struct QbtdController: APIController {
                 return .json(.object(["added": .string(name)]))
             },
         ]
+    }
+
+    static func json(_ e: PreferenceEntry, paths: ServerPaths) -> JSONValue {
+        let effect = switch e.effect {
+        case .applied: "applied"
+        case .inert: "inert"
+        case .fixed: "fixed"
+        case .uiOnly: "uiOnly"
+        }
+        let profiles: [(PreferenceEntry.Profiles, String)] = [(.v4_6, "4.6"), (.v5_1, "5.1"), (.v5_2, "5.2")]
+        return .object([
+            "key": .string(e.key), "type": .string(e.type.rawValue), "default": e.defaultValue.resolved(paths),
+            "profiles": .array(profiles.filter { e.profiles.contains($0.0) }.map { .string($0.1) }),
+            "effect": .string(effect), "applier": e.applier.map { .string($0.rawValue) } ?? .null,
+            "reason": e.reason.map { .string($0) } ?? .null, "alias": e.alias.map { .string($0) } ?? .null,
+            "qbtdOnly": .bool(e.qbtdOnly),
+        ])
     }
 
     static func json(_ r: APIKeyRecord) -> JSONValue {

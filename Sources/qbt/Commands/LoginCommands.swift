@@ -28,6 +28,9 @@ struct Login: AsyncParsableCommand {
     @Flag(help: "Make this server the default.")
     var makeDefault = false
 
+    @Option(name: .customLong("ca-cert"), help: ArgumentHelp("Check the server's HTTPS certificate against the CA certificates in this PEM file (or QBT_CA_CERT); saved with the server.", valueName: "file"))
+    var caCert: String?
+
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
@@ -35,7 +38,11 @@ struct Login: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         guard let text = url ?? env["QBT_URL"] else { throw ValidationError("give the server's URL, e.g. qbt login http://127.0.0.1:8080") }
         let base = try QBTClient.parseURL(text)
-        let client = QBTClient(baseURL: base)
+        let ca = (caCert ?? env["QBT_CA_CERT"].flatMap { $0.isEmpty ? nil : $0 }).map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        if let ca, !FileManager.default.isReadableFile(atPath: ca) {
+            throw ValidationError("cannot read the CA file \(ca)")
+        }
+        let client = QBTClient(baseURL: base, caFile: ca)
         let user = username ?? env["QBT_USERNAME"] ?? "admin"
         if let key = apiKey ?? env["QBT_API_KEY"].flatMap({ $0.isEmpty ? nil : $0 }) {
             await client.use(.apiKey(key))
@@ -50,6 +57,7 @@ struct Login: AsyncParsableCommand {
         server.url = base.absoluteString
         server.username = user
         server.credential = await client.credential
+        server.caCert = ca
         config.servers[key] = server
         if makeDefault || config.defaultServer == nil || config.servers[config.defaultServer!] == nil { config.defaultServer = key }
         try config.save()
@@ -97,7 +105,7 @@ struct Logout: AsyncParsableCommand {
             throw QBTClientError.notLoggedIn(server: name)
         }
         // Ending the server-side session is best effort: a server that is gone is forgotten all the same.
-        if let base = try? QBTClient.parseURL(saved.url) { try? await QBTClient(baseURL: base, credential: saved.credential).logout() }
+        if let base = try? QBTClient.parseURL(saved.url) { try? await QBTClient(baseURL: base, credential: saved.credential, caFile: saved.caCert).logout() }
         config.servers[key] = nil
         if config.defaultServer == key { config.defaultServer = config.servers.keys.sorted().first }
         try config.save()

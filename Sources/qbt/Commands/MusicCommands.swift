@@ -20,7 +20,7 @@ struct Music: AsyncParsableCommand {
             throw QBTClientError.notLoggedIn(server: nil).withMessage("no API key for /music: run `qbt music key` (or set QBT_API_KEY)")
         }
         let id = (server.base.host ?? "server") + "-" + String(server.base.port ?? 80)
-        return (QBTClient(baseURL: server.base, credential: .apiKey(key)), id)
+        return (QBTClient(baseURL: server.base, credential: .apiKey(key), caFile: global.caFile(server.saved)), id)
     }
 
     /// The key `qbt music key` saved last, else the login's own API key.

@@ -1,0 +1,77 @@
+import Foundation
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOSSL
+import Synchronization
+
+/// The WebUI's TLS context, read once for each accepted connection (qBittorrent's `Http::Server::m_https`):
+/// nil serves plain HTTP. Open connections keep the mode they started in.
+final class WebTLS: Sendable {
+    private let state = Mutex<NIOSSLContext?>(nil)
+    var context: NIOSSLContext? { state.withLock { $0 } }
+    func install(_ context: NIOSSLContext?) { state.withLock { $0 = context } }
+}
+
+/// `base` (HTTP/1 with WebSocket upgrades) with TLS in front when `tls` holds a context at accept time: Hummingbird's
+/// `TLSChannel`, with the context looked up per connection instead of fixed at start.
+struct SwitchableTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+    let tls: WebTLS
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        guard let context = tls.context else { return base.setup(channel: channel, logger: logger) }
+        let base = self.base
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+        }.flatMap {
+            base.setup(channel: channel, logger: logger)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+/// Why a certificate and key cannot be served; each case names the file to fix.
+enum WebTLSError: Error, CustomStringConvertible {
+    case unset
+    case unreadable(String)
+    case badCertificate(String)
+    case badKey(String)
+    case keyMismatch(certificate: String, key: String)
+
+    var description: String {
+        switch self {
+        case .unset: "no certificate and key are set (web_ui_https_cert_path, web_ui_https_key_path)"
+        case .unreadable(let path): "cannot read \(path)"
+        case .badCertificate(let path): "\(path) holds no PEM certificate"
+        case .badKey(let path): "\(path) holds no unencrypted PEM private key"
+        case .keyMismatch(let certificate, let key): "the key in \(key) is not the key of the certificate in \(certificate)"
+        }
+    }
+
+    /// A server context from PEM files: the chain (leaf first) and the leaf's key. Files are read into memory
+    /// (NIOSSL's file sources abort the process on a bad file and take `.key` for DER). Blocking: call off the pool.
+    static func context(certificate: String, key: String) throws -> NIOSSLContext {
+        guard !certificate.isEmpty, !key.isEmpty else { throw WebTLSError.unset }
+        for path in [certificate, key] where !FileManager.default.isReadableFile(atPath: path) {
+            throw WebTLSError.unreadable(path)
+        }
+        guard let chain = try? NIOSSLCertificate.fromPEMFile(certificate), !chain.isEmpty else {
+            throw WebTLSError.badCertificate(certificate)
+        }
+        guard let privateKey = try? NIOSSLPrivateKey(file: key, format: .pem) else { throw WebTLSError.badKey(key) }
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        configuration.minimumTLSVersion = .tlsv12
+        do {
+            // BoringSSL compares the key with the leaf's public key when the context is made.
+            return try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw WebTLSError.keyMismatch(certificate: certificate, key: key)
+        }
+    }
+}
