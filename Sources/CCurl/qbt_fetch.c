@@ -85,19 +85,19 @@ long qbt_exchange(const qbt_exchange_request *request, qbt_fetch_sink header_sin
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT, request->timeout_seconds);
+    // An idle timeout, as URLSession's: a long upload or download that keeps moving is never cut off.
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, request->timeout_seconds);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, request->timeout_seconds);
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     if (request->ca_file) curl_easy_setopt(curl, CURLOPT_CAINFO, request->ca_file);
+    // GET and HEAD never carry a body; every other method sends its body (perhaps empty) with a Content-Length.
     if (strcmp(request->method, "HEAD") == 0) {
         curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
     } else if (strcmp(request->method, "GET") != 0) {
-        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request->method);
-    }
-    // A body (or a POST, even an empty one) is sent as is; a GET or HEAD never carries one.
-    if (request->body || strcmp(request->method, "POST") == 0) {
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_length);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(request->body ? request->body_length : 0));
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request->body ? (const char *)request->body : "");
+        if (strcmp(request->method, "POST") != 0) curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request->method);
     }
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, write_header);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &head);

@@ -26,7 +26,8 @@ public enum HTTPExchange {
 
     public struct Response: Sendable {
         public var status: Int
-        /// Lower-cased names; a repeated header keeps its last value.
+        /// Lower-cased names; repeated headers are joined with ", ", except `set-cookie`, whose values are joined
+        /// with newlines (a cookie's expiry holds a comma).
         public var headers: [String: String]
         public var body: Data
     }
@@ -54,7 +55,7 @@ public enum HTTPExchange {
         var error = [CChar](repeating: 0, count: 512)
         var timedOut: Int32 = 0
         let lines = request.headers.map { "\($0.0): \($0.1)" }
-        let cLines = lines.map { strdup($0) }
+        let cLines = lines.map { strdup($0)! }
         defer { cLines.forEach { free($0) } }
         let body = request.body ?? Data()
         let status: Int = cLines.map { UnsafePointer($0) }.withUnsafeBufferPointer { headerPointers in
@@ -74,7 +75,9 @@ public enum HTTPExchange {
                                     if line.hasPrefix("HTTP/") { c.headers = [:] }  // a new answer (after 100 Continue)
                                     else if let colon = line.firstIndex(of: ":") {
                                         let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-                                        c.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+                                        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+                                        let separator = name == "set-cookie" ? "\n" : ", "
+                                        c.headers[name] = c.headers[name].map { $0 + separator + value } ?? value
                                     }
                                     return length
                                 }, { context, data, length in

@@ -173,7 +173,10 @@ public actor QBTClient {
     /// `auth/login`; keeps the session cookie. Accepts 4.x's `Ok.` and 5.2's 204.
     public func login(username: String, password: String) async throws {
         let response = try await send("auth/login", .form([("username", username), ("password", password)]))
-        let cookie = response.headers["set-cookie"].flatMap { $0.split(separator: ";").first.map(String.init) }
+        // The session cookie among any others (a proxy may set its own): `SID` (≤5.1) or `QBT_SID_<port>` (5.2).
+        let cookies = (response.headers["set-cookie"] ?? "").split(separator: "\n")
+            .compactMap { $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } }
+        let cookie = cookies.first { $0.hasPrefix("SID=") || $0.hasPrefix("QBT_SID_") } ?? cookies.first
         switch response.status {
         case 200 where response.text == "Ok.", 204:
             credential = cookie.map(Credential.cookie) ?? .none

@@ -136,11 +136,13 @@ public actor ServerSettings {
         }
     }
 
-    /// A value of the default's type, or nil; numbers convert between int and double as JSON allows.
-    static func coerce(_ value: JSONValue, like template: JSONValue) -> JSONValue? {
+    /// A value of the default's type, or nil; numbers convert between int and double as JSON allows. Integers are
+    /// kept to 32 bits, as qBittorrent keeps them (so no arithmetic on a preference can overflow).
+    public static func coerce(_ value: JSONValue, like template: JSONValue) -> JSONValue? {
         switch (template, value) {
         case (.bool, .bool), (.string, .string), (.object, .object), (.array, .array): value
-        case (.int, _): value.intValue.map { .int($0) }
+        case (.bool, .int(let n)): .bool(n != 0)  // qBittorrent's toBool takes 0 and 1
+        case (.int, _): value.intValue.map { .int(min(max($0, Int64(Int32.min)), Int64(Int32.max))) }
         case (.double, _): value.doubleValue.map { .double($0) }
         default: nil
         }

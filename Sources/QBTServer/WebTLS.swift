@@ -46,24 +46,32 @@ enum WebTLSError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .unset: "no certificate and key are set (web_ui_https_cert_path, web_ui_https_key_path)"
-        case .unreadable(let path): "cannot read \(path)"
+        case .unreadable(let path): "cannot read \(path) (a regular file of at most 1 MiB is needed)"
         case .badCertificate(let path): "\(path) holds no PEM certificate"
         case .badKey(let path): "\(path) holds no unencrypted PEM private key"
         case .keyMismatch(let certificate, let key): "the key in \(key) is not the key of the certificate in \(certificate)"
         }
     }
 
+    /// A PEM file's bytes: a regular file (a FIFO or a device would block or never end) of at most 1 MiB.
+    static func pem(_ path: String) throws -> [UInt8] {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              attributes[.type] as? FileAttributeType == .typeRegular,
+              let size = attributes[.size] as? Int, size <= 1 << 20,
+              let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20
+        else { throw WebTLSError.unreadable(path) }
+        return Array(data)
+    }
+
     /// A server context from PEM files: the chain (leaf first) and the leaf's key. Files are read into memory
     /// (NIOSSL's file sources abort the process on a bad file and take `.key` for DER). Blocking: call off the pool.
     static func context(certificate: String, key: String) throws -> NIOSSLContext {
         guard !certificate.isEmpty, !key.isEmpty else { throw WebTLSError.unset }
-        for path in [certificate, key] where !FileManager.default.isReadableFile(atPath: path) {
-            throw WebTLSError.unreadable(path)
-        }
-        guard let chain = try? NIOSSLCertificate.fromPEMFile(certificate), !chain.isEmpty else {
+        let chainPEM = try pem(certificate), keyPEM = try pem(key)
+        guard let chain = try? NIOSSLCertificate.fromPEMBytes(chainPEM), !chain.isEmpty else {
             throw WebTLSError.badCertificate(certificate)
         }
-        guard let privateKey = try? NIOSSLPrivateKey(file: key, format: .pem) else { throw WebTLSError.badKey(key) }
+        guard let privateKey = try? NIOSSLPrivateKey(bytes: keyPEM, format: .pem) else { throw WebTLSError.badKey(key) }
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
         configuration.minimumTLSVersion = .tlsv12

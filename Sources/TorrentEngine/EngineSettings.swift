@@ -93,6 +93,12 @@ public struct EngineSettings: Sendable, Equatable {
         /// libtorrent's int settings are 32-bit: `qbt_settings_set` would wrap anything larger.
         static func int32(_ v: Int) -> String { String(min(max(v, Int(Int32.min)), Int(Int32.max))) }
 
+        /// `v × factor` (KiB to bytes, MiB to blocks), saturating: preferences hold any 64-bit number a client sent.
+        static func scaled(_ v: Int, _ factor: Int) -> String {
+            let (product, overflow) = v.multipliedReportingOverflow(by: factor)
+            return int32(overflow ? (v < 0 ? Int.min : Int.max) : product)
+        }
+
         /// `SessionImpl::loadLTSettings`'s conversions.
         var pack: [(String, String)] {
             let i = Self.int32
@@ -100,21 +106,22 @@ public struct EngineSettings: Sendable, Equatable {
                 ("aio_threads", i(min(max(asyncIOThreads, 1), 1024))),
                 ("hashing_threads", i(min(max(hashingThreads, 1), 1024))),
                 ("file_pool_size", i(filePoolSize)),
-                ("checking_mem_usage", i(max(1, checkingMemoryMiB) * 64)),  // 16 KiB blocks
+                ("checking_mem_usage", Self.scaled(max(1, checkingMemoryMiB), 64)),  // 16 KiB blocks
                 ("max_queued_disk_bytes", i(diskQueueSize)),
                 ("disk_io_read_mode", diskIOReadMode == 0 ? "2" : "0"),  // disable_os_cache 2, enable_os_cache 0
                 ("disk_io_write_mode", diskIOWriteMode == 0 ? "2" : diskIOWriteMode == 2 ? "3" : "0"),  // write_through 3
                 ("piece_extent_affinity", String(pieceExtentAffinity)),
                 ("suggest_mode", uploadSuggestions ? "1" : "0"),  // suggest_read_cache 1, no_piece_suggestions 0
-                ("send_buffer_watermark", i(sendBufferWatermarkKiB * 1024)),
-                ("send_buffer_low_watermark", i(sendBufferLowWatermarkKiB * 1024)),
+                ("send_buffer_watermark", Self.scaled(sendBufferWatermarkKiB, 1024)),
+                ("send_buffer_low_watermark", Self.scaled(sendBufferLowWatermarkKiB, 1024)),
                 ("send_buffer_watermark_factor", i(sendBufferWatermarkFactor)),
                 ("connection_speed", i(connectionSpeed)),
                 ("send_socket_buffer_size", i(socketSendBufferSize)),
                 ("recv_socket_buffer_size", i(socketReceiveBufferSize)),
                 ("listen_queue_size", i(socketBacklogSize)),
                 ("outgoing_port", i(outgoingPortsMin)),
-                ("num_outgoing_ports", i(max(0, outgoingPortsMax - outgoingPortsMin))),
+                ("num_outgoing_ports", i(max(0, outgoingPortsMax.subtractingReportingOverflow(outgoingPortsMin).overflow
+                    ? 0 : outgoingPortsMax - outgoingPortsMin))),
                 ("upnp_lease_duration", i(upnpLeaseDuration)),
                 ("peer_tos", i(peerToS)),  // 2.0.8 takes the old name (it is peer_dscp's alias)
                 ("mixed_mode_algorithm", utpMixedMode == 1 ? "1" : "0"),  // peer_proportional 1, prefer_tcp 0
@@ -135,8 +142,8 @@ public struct EngineSettings: Sendable, Equatable {
                 ("peer_turnover_interval", i(peerTurnoverInterval)),
                 ("max_out_request_queue", i(requestQueueSize)),
                 ("resolver_cache_timeout", i(hostnameCacheTTL)),
-                ("inactive_down_rate", i(slowTorrentDownloadRate * 1024)),
-                ("inactive_up_rate", i(slowTorrentUploadRate * 1024)),
+                ("inactive_down_rate", Self.scaled(slowTorrentDownloadRate, 1024)),
+                ("inactive_up_rate", Self.scaled(slowTorrentUploadRate, 1024)),
                 ("auto_manage_startup", i(slowTorrentInactiveTimer)),
             ]
         }

@@ -312,6 +312,29 @@ final class PreferenceCatalogueTests: XCTestCase {
         }
     }
 
+    /// Hostile numbers: kept to 32 bits as qBittorrent keeps them, so no conversion (KiB to bytes, hours to
+    /// minutes) can overflow and trap on every start.
+    func testHugeNumbersAreClampedAndNeverOverflow() async throws {
+        let dir = try temporaryFolder("qbtd-catalogue-huge")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try await MemoryServer.start(in: dir)
+        let settings = server.service.settings
+        try await server.service.applyPreferences([
+            "send_buffer_watermark": .int(Int64.max), "outgoing_ports_min": .int(Int64.min),
+            "checking_memory_use": .double(9e18), "slow_torrent_dl_rate_threshold": .int(Int64.max),
+            "scheduler_enabled": .bool(true), "schedule_from_hour": .int(Int64.max), "use_https": .int(1),
+        ])
+        let sendBuffer = await settings.int("send_buffer_watermark")
+        XCTAssertEqual(sendBuffer, Int(Int32.max))
+        let pack = Dictionary(await settings.engineSettings().advanced.pack, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(pack["send_buffer_watermark"], String(Int32.max))
+        XCTAssertEqual(pack["num_outgoing_ports"], String(Int32.max))
+        _ = await settings.scheduleWantsAlternative(at: Self.monday, calendar: Self.utc)
+        let https = await settings.bool("use_https")
+        XCTAssertTrue(https, "0/1 are booleans, as qBittorrent's toBool reads them")
+        await server.service.shutdown()
+    }
+
     // MARK: applied means applied
 
     /// What an applier produces, as text: a change of an applied key must change it.

@@ -36,6 +36,7 @@ typedef struct {
     size_t header_count;
     const unsigned char *body;
     size_t body_length;
+    /// Seconds to connect, and seconds without a byte moving before the transfer is given up.
     long timeout_seconds;
     /// A PEM file of CA certificates to trust instead of the system's; NULL for the system's.
     const char *ca_file;

@@ -16,6 +16,7 @@ public struct AppController: APIController {
     let webUI: (address: String, port: Int)
     let onShutdown: @Sendable () -> Void
     let https: any WebHTTPSSwitch
+    let preferenceWrites = SerialRunner()
     let music: MusicLibrary
     /// The music folders came from the command line, which wins over the `music_dirs` preference.
     let musicFromCommandLine: Bool
@@ -54,7 +55,8 @@ public struct AppController: APIController {
             },
             "defaultSavePath": .get { _, _ in .text(await service.settings.defaultSavePath) },
             "preferences": .get { _, _ in .json(.object(await preferences())) },
-            "setPreferences": .post { p, _ in try await setPreferences(p) },
+            // One at a time: the HTTPS switch and the stored preferences must agree (qBittorrent is single-threaded).
+            "setPreferences": .post { p, _ in try await preferenceWrites.run { try await setPreferences(p) } },
             "networkInterfaceList": .get { _, _ in
                 .json(.array(NetworkInterfaces.names().map { .object(["name": .string($0), "value": .string($0)]) }))
             },
@@ -175,7 +177,10 @@ public struct AppController: APIController {
         let keys = ["use_https", "web_ui_https_cert_path", "web_ui_https_key_path"]
         guard keys.contains(where: { changes[$0] != nil }) else { return }
         let now = await service.settings.values
-        func pick(_ key: String) -> JSONValue? { changes[key] ?? now[key] }
+        // A value of the wrong type is no change, as ServerSettings will not store it either.
+        func pick(_ key: String) -> JSONValue? {
+            changes[key].flatMap { raw in now[key].flatMap { ServerSettings.coerce(raw, like: $0) } } ?? now[key]
+        }
         let taken = await https.apply(HTTPSRequest(
             enabled: pick("use_https")?.boolValue ?? false,
             certificate: pick("web_ui_https_cert_path")?.stringValue ?? "",
