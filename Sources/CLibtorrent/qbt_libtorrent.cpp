@@ -932,29 +932,54 @@ qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn
 
 qbt_result qbt_get_trackers(qbt_session *session, const char *id, qbt_tracker_fn fn, void *context) {
     QBT_WITH_HANDLE({
+        // qBittorrent 5.1's TorrentImpl tracker status: each listen-socket endpoint, for each protocol the torrent
+        // has, is updating, failed (tracker error, skipped, or not working), verified-working or not contacted; the
+        // tracker's row folds them (1 not contacted, 2 working, 3 updating, 4 not working, 5 tracker error,
+        // 6 unreachable). The message is that of an endpoint in the row's state.
+        const auto hashes = h.info_hashes();
+        std::vector<lt::protocol_version> protocols;
+        if (hashes.has_v1()) protocols.push_back(lt::protocol_version::V1);
+        if (hashes.has_v2()) protocols.push_back(lt::protocol_version::V2);
         for (const auto &entry : h.trackers()) {
-            // qBittorrent folds every listen-socket endpoint into one row per tracker.
-            bool working = false, updating = false, failed = false, contacted = false;
+            int endpoints = 0, updating = 0, working = 0, not_working = 0, tracker_error = 0, unreachable = 0;
             int peers = -1, seeds = -1, leeches = -1, downloaded = -1;
-            std::string message;
+            std::vector<std::pair<int, std::string>> messages;  // (endpoint state, message)
             for (const auto &endpoint : entry.endpoints) {
-                for (const auto &ih : endpoint.info_hashes) {
-                    if (ih.updating) updating = true;
-                    if (ih.is_working()) working = true;
-                    if (ih.fails > 0) failed = true;
-                    if (ih.start_sent || ih.fails > 0 || ih.is_working()) contacted = true;
-                    if (!ih.message.empty()) message = ih.message;
-                    if (ih.last_error && message.empty()) message = ih.last_error.message();
+                for (const auto version : protocols) {
+                    const auto &ih = endpoint.info_hashes[version];
+                    ++endpoints;
+                    int state;
+                    if (ih.updating) { state = 3; ++updating; }
+                    else if (ih.fails > 0) {
+                        if (ih.last_error == lt::errors::tracker_failure) { state = 5; ++tracker_error; }
+                        else if (ih.last_error == lt::errors::announce_skipped) { state = 6; ++unreachable; }
+                        else { state = 4; ++not_working; }
+                    } else if (entry.verified) { state = 2; ++working; }
+                    else state = 1;
+                    std::string message = !ih.message.empty() ? ih.message : ih.last_error ? ih.last_error.message() : "";
+                    messages.emplace_back(state, message);
                     seeds = std::max(seeds, ih.scrape_complete);
                     leeches = std::max(leeches, ih.scrape_incomplete);
                     downloaded = std::max(downloaded, ih.scrape_downloaded);
                 }
             }
+            int status = 1;
+            if (endpoints > 0) {
+                if (updating > 0) status = 3;
+                else if (working > 0) status = 2;
+                else if (tracker_error > 0) status = 5;
+                else if (unreachable == endpoints) status = 6;
+                else if (unreachable + not_working == endpoints) status = 4;
+            }
+            std::string message;
+            for (const auto &m : messages) {
+                if (m.first == status && !m.second.empty()) { message = m.second; break; }
+            }
             if (seeds >= 0 || leeches >= 0) peers = std::max(0, seeds) + std::max(0, leeches);
             qbt_tracker t;
             t.url = entry.url.c_str();
             t.tier = entry.tier;
-            t.status = updating ? 3 : working ? 2 : (failed || contacted) ? 4 : 1;
+            t.status = status;
             t.message = message.c_str();
             t.num_peers = peers;
             t.num_seeds = seeds;

@@ -23,6 +23,8 @@ public struct AddOptions: Sendable, Equatable {
     public var addToTopOfQueue = false
     /// nil = the `torrent_content_layout` preference.
     public var contentLayout: ContentLayout?
+    /// qBittorrent's stop condition ("None", "MetadataReceived", "FilesChecked"); nil: `torrent_stop_condition`.
+    public var stopCondition: String?
 
     public init() {}
 }

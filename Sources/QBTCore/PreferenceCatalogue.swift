@@ -51,6 +51,10 @@ public struct PreferenceEntry: Sendable {
         case syncState
         /// `AppController.setMusicDirectories`: qbtd's HLS music folders.
         case music
+        /// `TorrentService+Automation`, `+WatchedFolders` and `+ExtraTrackers`: what qbtd does by itself (external
+        /// programs and export folders when a torrent is added or finishes; watched folders; extra trackers; excluded
+        /// file names).
+        case automation
     }
 
     /// A default: a plain value, or a path under one of qbtd's folders (`ServerPaths`).
@@ -174,7 +178,7 @@ public enum PreferenceCatalogue {
         .init("add_to_top_of_queue", .bool(false), .all, .fixed(Reason.queueBottom)),
         .init("start_paused_enabled", .bool(false), [.v4_6], .applied(.torrentDefaults), alias: "add_stopped_enabled"),  // 4.x name of add_stopped_enabled (same stored value)
         .init("add_stopped_enabled", .bool(false), .v5, .applied(.torrentDefaults)),
-        .init("torrent_stop_condition", .string("None"), .all, .fixed(Reason.noStopCondition)),
+        .init("torrent_stop_condition", .string("None"), .all, .applied(.torrentDefaults)),  // None, MetadataReceived, FilesChecked
         .init("merge_trackers", .bool(false), .all, .fixed(Reason.noMergeTrackers)),
         .init("auto_delete_mode", .int(0), .all, .inert(Reason.deleteTorrentFile)),
         .init("preallocate_all", .bool(false), .all, .fixed(Reason.sparseFiles)),
@@ -190,13 +194,13 @@ public enum PreferenceCatalogue {
         .init("temp_path_enabled", .bool(false), .all, .applied(.paths)),
         .init("temp_path", .downloadRoot(suffix: "/temp"), .all, .applied(.paths)),
         .init("use_category_paths_in_manual_mode", .bool(false), .all, .fixed(Reason.noCategoryPathManual)),
-        .init("export_dir", .string(""), .all, .fixed(Reason.noExport)),
-        .init("export_dir_fin", .string(""), .all, .fixed(Reason.noExport)),
+        .init("export_dir", .string(""), .all, .applied(.automation)),
+        .init("export_dir_fin", .string(""), .all, .applied(.automation)),
         // MARK: Watched folders
-        .init("scan_dirs", .object([:]), .all, .fixed(Reason.noWatchedFolders)),
+        .init("scan_dirs", .object([:]), .all, .applied(.automation)),  // folder → 0 (itself), 1 (default save path) or a path
         // MARK: Excluded file names
-        .init("excluded_file_names_enabled", .bool(false), .all, .fixed(Reason.noExclusion)),
-        .init("excluded_file_names", .string(""), .all, .inert(Reason.exclusionOff)),
+        .init("excluded_file_names_enabled", .bool(false), .all, .applied(.automation)),
+        .init("excluded_file_names", .string(""), .all, .applied(.automation)),  // wildcard lines
         // MARK: E-mail notification
         .init("mail_notification_enabled", .bool(false), .all, .fixed(Reason.noMail)),
         .init("mail_notification_sender", .string("qBittorrent_notification@example.com"), .all, .inert(Reason.mailOff)),
@@ -207,10 +211,10 @@ public enum PreferenceCatalogue {
         .init("mail_notification_username", .string(""), .all, .inert(Reason.mailOff)),
         .init("mail_notification_password", .string(""), .all, .inert(Reason.mailOff)),
         // MARK: Run external program
-        .init("autorun_on_torrent_added_enabled", .bool(false), .all, .fixed(Reason.noAutorun)),
-        .init("autorun_on_torrent_added_program", .string(""), .all, .inert(Reason.autorunOff)),
-        .init("autorun_enabled", .bool(false), .all, .fixed(Reason.noAutorun)),
-        .init("autorun_program", .string(""), .all, .inert(Reason.autorunOff)),
+        .init("autorun_on_torrent_added_enabled", .bool(false), .all, .applied(.automation)),
+        .init("autorun_on_torrent_added_program", .string(""), .all, .applied(.automation)),
+        .init("autorun_enabled", .bool(false), .all, .applied(.automation)),
+        .init("autorun_program", .string(""), .all, .applied(.automation)),
         // MARK: Connection: listening port and limits
         .init("listen_port", .int(6881), .all, .applied(.engine)),  // qBittorrent: random; app/preferences reports the engine's port
         .init("ssl_enabled", .bool(false), .v5, .fixed(Reason.noSSLListen)),
@@ -289,11 +293,11 @@ public enum PreferenceCatalogue {
         .init("max_inactive_seeding_time", .int(-1), .all, .applied(.shareLimits)),
         .init("max_ratio_act", .int(0), .all, .applied(.shareLimits)),
         // MARK: BitTorrent: automatically add trackers
-        .init("add_trackers_enabled", .bool(false), .all, .fixed(Reason.noExtraTrackers)),
-        .init("add_trackers", .string(""), .all, .inert(Reason.extraTrackersOff)),
-        .init("add_trackers_from_url_enabled", .bool(false), .v5, .fixed(Reason.noTrackerList)),
-        .init("add_trackers_url", .string(""), .v5, .inert(Reason.trackerListOff)),
-        .init("add_trackers_url_list", .string(""), .v5, .fixed(Reason.noTrackerList)),  // read-only in qBittorrent: the fetched list
+        .init("add_trackers_enabled", .bool(false), .all, .applied(.automation)),
+        .init("add_trackers", .string(""), .all, .applied(.automation)),  // one URL per line; an empty line starts the next tier
+        .init("add_trackers_from_url_enabled", .bool(false), .v5, .applied(.automation)),
+        .init("add_trackers_url", .string(""), .v5, .applied(.automation)),
+        .init("add_trackers_url_list", .string(""), .v5, .applied(.automation), stored: false),  // read-only: the list last fetched
         // MARK: WebUI: HTTP server
         .init("web_ui_domain_list", .string("*"), .all, .applied(.webSecurity)),
         .init("web_ui_address", .string("*"), .all, .fixed(Reason.webUIFromCommandLine)),  // reported: the address qbtd listens on
@@ -446,7 +450,6 @@ public enum PreferenceCatalogue {
         static let noPerformanceLog = "qbtd does not log libtorrent's performance warnings"
         static let noLogFile = "qbtd writes no log file; its log is log/main and standard output"
         static let queueBottom = "new torrents join the bottom of the queue unless torrents/add asks for the top"
-        static let noStopCondition = "qbtd does not stop new torrents when metadata arrives or checking ends"
         static let noMergeTrackers = "adding a torrent qbtd already has does not merge its trackers or web seeds"
         static let sparseFiles = "qbtd always creates sparse files"
         static let noIncompleteExt = "qbtd does not add .!qB to incomplete files"
@@ -456,16 +459,10 @@ public enum PreferenceCatalogue {
         static let categoryPathChangeMoves = "qbtd always moves automatic torrents when their category's save path changes (issue 16 brings qBittorrent's choice)"
         static let flatCategories = "qbtd treats a/b as one flat category name"
         static let noCategoryPathManual = "torrents in manual mode never take their category's save path"
-        static let noExport = "qbtd does not copy .torrent files anywhere"
-        static let noWatchedFolders = "qbtd watches no folders"
-        static let noExclusion = "qbtd downloads every file; it has no file-name exclusion"
         static let noMail = "qbtd sends no e-mail"
-        static let noAutorun = "qbtd runs no external program"
         static let noSSLListen = "qbtd opens no SSL listen port for torrents"
         static let noRandomPort = "qbtd never picks a random port; listen_port 0 keeps 6881"
         static let noI2P = "qbtd does not connect to I2P"
-        static let noExtraTrackers = "qbtd adds no extra trackers to new torrents"
-        static let noTrackerList = "qbtd fetches no tracker list"
         static let webUIFromCommandLine = "the WebUI address and port come from --host and --port; a change needs a restart"
         static let noWebUIUPnP = "qbtd does not forward its WebUI port"
         static let apiKeyHashed = "qbtd keeps only a hash of the API key; app/rotateAPIKey shows a new one"
@@ -487,16 +484,12 @@ public enum PreferenceCatalogue {
         static let bdecodeDefaults = "qbtd reads .torrent files with libtorrent's limits (depth 100, 2,000,000 tokens)"
         static let defaultDiskIO = "qbtd uses libtorrent's default disk I/O (memory-mapped files)"
         static let logFileOff = "qbtd writes no log file (file_log_enabled is always false)"
-        static let deleteTorrentFile = "applies to .torrent files opened from disk; qbtd has no watched folders"
-        static let exclusionOff = "qbtd has no file-name exclusion (excluded_file_names_enabled is always false)"
+        static let deleteTorrentFile = "qBittorrent applies it to .torrent files its GUI opens; watched folders delete their files whatever it says, in qBittorrent as in qbtd"
         static let mailOff = "qbtd sends no e-mail (mail_notification_enabled is always false)"
-        static let autorunOff = "qbtd runs no external program (the autorun switches are always false)"
         static let sslListenOff = "qbtd opens no SSL listen port for torrents (ssl_enabled is always false)"
         static let i2pOff = "qbtd does not connect to I2P (i2p_enabled is always false)"
         static let i2pTunnels = "libtorrent 2.0.8, which qbtd uses, has no I2P tunnel settings (2.0.9 added them)"
         static let rss = "qbtd has no RSS yet (issue 17)"
-        static let extraTrackersOff = "qbtd adds no extra trackers (add_trackers_enabled is always false)"
-        static let trackerListOff = "qbtd fetches no tracker list (add_trackers_from_url_enabled is always false)"
         static let webUIFilesOff = "qbtd serves no WebUI files (alternative_webui_enabled is always false)"
         static let dynDNSOff = "qbtd has no dynamic DNS updater"
         static let windowsOnly = "Windows only; qBittorrent ignores it on Linux too"

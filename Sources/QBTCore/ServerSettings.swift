@@ -45,23 +45,33 @@ public actor ServerSettings {
     /// older qbtd stored for it.
     public var values: [String: JSONValue] {
         var out = defaults
-        for (key, value) in stored where !Self.isPrivate(key) && Self.takesStoredValue(key) { out[key] = value }
+        for (key, value) in stored where !Self.isPrivate(key) && takesStoredValue(key) { out[key] = value }
         return out
     }
 
     public func value(_ key: String) -> JSONValue? {
-        Self.takesStoredValue(key) ? stored[key] ?? defaults[key] : defaults[key]
+        takesStoredValue(key) ? stored[key] ?? defaults[key] : defaults[key]
     }
 
-    static func takesStoredValue(_ key: String) -> Bool { PreferenceCatalogue.byKey[key]?.acceptsChanges ?? true }
+    /// Fixed keys report what qbtd does; so do the external programs while paths are confined (`--allowed-paths`
+    /// is for clients not fully trusted, and a program runs anything).
+    nonisolated func takesStoredValue(_ key: String) -> Bool {
+        (PreferenceCatalogue.byKey[key]?.acceptsChanges ?? true)
+            && !(paths.confinement != nil && Self.programKeys.contains(key))
+    }
+
+    static let programKeys: Set<String> = [
+        "autorun_enabled", "autorun_program", "autorun_on_torrent_added_enabled", "autorun_on_torrent_added_program",
+    ]
+    static let confinedProgramsReason = "external programs are off while --allowed-paths confines what clients may name"
 
     /// The fixed keys `changes` asks to change, with the reason each stays: `app/setPreferences` logs them (clients
     /// that send the whole form back send the same values, which are no change).
     public func refusedChanges(_ changes: [String: JSONValue]) -> [(key: String, reason: String)] {
         changes.compactMap { key, raw in
-            guard let entry = PreferenceCatalogue.byKey[key], !entry.acceptsChanges, let current = defaults[key],
+            guard let entry = PreferenceCatalogue.byKey[key], !takesStoredValue(key), let current = defaults[key],
                   let value = Self.coerce(raw, like: current), value != current else { return nil }
-            return (key, entry.reason ?? "")
+            return (key, entry.reason ?? Self.confinedProgramsReason)
         }.sorted { $0.key < $1.key }
     }
     public func bool(_ key: String) -> Bool { value(key)?.boolValue ?? false }
@@ -87,8 +97,13 @@ public actor ServerSettings {
         var changes = changes
         Self.translate4x(&changes)
         for (key, raw) in changes {
-            guard let current = defaults[key], Self.takesStoredValue(key), let value = Self.coerce(raw, like: current)
+            guard let current = defaults[key], takesStoredValue(key), let value = Self.coerce(raw, like: current)
             else { continue }
+            if key == "scan_dirs" {  // only what a folder watch can use, in the form app/preferences reports
+                let normalized = WatchedFolder.json(WatchedFolder.list(value, paths: paths).folders)
+                if self.value(key) != normalized { accepted[key] = normalized }
+                continue
+            }
             if ["save_path", "temp_path"].contains(key) {
                 guard let path = value.stringValue, let resolved = try? paths.savePath(path) else { continue }
                 accepted[key] = .string(resolved)

@@ -7,14 +7,25 @@ extension TorrentService {
     /// Stops (pauses) or starts torrents, and remembers it.
     public func setStopped(_ ids: [TorrentID], _ stopped: Bool) async throws {
         for id in known(ids) {
-            try await update(id) { $0.stopped = stopped }
+            // A stop by hand ends any stop condition, as in qBittorrent.
+            try await update(id) { $0.stopped = stopped; if stopped { $0.stopCondition = nil } }
             await applyRunState(id)
             try? await engine.saveResumeData(id)
         }
     }
 
+    /// A stopped torrent is started for the check and stops again once checked (qBittorrent's FilesChecked stop
+    /// condition): libtorrent does not check a paused torrent.
     public func recheck(_ ids: [TorrentID]) async {
-        for id in known(ids) { try? await engine.recheck(id) }
+        for id in known(ids) {
+            // Without metadata there is nothing to check (and a stopped magnet stays stopped), as in qBittorrent.
+            guard (try? engine.status(id).hasMetadata) == true else { continue }
+            try? await engine.recheck(id)
+            if torrents[id]?.record.stopped == true {
+                try? await update(id) { $0.stopped = false; $0.stopCondition = StopCondition.filesChecked.rawValue }
+                await applyRunState(id)
+            }
+        }
     }
 
     public func reannounce(_ ids: [TorrentID]) async {

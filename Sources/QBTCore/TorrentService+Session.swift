@@ -9,6 +9,9 @@ extension TorrentService {
     /// connection limits. Returns the keys that changed.
     @discardableResult
     public func applyPreferences(_ changes: [String: JSONValue]) async throws -> Set<String> {
+        for reason in WatchedFolder.list(changes["scan_dirs"], paths: paths).rejected {
+            log.add("Watched folder not taken: \(reason)", kind: .warning)
+        }
         let changed = try await settings.update(changes)
         guard !changed.isEmpty else { return [] }
         try await engine.apply(await settings.engineSettings())
@@ -16,6 +19,8 @@ extension TorrentService {
             await logNetworkBinding()
         }
         if !changed.isDisjoint(with: Self.routeKeys) { await engine.resetPeers() }
+        if changed.contains("scan_dirs") { await configureWatchedFolders() }
+        if !changed.isDisjoint(with: ["add_trackers_from_url_enabled", "add_trackers_url"]) { await configureTrackerList() }
         queueingEnabled = await settings.bool("queueing_enabled")
         shareLimits = await ShareLimits(settings)
         if !changed.isDisjoint(with: ["max_connec_per_torrent", "max_uploads_per_torrent"]) {

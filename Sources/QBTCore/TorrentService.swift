@@ -34,8 +34,20 @@ public actor TorrentService {
     var allTime = AllTime()
     /// Content layouts waiting for a magnet's metadata.
     var pendingLayouts: [TorrentID: ContentLayout] = [:]
+    /// Torrents finished since they last downloaded (qBittorrent's `torrentFinished` fires once per transition).
+    var finishedTorrents: Set<TorrentID> = []
+    /// Finished torrents whose data is still moving out of the temp path: they count as finished once it is moved.
+    var finishAfterMove: Set<TorrentID> = []
     /// The last IP filter file read well (kept when a later one cannot be read).
     var filterFileRules: IPFilterRules?
+    /// Watched folders (`scan_dirs`), their inotify watch, and files that could not be read yet (path → attempts).
+    var watchedFolders: [WatchedFolder] = []
+    var folderEvents: FolderEvents?
+    var watchRetries: [String: Int] = [:]
+    var watchRetryTask: Task<Void, Never>?
+    /// The tracker list last fetched from `add_trackers_url` (5.1's `add_trackers_url_list`), and its refresher.
+    public internal(set) var extraTrackerList = ""
+    var extraTrackerTask: Task<Void, Never>?
     private var tasks: [Task<Void, Never>] = []
 
     /// Opens the engine over the store and brings back every stored torrent.
@@ -69,6 +81,8 @@ public actor TorrentService {
         await logNetworkBinding()
         await applyIPFilter(reload: true)  // before any torrent is back: no blocked peer gets a connection
         try await restore()
+        await configureWatchedFolders()
+        await configureTrackerList()
         await loadStatistics()
         shareLimits = await ShareLimits(settings)
         tasks.append(Task { [weak self] in
@@ -118,6 +132,7 @@ public actor TorrentService {
                 case .success(let added):
                     torrents[added.id] = entry
                     remember(added)
+                    if entry.record.completedOn != nil { finishedTorrents.insert(added.id) }
                     if let p = ssl[added.id] {
                         try? await engine.setSSLCertificate(added.id, certificate: p.certificate, privateKey: p.privateKey,
                                                             dhParams: p.dhParams)
@@ -138,6 +153,8 @@ public actor TorrentService {
 
     public func shutdown() async {
         for task in tasks { task.cancel() }
+        watchRetryTask?.cancel()
+        extraTrackerTask?.cancel()
         await saveStatistics()
         await engine.shutdown()
     }
@@ -172,6 +189,8 @@ public actor TorrentService {
         switch event {
         case .metadataReceived(let id):
             guard torrents[id] != nil else { return }
+            // Stopped first, before anything else can await: the download must not run on meanwhile.
+            if torrents[id]?.record.stopCondition == StopCondition.metadataReceived.rawValue { await meetStopCondition(id) }
             do {
                 let bytes = try await engine.exportTorrent(id)
                 let name = (try? engine.status(id).name) ?? ""
@@ -181,6 +200,8 @@ public actor TorrentService {
                 await rememberSources(id)
                 if let layout = pendingLayouts.removeValue(forKey: id) { await applyContentLayout(id, layout) }
                 try await engine.saveResumeData(id)
+                await applyExcludedFileNames(id)  // a magnet's, now that it has files
+                await exportTorrentFile(id, to: "export_dir")  // and something to export
             } catch {
                 logger.error("could not store the metadata of \(id): \(error)")
             }
@@ -197,15 +218,29 @@ public actor TorrentService {
                 torrents[id]?.record.downloadPath = nil
                 try? await store.updateTorrent(id) { $0.downloadPath = nil }
                 moving.insert(id)
+                finishAfterMove.insert(id)
                 try? await engine.moveStorage(id, to: stored.record.savePath)
+            } else if moving.contains(id) {
+                finishAfterMove.insert(id)  // a move asked for by hand: finished once the data is there
+            } else {
+                await torrentFinished(id)
             }
             try? await engine.saveResumeData(id)
         case .storageMoved(let id):
             moving.remove(id)
+            if finishAfterMove.remove(id) != nil { await torrentFinished(id) }
             try? await engine.saveResumeData(id)
         case .storageMoveFailed(let id, let why):
             moving.remove(id)
+            if finishAfterMove.remove(id) != nil { await torrentFinished(id) }
             log.add("Failed to move torrent \(id): \(why)", kind: .critical)
+        case .stateChanged(let id, let state) where [.downloading, .downloadingMetadata].contains(state):
+            finishedTorrents.remove(id)
+        case .checked(let id):
+            if torrents[id]?.record.stopCondition == StopCondition.filesChecked.rawValue,
+               (try? engine.status(id).hasMetadata) == true {
+                await meetStopCondition(id)
+            }
         case .fileRenamed(let id, _, _):
             try? await engine.saveResumeData(id)
         case .fileRenameFailed(let id, let file, let why):
@@ -240,6 +275,9 @@ public actor TorrentService {
         let tempPath = options.skipChecking ? nil : await settings.tempPath
         let limits = await connectionLimits()
         let tags = Array(Set(options.tags.filter(Self.validTag))).sorted()
+        // qBittorrent's stop condition: an unknown name is None.
+        let defaultCondition = await settings.string("torrent_stop_condition")
+        let condition = StopCondition(rawValue: options.stopCondition ?? defaultCondition)
         var records: [(record: TorrentRecord, tags: [String])] = []
         var requests: [AddTorrentRequest] = []
         var positions: [Int] = []
@@ -259,6 +297,15 @@ public actor TorrentService {
                 inactiveSeedingTimeLimit: options.inactiveSeedingTimeLimit, autoTMM: autoTMM)
             record.forceStart = options.forced
             record.downloadPath = tempPath
+            if !options.stopped, let condition {
+                // 5.1: a torrent that already has its metadata is added stopped under MetadataReceived.
+                let hasMetadata = if case .metainfo = torrent.source { true } else { false }
+                switch condition {
+                case .metadataReceived where hasMetadata: record.stopped = true
+                case .filesChecked where options.skipChecking: break
+                default: record.stopCondition = condition.rawValue
+                }
+            }
             switch torrent.source {
             case .metainfo(let bytes): record.metainfo = Data(bytes)
             case .magnet(let uri): record.magnet = uri
@@ -282,26 +329,38 @@ public actor TorrentService {
         let preferred = ContentLayout(rawValue: await settings.string("torrent_content_layout")) ?? .original
         let layout = options.contentLayout ?? preferred
         let results = await engine.add(requests)
+        // Every torrent the engine took is known before anything awaits: an event for one of them (checked,
+        // metadata, finished) must never find it missing.
+        var taken: [(id: TorrentID, record: TorrentRecord, hasMetainfo: Bool)] = []
         for ((var entry, position), result) in zip(zip(records, positions), results) {
             let id = entry.record.id
-            guard case .success(let added) = result else {
-                try? await store.deleteTorrent(id)  // the engine refused it: no row may outlive that
-                if case .failure(.duplicate(let other)) = result { outcomes[position] = .duplicate(other) }
-                else if case .failure(let error) = result { outcomes[position] = .invalid("\(error)") }
-                continue
-            }
+            guard case .success(let added) = result else { continue }
             let hasMetainfo = entry.record.metainfo != nil
             entry.record.slim()
             torrents[id] = StoredTorrent(record: entry.record, tags: entry.tags)
             remember(added)
+            taken.append((id, entry.record, hasMetainfo))
+            outcomes[position] = .added(id)
+        }
+        for ((entry, position), result) in zip(zip(records, positions), results) {
+            guard case .success = result else {
+                try? await store.deleteTorrent(entry.record.id)  // the engine refused it: no row may outlive that
+                if case .failure(.duplicate(let other)) = result { outcomes[position] = .duplicate(other) }
+                else if case .failure(let error) = result { outcomes[position] = .invalid("\(error)") }
+                continue
+            }
+        }
+        for (id, _, _) in taken { await catchUpStopCondition(id) }
+        for (id, record, hasMetainfo) in taken {
             if options.addToTopOfQueue { try? await engine.queue(id, .top) }
             if options.firstLastPiecePrio { try? await prioritizeFirstLastPieces(id, on: true) }
             if layout != .original {
                 // A magnet gets its layout when the metadata arrives (not kept across a restart before that).
                 if hasMetainfo { await applyContentLayout(id, layout) } else { pendingLayouts[id] = layout }
             }
-            log.add("Added new torrent. Torrent: \"\(entry.record.name)\"")
-            outcomes[position] = .added(id)
+            log.add("Added new torrent. Torrent: \"\(record.name)\"")
+            await addExtraTrackers(id)
+            await torrentAdded(id, hasMetadata: hasMetainfo)
         }
         return outcomes.map { $0 ?? .invalid("not added") }
     }
@@ -319,6 +378,8 @@ public actor TorrentService {
             webSeedURLs[id] = nil
             pendingLayouts[id] = nil
             moving.remove(id)
+            finishedTorrents.remove(id)
+            finishAfterMove.remove(id)
             try? await engine.remove(id, deleteFiles: deleteFiles)
             log.add(deleteFiles ? "Removed torrent and deleted its content. Torrent: \"\(name)\""
                                 : "Removed torrent. Torrent: \"\(name)\"")

@@ -97,6 +97,11 @@ extension Store {
                 t.column("sha256", .text)  // of the finished file
             }
         }
+        migrator.registerMigration("v6: stop conditions of torrents") { db in
+            try db.alter(table: "torrents") { t in
+                t.add(column: "stop_condition", .text)  // NULL, "MetadataReceived" or "FilesChecked"
+            }
+        }
         return migrator
     }
 }

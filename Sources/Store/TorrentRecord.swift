@@ -30,6 +30,8 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var superSeeding: Bool
     /// Where the data lives until it completes (qBittorrent's temp/download path); nil = the save path.
     public var downloadPath: String?
+    /// qBittorrent's stop condition still to come: "MetadataReceived" or "FilesChecked"; nil: none.
+    public var stopCondition: String?
     public var resumeData: Data?
 
     enum CodingKeys: String, CodingKey {
@@ -39,7 +41,7 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         case downloadLimit = "download_limit", ratioLimit = "ratio_limit", seedingTimeLimit = "seeding_time_limit"
         case inactiveSeedingTimeLimit = "inactive_seeding_time_limit", autoTMM = "auto_tmm"
         case resumeData = "resume_data", forceStart = "force_start", superSeeding = "super_seeding"
-        case downloadPath = "download_path"
+        case downloadPath = "download_path", stopCondition = "stop_condition"
     }
 
     public init(
@@ -68,6 +70,7 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         self.forceStart = false
         self.superSeeding = false
         self.downloadPath = nil
+        self.stopCondition = nil
         self.resumeData = nil
     }
 }

@@ -3,7 +3,8 @@ import CLibtorrent
 
 /// A tracker of one torrent, with qBittorrent's status numbers.
 public struct TrackerEntry: Sendable, Equatable {
-    public enum Status: Int, Sendable { case disabled = 0, notContacted, working, updating, notWorking }
+    /// qBittorrent 5.x's states; 4.x has the first five (an error or an unreachable tracker is "not working").
+    public enum Status: Int, Sendable { case disabled = 0, notContacted, working, updating, notWorking, trackerError, unreachable }
     public var url: String
     public var tier: Int
     public var status: Status

@@ -377,6 +377,10 @@ final class PreferenceCatalogueTests: XCTestCase {
         "web_ui_secure_cookie_enabled", "web_ui_use_custom_http_headers_enabled", "web_ui_custom_http_headers",
         "web_ui_hsts_enabled", "web_ui_hsts_max_age", "web_ui_hsts_include_subdomains",  // WebSecurityPolicyTests
         "use_https", "web_ui_https_cert_path", "web_ui_https_key_path",  // e2e: test_https.py
+        "autorun_enabled", "autorun_program", "autorun_on_torrent_added_enabled",  // e2e: test_automation.py
+        "autorun_on_torrent_added_program", "scan_dirs", "export_dir", "export_dir_fin", "add_trackers_enabled",
+        "add_trackers", "add_trackers_from_url_enabled", "add_trackers_url", "add_trackers_url_list",
+        "excluded_file_names_enabled", "excluded_file_names", "torrent_stop_condition",
     ]
 
     static let proxy: [String: JSONValue] = ["proxy_type": .string("SOCKS5"), "proxy_ip": .string("127.0.0.1")]

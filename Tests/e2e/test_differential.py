@@ -542,6 +542,9 @@ def build_scenario(fast, slow, magnet_hash):
         P("torrents/setDownloadLimit", params={"hashes": f"{F}|{S}", "limit": "0"}),
         P("torrents/setDownloadLimit", params={"hashes": F}, note="no limit"),
         G("torrents/downloadLimit", params={"hashes": F}, dyn=("",), values=("*",), note="reset"),
+        P("torrents/setUploadLimit", params={"hashes": F, "limit": "524288"}, note="again, before a non-numeric one"),
+        P("torrents/setUploadLimit", params={"hashes": F, "limit": "fast"}, note="non-numeric limit: unlimited"),
+        G("torrents/uploadLimit", params={"hashes": F}, dyn=("",), values=("*",), note="after a non-numeric limit"),
         P("torrents/setShareLimits", params={"hashes": F, "ratioLimit": "1.5", "seedingTimeLimit": "60",
                                              "inactiveSeedingTimeLimit": "-2"}),
         P("torrents/setShareLimits", params={"hashes": F, "seedingTimeLimit": "60",
@@ -607,6 +610,10 @@ def build_scenario(fast, slow, magnet_hash):
         Wait("trackers edited", lambda s: (lambda urls: "http://127.0.0.1:9/a2" in urls and "http://127.0.0.1:9/b" not in urls)(
              [t["url"] for t in s.get("torrents/trackers", hash=F).json()]), 10),
         G("torrents/trackers", params={"hash": F}, values=("[].url", "[].tier"), note="after edits"),
+        P("torrents/editTracker", params={"hash": F, "origUrl": "http://127.0.0.1:9/a2", "newUrl": "127.1.0.2"},
+          note="a URL without a scheme"),
+        Wait("scheme-less tracker", lambda s: "127.1.0.2" in [t["url"] for t in s.get("torrents/trackers", hash=F).json()], 10),
+        G("torrents/trackers", params={"hash": F}, values=("[].url", "[].tier"), note="after a URL without a scheme"),
         P("torrents/reannounce", params={"hashes": F}),
         # ---- categories and tags
         P("torrents/createCategory", params={"category": "cat1", "savePath": lambda s: s.path("cat1")}),

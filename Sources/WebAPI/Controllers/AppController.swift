@@ -116,6 +116,7 @@ public struct AppController: APIController {
         values["upnp"] = .bool(engine.upnp)
         values["save_path"] = .string(await settings.defaultSavePath)
         values["music_dirs"] = .array(await music.directories.map { .string($0) })  // qbtd's: the HLS music folders
+        values["add_trackers_url_list"] = .string(await service.extraTrackerList)  // read-only: the list last fetched
         if let files = https.commandLine {  // the command line's certificate is what is served
             values["use_https"] = .bool(true)
             values["web_ui_https_cert_path"] = .string(files.certificate)

@@ -26,7 +26,10 @@ extension TorrentsController {
                 // 2.13 renamed `origUrl` to `url`; either is taken.
                 guard let old = p["origUrl"] ?? p["url"] else { throw QBitError.badParams() }
                 let new = try p.required("newUrl")
-                guard Self.validURL(new, schemes: ["http", "https", "udp"]) else { throw QBitError.badParams("New tracker URL is invalid") }
+                // qBittorrent takes any URL QUrl reads (`127.1.0.2` too); what no URL reader takes is a 400.
+                guard !new.isEmpty, URL(string: new.replacingOccurrences(of: " ", with: "%20")) != nil else {
+                    throw QBitError.badParams("New tracker URL is invalid")
+                }
                 try await service.editTracker(id, from: old, to: new)
                 return .empty
             },
@@ -134,13 +137,16 @@ extension TorrentsController {
             pseudo("DHT", on: settings.dht, letter: "H"), pseudo("PeX", on: settings.pex, letter: "X"),
             pseudo("LSD", on: settings.lsd, letter: "L"),
         ]
-        return .json(.array(out + list.map(Self.trackerJSON)))
+        return .json(.array(out + list.map { Self.trackerJSON($0, identity) }))
     }
 
     /// A real tracker as `torrents/trackers` (and `torrents/info?includeTrackers=true`) write it.
-    static func trackerJSON(_ t: TrackerEntry) -> JSONValue {
-        .object([
-            "url": .string(t.url), "status": .int(Int64(t.status.rawValue)), "tier": .int(Int64(t.tier)),
+    static func trackerJSON(_ t: TrackerEntry, _ identity: Identity) -> JSONValue {
+        // 4.x has no codes for a tracker error or an unreachable tracker: both are "not working" (4).
+        let status = identity.profile == .v4_6 && t.status.rawValue > TrackerEntry.Status.notWorking.rawValue
+            ? TrackerEntry.Status.notWorking.rawValue : t.status.rawValue
+        return .object([
+            "url": .string(t.url), "status": .int(Int64(status)), "tier": .int(Int64(t.tier)),
             "msg": .string(t.message), "num_peers": .int(Int64(t.peers)), "num_seeds": .int(Int64(t.seeds)),
             "num_leeches": .int(Int64(t.leeches)), "num_downloaded": .int(Int64(t.downloaded)),
         ])
@@ -171,13 +177,15 @@ extension TorrentsController {
             "uploadLimit": .get { p, _ in try await limits(p) { $0.uploadLimit } },
             "setDownloadLimit": .post { p, _ in
                 let ids = try await hashes(p)
-                guard let limit = p.int("limit") else { throw QBitError.badParams() }
+                // qBittorrent reads the limit with toLongLong: anything else is 0, i.e. unlimited.
+                let limit = Int(try p.required("limit").trimmingCharacters(in: .whitespaces)) ?? 0
                 try await service.setLimits(ids, upload: nil, download: limit)
                 return .empty
             },
             "setUploadLimit": .post { p, _ in
                 let ids = try await hashes(p)
-                guard let limit = p.int("limit") else { throw QBitError.badParams() }
+                // qBittorrent reads the limit with toLongLong: anything else is 0, i.e. unlimited.
+                let limit = Int(try p.required("limit").trimmingCharacters(in: .whitespaces)) ?? 0
                 try await service.setLimits(ids, upload: limit, download: nil)
                 return .empty
             },

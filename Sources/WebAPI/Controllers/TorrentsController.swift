@@ -88,7 +88,7 @@ public struct TorrentsController: APIController {
             for id in ids {
                 guard let view = board.entries[id]?.view else { continue }
                 var object = TorrentInfo(view, identity: identity).jsonObject(identity: identity)
-                object["trackers"] = .array(((try? await service.trackers(id)) ?? []).map(Self.trackerJSON))
+                object["trackers"] = .array(((try? await service.trackers(id)) ?? []).map { Self.trackerJSON($0, identity) })
                 infos.append(.object(object))
             }
             return .json(.array(infos))
@@ -214,6 +214,7 @@ public struct TorrentsController: APIController {
         if let layout = p["contentLayout"] { options.contentLayout = ContentLayout(rawValue: layout) }
         else if let root = p.bool("root_folder") { options.contentLayout = root ? .subfolder : .noSubfolder }
         if p["stopped"] == nil && p["paused"] == nil { options.stopped = await service.settings.bool("add_stopped_enabled") }
+        if let condition = p["stopCondition"], !condition.isEmpty { options.stopCondition = condition }
 
         // Every uploaded file must parse before anything is added: a bad upload changes nothing. The parse is
         // the one the engine adds from.

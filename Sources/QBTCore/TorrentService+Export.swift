@@ -1,0 +1,45 @@
+import Foundation
+import TorrentEngine
+
+/// qBittorrent's export folders: a copy of the .torrent in `export_dir` when a torrent is added (a magnet's when its
+/// metadata arrives) and in `export_dir_fin` when it finishes.
+extension TorrentService {
+    func exportTorrentFile(_ id: TorrentID, to key: String) async {
+        let folder = await settings.string(key)
+        guard !folder.isEmpty, let name = torrents[id]?.record.name else { return }
+        do {
+            guard let directory = try? paths.savePath(folder) else {
+                throw ServiceError.forbidden("\(folder) is not a folder qbtd may write to")
+            }
+            let bytes = try await engine.exportTorrent(id)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let base = Self.validFileName(name.isEmpty ? id : name)
+            var path = directory + "/" + base + ".torrent"
+            var n = 0
+            while FileManager.default.fileExists(atPath: path) {
+                n += 1
+                path = directory + "/" + base + " (\(n)).torrent"
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
+        } catch {
+            log.add("Failed to export torrent. Torrent: \"\(name)\". Destination: \"\(folder)\". Reason: \"\(error)\"",
+                    kind: .warning)
+        }
+    }
+
+    /// qBittorrent's `toValidFileName`: each run of `\ / : ? " * < > |` becomes one space; trimmed.
+    static func validFileName(_ name: String) -> String {
+        var out = "", inRun = false
+        for c in name {
+            if "\\/:?\"*<>|".contains(c) {
+                if !inRun { out.append(" ") }
+                inRun = true
+            } else {
+                out.append(c)
+                inRun = false
+            }
+        }
+        let trimmed = out.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty || trimmed == "." || trimmed == ".." ? "torrent" : trimmed
+    }
+}
