@@ -115,3 +115,51 @@ long qbt_exchange(const qbt_exchange_request *request, qbt_fetch_sink header_sin
     curl_easy_cleanup(curl);
     return status;
 }
+
+typedef struct {
+    const char *data;
+    size_t left;
+} mail_box;
+
+static size_t read_mail(char *buffer, size_t size, size_t count, void *user) {
+    mail_box *box = user;
+    size_t n = size * count < box->left ? size * count : box->left;
+    memcpy(buffer, box->data, n);
+    box->data += n;
+    box->left -= n;
+    return n;
+}
+
+int qbt_send_mail(const qbt_mail_request *request, char *error, size_t error_size) {
+    pthread_once(&global_once, global_init);
+    CURL *curl = curl_easy_init();
+    if (!curl) {
+        snprintf(error, error_size, "libcurl could not start a transfer");
+        return -1;
+    }
+    char message[CURL_ERROR_SIZE] = {0};
+    mail_box box = {request->message, request->message_length};
+    struct curl_slist *recipients = curl_slist_append(NULL, request->to);
+    curl_easy_setopt(curl, CURLOPT_URL, request->url);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+    curl_easy_setopt(curl, CURLOPT_USE_SSL, (long)CURLUSESSL_TRY);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, request->timeout_seconds);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, request->timeout_seconds);
+    curl_easy_setopt(curl, CURLOPT_PROXY, "");
+    if (request->username) {
+        curl_easy_setopt(curl, CURLOPT_USERNAME, request->username);
+        curl_easy_setopt(curl, CURLOPT_PASSWORD, request->password ? request->password : "");
+    }
+    curl_easy_setopt(curl, CURLOPT_MAIL_FROM, request->from);
+    curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, recipients);
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, read_mail);
+    curl_easy_setopt(curl, CURLOPT_READDATA, &box);
+    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    CURLcode code = curl_easy_perform(curl);
+    if (code != CURLE_OK) snprintf(error, error_size, "%s", message[0] ? message : curl_easy_strerror(code));
+    curl_slist_free_all(recipients);
+    curl_easy_cleanup(curl);
+    return code == CURLE_OK ? 0 : -1;
+}

@@ -602,6 +602,7 @@ qbt_result qbt_add_async(qbt_session *session, const qbt_add_params *p, char id[
         if (p->sequential) atp.flags |= lt::torrent_flags::sequential_download;
         else atp.flags &= ~lt::torrent_flags::sequential_download;
         if (p->seed_mode) atp.flags |= lt::torrent_flags::seed_mode;
+        atp.storage_mode = p->preallocate ? lt::storage_mode_allocate : lt::storage_mode_sparse;
         atp.upload_limit = p->upload_limit > 0 ? p->upload_limit : -1;
         atp.download_limit = p->download_limit > 0 ? p->download_limit : -1;
         if (p->auto_managed && !p->stopped) atp.flags |= lt::torrent_flags::auto_managed;
@@ -1032,6 +1033,15 @@ qbt_result qbt_get_piece_states(qbt_session *session, const char *id, qbt_bytes_
             if (i < states.size() && states[i] == 0) states[i] = 1;
         }
         fn(context, states.data(), states.size());
+    })
+}
+
+qbt_result qbt_get_piece_availability(qbt_session *session, const char *id, qbt_ints_fn fn, void *context) {
+    QBT_WITH_HANDLE({
+        std::vector<int> counts;
+        h.piece_availability(counts);
+        std::vector<int32_t> out(counts.begin(), counts.end());
+        fn(context, out.data(), out.size());
     })
 }
 

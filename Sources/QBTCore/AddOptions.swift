@@ -23,6 +23,10 @@ public struct AddOptions: Sendable, Equatable {
     public var addToTopOfQueue = false
     /// nil = the `torrent_content_layout` preference.
     public var contentLayout: ContentLayout?
+    /// Where the data lives until it completes (already resolved); nil: the global temp path when it is on.
+    public var downloadPath: String?
+    /// qBittorrent's `useDownloadPath`: false: none; nil: `downloadPath` if given, else `temp_path_enabled`.
+    public var useDownloadPath: Bool?
     /// qBittorrent's stop condition ("None", "MetadataReceived", "FilesChecked"); nil: `torrent_stop_condition`.
     public var stopCondition: String?
 

@@ -52,8 +52,8 @@ public struct PreferenceEntry: Sendable {
         /// `AppController.setMusicDirectories`: qbtd's HLS music folders.
         case music
         /// `TorrentService+Automation`, `+WatchedFolders` and `+ExtraTrackers`: what qbtd does by itself (external
-        /// programs and export folders when a torrent is added or finishes; watched folders; extra trackers; excluded
-        /// file names).
+        /// programs, export folders and e-mail when a torrent is added or finishes; watched folders; extra trackers;
+        /// excluded file names).
         case automation
     }
 
@@ -181,14 +181,14 @@ public enum PreferenceCatalogue {
         .init("torrent_stop_condition", .string("None"), .all, .applied(.torrentDefaults)),  // None, MetadataReceived, FilesChecked
         .init("merge_trackers", .bool(false), .all, .fixed(Reason.noMergeTrackers)),
         .init("auto_delete_mode", .int(0), .all, .inert(Reason.deleteTorrentFile)),
-        .init("preallocate_all", .bool(false), .all, .fixed(Reason.sparseFiles)),
+        .init("preallocate_all", .bool(false), .all, .applied(.torrentDefaults)),  // new torrents: files allocated whole
         .init("incomplete_files_ext", .bool(false), .all, .fixed(Reason.noIncompleteExt)),
         .init("use_unwanted_folder", .bool(false), .v5, .fixed(Reason.noUnwantedFolder)),
         // MARK: Downloads: saving management
         .init("auto_tmm_enabled", .bool(false), .all, .applied(.torrentDefaults)),
-        .init("torrent_changed_tmm_enabled", .bool(true), .all, .fixed(Reason.categoryChangeMoves)),
-        .init("save_path_changed_tmm_enabled", .bool(true), .all, .fixed(Reason.savePathChangeMoves)),  // qBittorrent: false (issue 16)
-        .init("category_changed_tmm_enabled", .bool(true), .all, .fixed(Reason.categoryPathChangeMoves)),  // qBittorrent: false (issue 16)
+        .init("torrent_changed_tmm_enabled", .bool(true), .all, .applied(.paths)),
+        .init("save_path_changed_tmm_enabled", .bool(false), .all, .applied(.paths)),
+        .init("category_changed_tmm_enabled", .bool(false), .all, .applied(.paths)),
         .init("use_subcategories", .bool(false), [.v4_6, .v5_1], .fixed(Reason.flatCategories)),
         .init("save_path", .downloadRoot(suffix: ""), .all, .applied(.paths)),  // qBittorrent: ~/Downloads
         .init("temp_path_enabled", .bool(false), .all, .applied(.paths)),
@@ -202,14 +202,14 @@ public enum PreferenceCatalogue {
         .init("excluded_file_names_enabled", .bool(false), .all, .applied(.automation)),
         .init("excluded_file_names", .string(""), .all, .applied(.automation)),  // wildcard lines
         // MARK: E-mail notification
-        .init("mail_notification_enabled", .bool(false), .all, .fixed(Reason.noMail)),
-        .init("mail_notification_sender", .string("qBittorrent_notification@example.com"), .all, .inert(Reason.mailOff)),
-        .init("mail_notification_email", .string(""), .all, .inert(Reason.mailOff)),
-        .init("mail_notification_smtp", .string("smtp.changeme.com"), .all, .inert(Reason.mailOff)),
-        .init("mail_notification_ssl_enabled", .bool(false), .all, .inert(Reason.mailOff)),
-        .init("mail_notification_auth_enabled", .bool(false), .all, .inert(Reason.mailOff)),
-        .init("mail_notification_username", .string(""), .all, .inert(Reason.mailOff)),
-        .init("mail_notification_password", .string(""), .all, .inert(Reason.mailOff)),
+        .init("mail_notification_enabled", .bool(false), .all, .applied(.automation)),
+        .init("mail_notification_sender", .string("qBittorrent_notification@example.com"), .all, .applied(.automation)),
+        .init("mail_notification_email", .string(""), .all, .applied(.automation)),
+        .init("mail_notification_smtp", .string("smtp.changeme.com"), .all, .applied(.automation)),
+        .init("mail_notification_ssl_enabled", .bool(false), .all, .applied(.automation)),
+        .init("mail_notification_auth_enabled", .bool(false), .all, .applied(.automation)),
+        .init("mail_notification_username", .string(""), .all, .applied(.automation)),
+        .init("mail_notification_password", .string(""), .all, .applied(.automation)),
         // MARK: Run external program
         .init("autorun_on_torrent_added_enabled", .bool(false), .all, .applied(.automation)),
         .init("autorun_on_torrent_added_program", .string(""), .all, .applied(.automation)),
@@ -451,15 +451,10 @@ public enum PreferenceCatalogue {
         static let noLogFile = "qbtd writes no log file; its log is log/main and standard output"
         static let queueBottom = "new torrents join the bottom of the queue unless torrents/add asks for the top"
         static let noMergeTrackers = "adding a torrent qbtd already has does not merge its trackers or web seeds"
-        static let sparseFiles = "qbtd always creates sparse files"
         static let noIncompleteExt = "qbtd does not add .!qB to incomplete files"
         static let noUnwantedFolder = "qbtd leaves skipped files where they are"
-        static let categoryChangeMoves = "qbtd always moves an automatic torrent whose category changes"
-        static let savePathChangeMoves = "qbtd always moves automatic torrents when the default save path changes (issue 16 brings qBittorrent's choice)"
-        static let categoryPathChangeMoves = "qbtd always moves automatic torrents when their category's save path changes (issue 16 brings qBittorrent's choice)"
         static let flatCategories = "qbtd treats a/b as one flat category name"
         static let noCategoryPathManual = "torrents in manual mode never take their category's save path"
-        static let noMail = "qbtd sends no e-mail"
         static let noSSLListen = "qbtd opens no SSL listen port for torrents"
         static let noRandomPort = "qbtd never picks a random port; listen_port 0 keeps 6881"
         static let noI2P = "qbtd does not connect to I2P"
@@ -485,7 +480,6 @@ public enum PreferenceCatalogue {
         static let defaultDiskIO = "qbtd uses libtorrent's default disk I/O (memory-mapped files)"
         static let logFileOff = "qbtd writes no log file (file_log_enabled is always false)"
         static let deleteTorrentFile = "qBittorrent applies it to .torrent files its GUI opens; watched folders delete their files whatever it says, in qBittorrent as in qbtd"
-        static let mailOff = "qbtd sends no e-mail (mail_notification_enabled is always false)"
         static let sslListenOff = "qbtd opens no SSL listen port for torrents (ssl_enabled is always false)"
         static let i2pOff = "qbtd does not connect to I2P (i2p_enabled is always false)"
         static let i2pTunnels = "libtorrent 2.0.8, which qbtd uses, has no I2P tunnel settings (2.0.9 added them)"

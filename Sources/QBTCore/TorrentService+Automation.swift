@@ -17,6 +17,7 @@ extension TorrentService {
     func torrentFinished(_ id: TorrentID) async {
         guard finishedTorrents.insert(id).inserted else { return }
         await exportTorrentFile(id, to: "export_dir_fin")
+        await sendCompletionMail(id)
         guard await settings.bool("autorun_enabled") else { return }
         await runExternalProgram(await settings.string("autorun_program"), for: id)
     }

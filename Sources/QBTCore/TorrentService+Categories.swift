@@ -23,6 +23,38 @@ extension TorrentService {
         return (try? paths.savePath(wanted, relativeTo: root)) ?? root
     }
 
+    /// Where a new torrent's data lives until it completes, as qBittorrent decides it: an automatic torrent's from its
+    /// category, a manual one's from `downloadPath`/`useDownloadPath`, else the global temp path when it is on.
+    func downloadPath(_ options: AddOptions, category: String?, autoTMM: Bool) async -> String? {
+        if autoTMM { return await categoryDownloadPath(category) }
+        let globalOn = await settings.bool("temp_path_enabled")
+        let use = options.useDownloadPath ?? (options.downloadPath != nil || globalOn)
+        guard use else { return nil }
+        if let path = options.downloadPath { return path }
+        return try? paths.savePath(await settings.string("temp_path"), relativeTo: await settings.defaultSavePath)
+    }
+
+    /// qBittorrent's `categoryDownloadPath`: the category's own download path (relative to the global temp path), none
+    /// when the category turns it off, else the global temp path (with the category's folder) when that is on.
+    func categoryDownloadPath(_ category: String?) async -> String? {
+        let root = await settings.defaultSavePath
+        let base = (try? paths.savePath(await settings.string("temp_path"), relativeTo: root)) ?? root
+        let globalOn = await settings.bool("temp_path_enabled")
+        guard let category, !category.isEmpty else { return globalOn ? base : nil }
+        switch categoryTable[category]?.downloadPath {
+        case nil: return globalOn ? (try? paths.savePath(base + "/" + category)) : nil
+        case ""?: return nil
+        case let path?: return try? paths.savePath(path, relativeTo: base)
+        }
+    }
+
+    /// Whether a torrent in `category` (nil: none) takes its path from the default save path: no category, or one
+    /// whose save path is empty or relative.
+    func categoryFollowsDefaultPath(_ category: String?) -> Bool {
+        guard let category, !category.isEmpty else { return true }
+        return !(categoryTable[category]?.savePath ?? "").hasPrefix("/")
+    }
+
     /// Every category's resolved save path (uploads can land in one).
     public func categorySavePaths() async -> [String: String] {
         var out: [String: String] = [:]
@@ -53,9 +85,19 @@ extension TorrentService {
         guard let current = categoryTable[category.name], current != category else { throw ServiceError.conflict("Unable to edit category") }
         try await checkCategoryPath(category.savePath)
         if let download = category.downloadPath { try await checkCategoryPath(download) }
+        // qBittorrent's category_changed_tmm_enabled: move the category's automatic torrents, or (its default)
+        // switch them to manual mode first, where they are.
+        let follow = await settings.bool("category_changed_tmm_enabled")
+        if !follow {
+            for (id, stored) in torrents where stored.record.category == category.name && stored.record.autoTMM {
+                try await update(id) { $0.autoTMM = false }
+            }
+        }
         try await store.editCategory(category)
         categoryTable[category.name] = category
-        for (id, stored) in torrents where stored.record.category == category.name { try await relocateManaged(id) }
+        if follow {
+            for (id, stored) in torrents where stored.record.category == category.name { try await relocateManaged(id) }
+        }
     }
 
     public func removeCategories(_ names: [String]) async throws {
@@ -69,8 +111,14 @@ extension TorrentService {
     /// "" clears the category; an unknown one is qBittorrent's 409.
     public func setCategory(_ ids: [TorrentID], _ name: String) async throws {
         if !name.isEmpty && categoryTable[name] == nil { throw ServiceError.conflict("Incorrect category name") }
+        // qBittorrent's torrent_changed_tmm_enabled: an automatic torrent moves to its new category's path, or is
+        // switched to manual mode first, where it is.
+        let follow = await settings.bool("torrent_changed_tmm_enabled")
         for id in known(ids) {
-            try await update(id) { $0.category = name.isEmpty ? nil : name }
+            try await update(id) { record in
+                if !follow { record.autoTMM = false }
+                record.category = name.isEmpty ? nil : name
+            }
             try await relocateManaged(id)
         }
     }

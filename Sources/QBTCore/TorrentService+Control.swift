@@ -28,6 +28,16 @@ extension TorrentService {
         }
     }
 
+    /// 5.2's `torrents/setComment`: qbtd's own comment for the torrent (the .torrent is left as it is).
+    public func setComment(_ ids: [TorrentID], _ comment: String) async throws {
+        for id in known(ids) { try await update(id) { $0.comment = comment } }
+    }
+
+    public func pieceAvailability(_ id: TorrentID) async throws -> [Int] {
+        guard torrents[id] != nil else { throw ServiceError.notFound }
+        return (try? await engine.pieceAvailability(id)) ?? []
+    }
+
     public func reannounce(_ ids: [TorrentID]) async {
         for id in known(ids) { try? await engine.reannounce(id) }
     }

@@ -32,7 +32,13 @@ extension TorrentService {
             await applyIPFilter(reload: !changed.isDisjoint(with: ["ip_filter_enabled", "ip_filter_path"]))
         }
         if changed.contains("save_path") {
-            for (id, stored) in torrents where stored.record.autoTMM { try await relocateManaged(id) }
+            // qBittorrent's save_path_changed_tmm_enabled: move the automatic torrents that follow the default save
+            // path, or (its default) switch them to manual mode where they are.
+            let follow = await settings.bool("save_path_changed_tmm_enabled")
+            for (id, stored) in torrents where stored.record.autoTMM {
+                if follow { try await relocateManaged(id) }
+                else if categoryFollowsDefaultPath(stored.record.category) { try await update(id) { $0.autoTMM = false } }
+            }
         }
         return changed
     }

@@ -272,8 +272,9 @@ public actor TorrentService {
         let autoTMM = options.autoTMM ?? defaultTMM
         let defaultSavePath = await settings.defaultSavePath
         let savePath = autoTMM ? await categorySavePath(category) : options.savePath ?? defaultSavePath
-        let tempPath = options.skipChecking ? nil : await settings.tempPath
+        let tempPath = options.skipChecking ? nil : await downloadPath(options, category: category, autoTMM: autoTMM)
         let limits = await connectionLimits()
+        let preallocate = await settings.bool("preallocate_all")
         let tags = Array(Set(options.tags.filter(Self.validTag))).sorted()
         // qBittorrent's stop condition: an unknown name is None.
         let defaultCondition = await settings.string("torrent_stop_condition")
@@ -313,6 +314,7 @@ public actor TorrentService {
             var request = AddTorrentRequest(torrent, savePath: savePath)
             request.apply(record, limits: limits)
             request.skipChecking = options.skipChecking
+            request.preallocate = preallocate
             records.append((record, tags))
             requests.append(request)
             positions.append(position)

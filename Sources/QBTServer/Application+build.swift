@@ -85,7 +85,7 @@ public func buildApplication(
     router.on("/", method: .head) { _, _ in Response(status: .ok) }
     // torrents/info and sync/maindata share one set of encoded rows.
     let rows = RowCache(identity: identity)
-    let api = APIRouter(controllers: [
+    let controllers: [any APIController] = [
         AuthController(credentials: credentials, sessions: sessions, identity: identity, gate: gate),
         AppController(identity: identity, service: service, credentials: credentials, keys: keys, sessions: sessions,
                       gate: gate, webUI: (config.host, config.port), music: music,
@@ -98,7 +98,8 @@ public func buildApplication(
         QbtdController(keys: keys, sessions: sessions, search: search, paths: paths),
         StreamController(streams: streams),
         TorrentCreatorController(creator: creator, paths: paths),
-    ], sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
+    ] + (identity.profile == .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
+    let api = APIRouter(controllers: controllers, sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
     api.addRoutes(to: router)
     StreamPlayback(streams: streams).addRoutes(to: router)
     UploadRoutes(api: api, configuration: uploadSettings, board: uploadBoard, service: service).addRoutes(to: router)

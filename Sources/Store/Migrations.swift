@@ -102,6 +102,11 @@ extension Store {
                 t.add(column: "stop_condition", .text)  // NULL, "MetadataReceived" or "FilesChecked"
             }
         }
+        migrator.registerMigration("v7: comments set on torrents") { db in
+            try db.alter(table: "torrents") { t in
+                t.add(column: "comment", .text)  // NULL: the .torrent's own comment
+            }
+        }
         return migrator
     }
 }

@@ -32,6 +32,8 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var downloadPath: String?
     /// qBittorrent's stop condition still to come: "MetadataReceived" or "FilesChecked"; nil: none.
     public var stopCondition: String?
+    /// 5.2's `torrents/setComment`: the comment shown instead of the .torrent's; nil: the .torrent's.
+    public var comment: String?
     public var resumeData: Data?
 
     enum CodingKeys: String, CodingKey {
@@ -41,7 +43,7 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         case downloadLimit = "download_limit", ratioLimit = "ratio_limit", seedingTimeLimit = "seeding_time_limit"
         case inactiveSeedingTimeLimit = "inactive_seeding_time_limit", autoTMM = "auto_tmm"
         case resumeData = "resume_data", forceStart = "force_start", superSeeding = "super_seeding"
-        case downloadPath = "download_path", stopCondition = "stop_condition"
+        case downloadPath = "download_path", stopCondition = "stop_condition", comment
     }
 
     public init(
@@ -71,6 +73,7 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         self.superSeeding = false
         self.downloadPath = nil
         self.stopCondition = nil
+        self.comment = nil
         self.resumeData = nil
     }
 }

@@ -136,6 +136,17 @@ extension LibtorrentEngine {
         return (items.first ?? []).map { PieceState(rawValue: $0) ?? .missing }
     }
 
+    public func pieceAvailability(_ id: TorrentID) throws -> [Int] {
+        let sessionRaw = try live()
+        let (result, items) = collect([Int].self) { ctx in
+            qbt_get_piece_availability(sessionRaw, id, { ctx, data, count in
+                Collector<[Int]>.from(ctx).items.append(UnsafeBufferPointer(start: data, count: count).map { Int($0) })
+            }, ctx)
+        }
+        try check(result, id)
+        return items.first ?? []
+    }
+
     public func pieceHashes(_ id: TorrentID) throws -> [String] {
         let sessionRaw = try live()
         let (result, items) = collect(String.self) { ctx in

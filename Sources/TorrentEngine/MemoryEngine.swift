@@ -207,6 +207,11 @@ public actor MemoryEngine: TorrentEngine {
         return [UInt8](repeating: 0, count: status.pieceLength)
     }
 
+    public func pieceAvailability(_ id: TorrentID) throws -> [Int] {
+        _ = try current(id)
+        return []
+    }
+
     public func pieceStates(_ id: TorrentID) throws -> [PieceState] {
         let status = try current(id)
         return (0..<status.numPieces).map { have[id]?.contains($0) == true ? .have : .missing }

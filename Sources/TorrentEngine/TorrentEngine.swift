@@ -16,6 +16,8 @@ public struct AddTorrentRequest: Sendable {
     public var stopped = false
     public var sequential = false
     public var skipChecking = false
+    /// Files allocated whole at once (qBittorrent's `preallocate_all`) instead of sparse.
+    public var preallocate = false
     /// Bytes per second, 0 for unlimited.
     public var uploadLimit = 0
     public var downloadLimit = 0
@@ -95,6 +97,8 @@ public protocol TorrentEngine: Actor {
     /// Reads a piece the torrent has (from disk or cache); throws if it is missing.
     func readPiece(_ id: TorrentID, piece: Int) async throws -> [UInt8]
     func pieceStates(_ id: TorrentID) throws -> [PieceState]
+    /// Peers that have each piece (empty without metadata or once seeding).
+    func pieceAvailability(_ id: TorrentID) throws -> [Int]
     func pieceHashes(_ id: TorrentID) throws -> [String]
     /// The torrent is re-added without these pieces (a `removed` event follows).
     func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws

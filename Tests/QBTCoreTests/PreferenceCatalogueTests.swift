@@ -380,7 +380,11 @@ final class PreferenceCatalogueTests: XCTestCase {
         "autorun_enabled", "autorun_program", "autorun_on_torrent_added_enabled",  // e2e: test_automation.py
         "autorun_on_torrent_added_program", "scan_dirs", "export_dir", "export_dir_fin", "add_trackers_enabled",
         "add_trackers", "add_trackers_from_url_enabled", "add_trackers_url", "add_trackers_url_list",
-        "excluded_file_names_enabled", "excluded_file_names", "torrent_stop_condition",
+        "excluded_file_names_enabled", "excluded_file_names", "torrent_stop_condition", "mail_notification_enabled",
+        "mail_notification_sender", "mail_notification_email", "mail_notification_smtp", "mail_notification_ssl_enabled",
+        "mail_notification_auth_enabled", "mail_notification_username", "mail_notification_password",
+        "torrent_changed_tmm_enabled", "save_path_changed_tmm_enabled", "category_changed_tmm_enabled",
+        "preallocate_all",
     ]
 
     static let proxy: [String: JSONValue] = ["proxy_type": .string("SOCKS5"), "proxy_ip": .string("127.0.0.1")]

@@ -48,6 +48,24 @@ typedef struct {
 long qbt_exchange(const qbt_exchange_request *request, qbt_fetch_sink header_sink, qbt_fetch_sink body_sink,
                   void *context, char *error, size_t error_size, int *timed_out);
 
+/// One e-mail through libcurl's SMTP: `smtps://` is TLS from the start, `smtp://` upgrades with STARTTLS when the
+/// server offers it (as qBittorrent does).
+typedef struct {
+    const char *url;
+    /// NULL for no authentication.
+    const char *username;
+    const char *password;
+    const char *from;
+    const char *to;
+    /// The whole message: headers, a blank line, the body (CRLF line ends).
+    const char *message;
+    size_t message_length;
+    long timeout_seconds;
+} qbt_mail_request;
+
+/// Sends it (blocking: call it off the concurrency pool). Returns 0, or -1 with a message in `error`.
+int qbt_send_mail(const qbt_mail_request *request, char *error, size_t error_size);
+
 #ifdef __cplusplus
 }
 #endif

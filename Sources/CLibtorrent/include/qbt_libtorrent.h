@@ -130,6 +130,7 @@ typedef struct {
     bool super_seeding;
     int32_t max_connections;  // <= 0 unlimited
     int32_t max_uploads;      // <= 0 unlimited
+    bool preallocate;         // allocate the files whole at once (qBittorrent's preallocate_all), else sparse
 } qbt_add_params;
 
 /// Adds without waiting for libtorrent's network thread: writes the id, and the outcome arrives as an ADDED event
@@ -276,6 +277,10 @@ qbt_result qbt_remove_web_seed(qbt_session *session, const char *id, const char 
 
 /// One byte per piece: 0 missing, 1 downloading, 2 have. Nothing without metadata.
 qbt_result qbt_get_piece_states(qbt_session *session, const char *id, qbt_bytes_fn fn, void *context);
+/// How many connected peers have each piece (libtorrent's piece_availability); empty when there is no piece picker
+/// (no metadata, or a seed).
+typedef void (*qbt_ints_fn)(void *context, const int32_t *data, size_t count);
+qbt_result qbt_get_piece_availability(qbt_session *session, const char *id, qbt_ints_fn fn, void *context);
 /// Each piece's hash as lowercase hex (SHA-1 for v1, SHA-256 per piece layer for v2-only torrents).
 qbt_result qbt_get_piece_hashes(qbt_session *session, const char *id, qbt_string_fn fn, void *context);
 

@@ -64,9 +64,9 @@ public struct AppController: APIController {
                 .json(.array(NetworkInterfaces.addresses(of: try p.required("iface")).map { .string($0) }))
             },
             "getDirectoryContent": .get { p, _ in try directoryContent(p) },
-            // qBittorrent answers at once and mails in the background; qbtd has no mailer, so it says so in its log.
+            // qBittorrent answers at once and mails in the background (only while notifications are on).
             "sendTestEmail": .post { _, _ in
-                service.log.add("Test email not sent: qbtd does not send email notifications", kind: .warning)
+                await service.sendTestMail()
                 return .empty
             },
             "cookies": .get { _, _ in .json(await service.settings.value("qbtd_cookies") ?? .array([])) },

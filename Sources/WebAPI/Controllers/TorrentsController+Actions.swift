@@ -79,6 +79,17 @@ extension TorrentsController {
             "pieceStates": .get { p, _ in
                 .json(.array(try await service.pieceStates(try await existing(p)).map { .int(Int64($0.rawValue)) }))
             },
+            // 5.2: how many connected peers have each piece.
+            "pieceAvailability": .get { p, _ in
+                .json(.array(try await service.pieceAvailability(try await existing(p)).map { .int(Int64($0)) }))
+            },
+            // 5.2: the comment qBittorrent shows for the torrent (trimmed; the .torrent is not rewritten).
+            "setComment": .post { p, _ in
+                let ids = try await hashes(p)
+                let comment = try p.required("comment").trimmingCharacters(in: .whitespacesAndNewlines)
+                try await service.setComment(ids, comment)
+                return identity.modernAuth ? .status(204, "") : .empty
+            },
             "pieceHashes": .get { p, _ in
                 .json(.array(try await service.pieceHashes(try await existing(p)).map { .string($0) }))
             },

@@ -44,7 +44,11 @@ public struct TorrentsController: APIController {
             "topPrio": .post { p, _ in try await service.queue(try await hashes(p), .top); return .empty },
             "bottomPrio": .post { p, _ in try await service.queue(try await hashes(p), .bottom); return .empty },
         ].merging(swarmActions) { $1 }.merging(settingActions) { $1 }.merging(organizeActions) { $1 }
+            .filter { identity.profile == .v5_2 || !Self.v5_2Actions.contains($0.key) }
     }
+
+    /// Routes qBittorrent 5.2 added: the older profiles answer 404 for them, as those releases do.
+    static let v5_2Actions: Set<String> = ["pieceAvailability", "setComment"]
 
     /// `hashes`: `|`-separated, case-insensitive, or `all`. Missing is a 400.
     func hashes(_ p: Parameters) async throws -> [TorrentID] {
@@ -191,6 +195,13 @@ public struct TorrentsController: APIController {
                 throw QBitError.badParams("\(error)")
             }
         }
+        // 4.4+: where the data lives until it completes (manual mode); `useDownloadPath` false means none.
+        if let requested = p["downloadPath"]?.trimmingCharacters(in: .whitespaces), !requested.isEmpty {
+            do { options.downloadPath = try service.paths.savePath(requested, relativeTo: await service.settings.defaultSavePath) } catch {
+                throw QBitError.badParams("\(error)")
+            }
+        }
+        options.useDownloadPath = p.bool("useDownloadPath")
         options.category = p["category"]?.trimmingCharacters(in: .whitespaces)
         if let category = options.category, !category.isEmpty, !TorrentService.validCategory(category) {
             throw QBitError.badParams("Incorrect category name")
@@ -227,15 +238,23 @@ public struct TorrentsController: APIController {
         }
         let urls = (p["urls"] ?? "").split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        var added = 0
+        var added: [TorrentID] = [], failed = 0
         let route = urls.isEmpty ? .direct : await service.settings.fetchRoute(for: .misc)
         for url in urls {
-            guard let source = await fetcher.source(for: url, route: route) else { continue }
-            if case .added = await service.add(source, options: options) { added += 1 }
+            guard let source = await fetcher.source(for: url, route: route) else { failed += 1; continue }
+            if case .added(let id) = await service.add(source, options: options) { added.append(id) } else { failed += 1 }
         }
         // The files in one batch: one SQLite transaction, one hop to the engine.
-        for outcome in await service.add(parsed, options: options) { if case .added = outcome { added += 1 } }
-        return .text(added > 0 ? "Ok." : "Fails.")
+        for outcome in await service.add(parsed, options: options) {
+            if case .added(let id) = outcome { added.append(id) } else { failed += 1 }
+        }
+        guard identity.profile == .v5_2 else { return .text(added.isEmpty ? "Fails." : "Ok.") }
+        // 5.2: counts and the IDs; nothing added is a 409 (qbtd fetches URLs before answering: nothing is pending).
+        guard !added.isEmpty else { throw QBitError.conflict("Conflict") }
+        return .json(.object([
+            "added_torrent_ids": .array(added.map { .string($0) }), "failure_count": .int(Int64(failed)),
+            "pending_count": .int(0), "success_count": .int(Int64(added.count)),
+        ]))
     }
 
     // MARK: peers

@@ -135,7 +135,7 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         seeding_time = s.finishedDuration
         availability = s.distributedCopies
         reannounce = s.nextAnnounce
-        comment = s.comment
+        comment = r.comment ?? s.comment
         `private` = Nullable(s.hasMetadata ? s.isPrivate : nil)
         total_size = s.hasMetadata ? s.totalSize : -1
         has_metadata = s.hasMetadata

@@ -104,7 +104,7 @@ public struct TorrentProperties: Codable, Sendable, Equatable {
         creation_date = s.creationDate > 0 ? s.creationDate : -1
         save_path = info.save_path
         download_path = info.download_path
-        comment = s.comment
+        comment = info.comment
         has_metadata = s.hasMetadata
         progress = s.progress
     }

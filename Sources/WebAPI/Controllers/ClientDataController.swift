@@ -1,0 +1,58 @@
+import Foundation
+import QBTCore
+
+/// `/api/v2/clientdata/*` (qBittorrent 5.2): one JSON object web clients keep their settings in, shared by every
+/// session and API key, kept across restarts, at most 1 MiB.
+public struct ClientDataController: APIController {
+    public let scope = "clientdata"
+    let settings: ServerSettings
+    static let storageKey = "qbtd_clientdata"
+    static let maxBytes = 1_048_576
+
+    public init(settings: ServerSettings) { self.settings = settings }
+
+    public var actions: [String: APIAction] {
+        [
+            "load": .get { p, _ in
+                let stored = await data()
+                guard let text = p["keys"], !text.isEmpty else { return .json(.object(stored)) }
+                guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
+                    throw QBitError.badParams("illegal value")
+                }
+                guard case .array(let items) = value else { throw QBitError.badParams("`keys` must be an array") }
+                var out: [String: JSONValue] = [:]
+                for item in items {
+                    guard case .string(let key) = item else { throw QBitError.badParams("Items of `keys` must be strings") }
+                    if let stored = stored[key] { out[key] = stored }
+                }
+                return .json(.object(out))
+            },
+            "store": .post { p, _ in
+                let text = try p.required("data")
+                guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
+                    throw QBitError.badParams("illegal value")
+                }
+                guard case .object(let changes) = value else { throw QBitError.badParams("`data` must be an object") }
+                var merged = await data()
+                for (key, value) in changes {
+                    if case .null = value { merged[key] = nil } else { merged[key] = value }
+                }
+                if merged != (await data()) {
+                    let size = (try? JSONEncoder().encode(JSONValue.object(merged)).count) ?? Int.max
+                    guard size <= Self.maxBytes else {
+                        throw QBitError.conflict("Total web client data must not be larger than \(Self.maxBytes) bytes")
+                    }
+                    do { try await settings.setPrivate(Self.storageKey, .object(merged)) } catch {
+                        throw QBitError.conflict("Failed to save web client data. Error: \"\(error)\"")
+                    }
+                }
+                return .status(204, "")
+            },
+        ]
+    }
+
+    func data() async -> [String: JSONValue] {
+        if case .object(let stored)? = await settings.value(Self.storageKey) { return stored }
+        return [:]
+    }
+}
