@@ -27,6 +27,8 @@ public struct AddOptions: Sendable, Equatable {
     public var downloadPath: String?
     /// qBittorrent's `useDownloadPath`: false: none; nil: `downloadPath` if given, else `temp_path_enabled`.
     public var useDownloadPath: Bool?
+    /// 5.x's share limit action for this torrent (`ShareLimitAction` names); nil or "Default": the global one.
+    public var shareLimitAction: String?
     /// qBittorrent's stop condition ("None", "MetadataReceived", "FilesChecked"); nil: `torrent_stop_condition`.
     public var stopCondition: String?
 

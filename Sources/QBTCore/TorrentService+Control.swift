@@ -76,14 +76,24 @@ extension TorrentService {
         }
     }
 
-    public func setShareLimits(_ ids: [TorrentID], ratio: Double, seedingTime: Int, inactiveSeedingTime: Int) async throws {
+    /// `action` nil leaves the torrent's share limit action as it is (≤5.1 clients do not send one).
+    public func setShareLimits(_ ids: [TorrentID], ratio: Double, seedingTime: Int, inactiveSeedingTime: Int,
+                               action: String? = nil) async throws {
+        let stored = action.map { Self.shareLimitAction($0) }
         for id in known(ids) {
             try await update(id) {
                 $0.ratioLimit = ratio
                 $0.seedingTimeLimit = seedingTime
                 $0.inactiveSeedingTimeLimit = inactiveSeedingTime
+                if let stored { $0.shareLimitAction = stored }
             }
         }
+    }
+
+    /// 5.x's `ShareLimitAction` names as stored: an unknown name, or "Default", follows the global action.
+    static func shareLimitAction(_ name: String?) -> String? {
+        guard let name, ["Stop", "Remove", "RemoveWithContent", "EnableSuperSeeding"].contains(name) else { return nil }
+        return name
     }
 
     public func toggleSequential(_ ids: [TorrentID]) async throws {

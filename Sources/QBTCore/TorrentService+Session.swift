@@ -109,10 +109,18 @@ extension TorrentService {
                 || (seedingLimit >= 0 && view.status.finishedDuration >= Int64(seedingLimit) * 60)
                 || (inactiveLimit >= 0 && now - lastActive >= Int64(inactiveLimit) * 60)
             guard reached else { continue }
-            switch action {
-            case 1, 3:
+            // The torrent's own action (5.x), else the global one.
+            let own: Int? = switch r.shareLimitAction {
+            case "Stop": 0
+            case "Remove": 1
+            case "EnableSuperSeeding": 2
+            case "RemoveWithContent": 3
+            default: nil
+            }
+            switch own ?? action {
+            case let chosen where chosen == 1 || chosen == 3:
                 log.add("Torrent reached the share limit, removing it. Torrent: \"\(view.name)\"", kind: .info)
-                await remove([view.id], deleteFiles: action == 3)
+                await remove([view.id], deleteFiles: chosen == 3)
             case 2 where !view.record.superSeeding:
                 do { try await setSuperSeeding([view.id], true) } catch {
                     logger.error("could not store super-seeding for \(view.id): \(error)")

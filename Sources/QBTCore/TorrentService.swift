@@ -298,6 +298,7 @@ public actor TorrentService {
                 inactiveSeedingTimeLimit: options.inactiveSeedingTimeLimit, autoTMM: autoTMM)
             record.forceStart = options.forced
             record.downloadPath = tempPath
+            record.shareLimitAction = Self.shareLimitAction(options.shareLimitAction)
             if !options.stopped, let condition {
                 // 5.1: a torrent that already has its metadata is added stopped under MetadataReceived.
                 let hasMetadata = if case .metainfo = torrent.source { true } else { false }

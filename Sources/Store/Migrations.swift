@@ -107,6 +107,11 @@ extension Store {
                 t.add(column: "comment", .text)  // NULL: the .torrent's own comment
             }
         }
+        migrator.registerMigration("v8: share limit actions of torrents") { db in
+            try db.alter(table: "torrents") { t in
+                t.add(column: "share_limit_action", .text)  // NULL: the global max_ratio_act
+            }
+        }
         return migrator
     }
 }

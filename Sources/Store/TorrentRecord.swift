@@ -34,6 +34,9 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var stopCondition: String?
     /// 5.2's `torrents/setComment`: the comment shown instead of the .torrent's; nil: the .torrent's.
     public var comment: String?
+    /// 5.x's per-torrent share limit action ("Stop", "Remove", "RemoveWithContent", "EnableSuperSeeding"); nil: the
+    /// global `max_ratio_act`.
+    public var shareLimitAction: String?
     public var resumeData: Data?
 
     enum CodingKeys: String, CodingKey {
@@ -44,6 +47,7 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         case inactiveSeedingTimeLimit = "inactive_seeding_time_limit", autoTMM = "auto_tmm"
         case resumeData = "resume_data", forceStart = "force_start", superSeeding = "super_seeding"
         case downloadPath = "download_path", stopCondition = "stop_condition", comment
+        case shareLimitAction = "share_limit_action"
     }
 
     public init(
@@ -74,6 +78,7 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         self.downloadPath = nil
         self.stopCondition = nil
         self.comment = nil
+        self.shareLimitAction = nil
         self.resumeData = nil
     }
 }

@@ -120,3 +120,26 @@ def test_preallocate_all_allocates_new_torrents_whole(qbtd_factory, tmp_path):
     sparse, whole = (f.stat().st_blocks * 512 for f in files)
     assert whole >= size, f"the preallocated file holds {whole} bytes on disk"
     assert sparse < size, f"the sparse file already holds {sparse} bytes on disk"
+
+
+def test_share_limit_action_per_torrent(qbtd_factory, tmp_path):
+    """5.x's shareLimitAction on torrents/add: the torrent's own action when its limit is reached, else the global
+    max_ratio_act (Stop by default)."""
+    seeders = [FileSeeder(tmp_path / f"seed{i}", f"share{i}", {"f.bin": os.urandom(100_000 + i)}, piece_size=16 * 1024)
+               for i in range(2)]
+    ids = [str(x.info.info_hashes().get_best()) for x in seeders]
+    q = qbtd_factory()
+    s = q.session()
+    for seeder, action in zip(seeders, ("Remove", "Default")):
+        r = s.post(q.url("torrents/add"), files={"torrents": ("t.torrent", seeder.torrent, "application/x-bittorrent")},
+                   data={"ratioLimit": "0", "seedingTimeLimit": "-2", "inactiveSeedingTimeLimit": "-2",
+                         "shareLimitAction": action})
+        assert r.text == "Ok."
+    for seeder, torrent_id in zip(seeders, ids):
+        s.post(q.url("torrents/addPeers"), data={"hashes": torrent_id, "peers": f"127.0.0.1:{seeder.port}"})
+
+    def listed():
+        return {t["hash"]: t["state"] for t in s.get(q.url("torrents/info")).json()}
+
+    wait_for(lambda: ids[0] not in listed() and listed().get(ids[1]) == "stoppedUP", 40,
+             what="the Remove torrent to go and the Default one to stop (global action)")

@@ -205,7 +205,8 @@ extension TorrentsController {
                 guard let ratio = p.double("ratioLimit"), let seeding = p.int("seedingTimeLimit") else { throw QBitError.badParams() }
                 // 4.6 made `inactiveSeedingTimeLimit` required; 4.5 clients do not send it, so it defaults to global.
                 try await service.setShareLimits(ids, ratio: ratio, seedingTime: seeding,
-                                             inactiveSeedingTime: p.int("inactiveSeedingTimeLimit") ?? -2)
+                                             inactiveSeedingTime: p.int("inactiveSeedingTimeLimit") ?? -2,
+                                             action: p["shareLimitAction"])
                 return .empty
             },
             "toggleSequentialDownload": .post { p, _ in try await service.toggleSequential(try await hashes(p)); return .empty },

@@ -226,6 +226,7 @@ public struct TorrentsController: APIController {
         else if let root = p.bool("root_folder") { options.contentLayout = root ? .subfolder : .noSubfolder }
         if p["stopped"] == nil && p["paused"] == nil { options.stopped = await service.settings.bool("add_stopped_enabled") }
         if let condition = p["stopCondition"], !condition.isEmpty { options.stopCondition = condition }
+        options.shareLimitAction = p["shareLimitAction"]
 
         // Every uploaded file must parse before anything is added: a bad upload changes nothing. The parse is
         // the one the engine adds from.
