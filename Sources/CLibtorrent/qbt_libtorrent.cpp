@@ -602,7 +602,8 @@ qbt_result qbt_add_async(qbt_session *session, const qbt_add_params *p, char id[
         if (p->sequential) atp.flags |= lt::torrent_flags::sequential_download;
         else atp.flags &= ~lt::torrent_flags::sequential_download;
         if (p->seed_mode) atp.flags |= lt::torrent_flags::seed_mode;
-        atp.storage_mode = p->preallocate ? lt::storage_mode_allocate : lt::storage_mode_sparse;
+        // A new torrent takes the preference; a restored one keeps the mode its resume data holds.
+        if (!p->resume) atp.storage_mode = p->preallocate ? lt::storage_mode_allocate : lt::storage_mode_sparse;
         atp.upload_limit = p->upload_limit > 0 ? p->upload_limit : -1;
         atp.download_limit = p->download_limit > 0 ? p->download_limit : -1;
         if (p->auto_managed && !p->stopped) atp.flags |= lt::torrent_flags::auto_managed;

@@ -72,6 +72,11 @@ public enum MailSender {
     }
 
     static func perform(_ message: String, from: String, to: String, server: Server, timeout: Int) throws {
+        // The addresses go into SMTP commands as they are: nothing that could end a command or the address.
+        for address in [from, to] where address.isEmpty
+            || address.unicodeScalars.contains(where: { $0.value < 0x21 || $0 == "<" || $0 == ">" || $0.value == 0x7f }) {
+            throw Failure(description: "not an e-mail address: \(address.debugDescription)")
+        }
         var error = [CChar](repeating: 0, count: 512)
         let bytes = Array(message.utf8)
         let result: Int32 = server.url.withCString { url in

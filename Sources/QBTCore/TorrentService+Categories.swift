@@ -114,10 +114,11 @@ extension TorrentService {
         // qBittorrent's torrent_changed_tmm_enabled: an automatic torrent moves to its new category's path, or is
         // switched to manual mode first, where it is.
         let follow = await settings.bool("torrent_changed_tmm_enabled")
-        for id in known(ids) {
+        let category = name.isEmpty ? nil : name
+        for id in known(ids) where torrents[id]?.record.category != category {  // no change, nothing to do
             try await update(id) { record in
                 if !follow { record.autoTMM = false }
-                record.category = name.isEmpty ? nil : name
+                record.category = category
             }
             try await relocateManaged(id)
         }

@@ -75,6 +75,14 @@ def test_notification_mails_as_qbittorrent_sends_them(qbtd_factory, tmp_path):
         assert lines[:3] == ["Torrent name: Mailed show", "Torrent size: 1.4\u00a0MiB", f"Save path: {save}"], lines
         assert lines[4].startswith("The torrent was downloaded in ") and lines[7] == "Thank you for using qBittorrent."
 
+        # An address that would end the SMTP command (CR LF, '>') is refused, never sent as commands.
+        set_prefs(s, q, mail_notification_email="me@example.org>\r\nRCPT TO:<evil@example.org")
+        s.post(q.url("app/sendTestEmail"))
+        wait_for(lambda: any("not an e-mail address" in e["message"] for e in s.get(q.url("log/main")).json()), 20,
+                 what="the refused address in log/main")
+        assert len(inbox.messages) == 2
+        set_prefs(s, q, mail_notification_email="me@example.org")
+
         # A wrong login: nothing is delivered, the log says why.
         set_prefs(s, q, mail_notification_password="wrong")
         s.post(q.url("app/sendTestEmail"))

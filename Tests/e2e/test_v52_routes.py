@@ -58,6 +58,9 @@ def test_comment_availability_and_add_answer(qbtd_factory, tmp_path):
     props = s.get(q.url("torrents/properties"), params={"hash": torrent_id}).json()
     assert info["comment"] == props["comment"] == "seen on a forum"
     assert s.post(q.url("torrents/setComment"), data={"hashes": torrent_id}).status_code == 400
+    limits = {"hashes": torrent_id, "ratioLimit": "2", "seedingTimeLimit": "-2", "inactiveSeedingTimeLimit": "-2"}
+    assert s.post(q.url("torrents/setShareLimits"), data=limits).status_code == 400, "5.2 requires shareLimitAction"
+    assert s.post(q.url("torrents/setShareLimits"), data={**limits, "shareLimitAction": "Stop"}).status_code in (200, 204)
 
     s.post(q.url("torrents/addPeers"), data={"hashes": torrent_id, "peers": f"127.0.0.1:{seeder.port}"})
     pieces = seeder.info.num_pieces()

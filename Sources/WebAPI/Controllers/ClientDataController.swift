@@ -6,6 +6,8 @@ import QBTCore
 public struct ClientDataController: APIController {
     public let scope = "clientdata"
     let settings: ServerSettings
+    /// One store at a time: each reads, merges and writes the whole object.
+    let writes = SerialRunner()
     static let storageKey = "qbtd_clientdata"
     static let maxBytes = 1_048_576
 
@@ -33,22 +35,27 @@ public struct ClientDataController: APIController {
                     throw QBitError.badParams("illegal value")
                 }
                 guard case .object(let changes) = value else { throw QBitError.badParams("`data` must be an object") }
-                var merged = await data()
-                for (key, value) in changes {
-                    if case .null = value { merged[key] = nil } else { merged[key] = value }
-                }
-                if merged != (await data()) {
-                    let size = (try? JSONEncoder().encode(JSONValue.object(merged)).count) ?? Int.max
-                    guard size <= Self.maxBytes else {
-                        throw QBitError.conflict("Total web client data must not be larger than \(Self.maxBytes) bytes")
-                    }
-                    do { try await settings.setPrivate(Self.storageKey, .object(merged)) } catch {
-                        throw QBitError.conflict("Failed to save web client data. Error: \"\(error)\"")
-                    }
-                }
+                try await writes.run { try await store(changes) }
                 return .status(204, "")
             },
         ]
+    }
+
+    /// Merges `changes` (null deletes) into the stored object and writes it when something changed.
+    func store(_ changes: [String: JSONValue]) async throws {
+        let current = await data()
+        var merged = current
+        for (key, value) in changes {
+            if case .null = value { merged[key] = nil } else { merged[key] = value }
+        }
+        guard merged != current else { return }
+        let size = (try? JSONEncoder().encode(JSONValue.object(merged)).count) ?? Int.max
+        guard size <= Self.maxBytes else {
+            throw QBitError.conflict("Total web client data must not be larger than \(Self.maxBytes) bytes")
+        }
+        do { try await settings.setPrivate(Self.storageKey, .object(merged)) } catch {
+            throw QBitError.conflict("Failed to save web client data. Error: \"\(error)\"")
+        }
     }
 
     func data() async -> [String: JSONValue] {

@@ -203,6 +203,8 @@ extension TorrentsController {
             "setShareLimits": .post { p, _ in
                 let ids = try await hashes(p)
                 guard let ratio = p.double("ratioLimit"), let seeding = p.int("seedingTimeLimit") else { throw QBitError.badParams() }
+                // 5.2 requires `shareLimitAction`, as qBittorrent 5.2 does.
+                if identity.profile == .v5_2 { _ = try p.required("shareLimitAction") }
                 // 4.6 made `inactiveSeedingTimeLimit` required; 4.5 clients do not send it, so it defaults to global.
                 try await service.setShareLimits(ids, ratio: ratio, seedingTime: seeding,
                                              inactiveSeedingTime: p.int("inactiveSeedingTimeLimit") ?? -2,
