@@ -8,6 +8,28 @@
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static void global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
+/// A transfer with what every one of qbtd's sets: the URL, the error buffer (`message`, CURL_ERROR_SIZE bytes), no
+/// signals, the protocols allowed. NULL, with the reason in `error`, when libcurl cannot start one.
+static CURL *start_transfer(const char *url, const char *protocols, char *message, char *error, size_t error_size) {
+    pthread_once(&global_once, global_init);
+    CURL *curl = curl_easy_init();
+    if (!curl) {
+        snprintf(error, error_size, "libcurl could not start a transfer");
+        return NULL;
+    }
+    message[0] = 0;
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, protocols);
+    return curl;
+}
+
+/// libcurl's own words for a failure, else its code's.
+static void describe_failure(CURLcode code, const char *message, char *error, size_t error_size) {
+    snprintf(error, error_size, "%s", message[0] ? message : curl_easy_strerror(code));
+}
+
 typedef struct {
     qbt_fetch_sink sink;
     void *context;
@@ -19,18 +41,10 @@ static size_t write_body(char *data, size_t size, size_t count, void *user) {
 }
 
 long qbt_fetch(const qbt_fetch_request *request, qbt_fetch_sink sink, void *context, char *error, size_t error_size) {
-    pthread_once(&global_once, global_init);
-    CURL *curl = curl_easy_init();
-    if (!curl) {
-        snprintf(error, error_size, "libcurl could not start a transfer");
-        return -1;
-    }
-    char message[CURL_ERROR_SIZE] = {0};
+    char message[CURL_ERROR_SIZE];
+    CURL *curl = start_transfer(request->url, "http,https", message, error, error_size);
+    if (!curl) return -1;
     sink_box box = {sink, context};
-    curl_easy_setopt(curl, CURLOPT_URL, request->url);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
@@ -50,41 +64,23 @@ long qbt_fetch(const qbt_fetch_request *request, qbt_fetch_sink sink, void *cont
     if (code == CURLE_OK) {
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     } else {
-        snprintf(error, error_size, "%s", message[0] ? message : curl_easy_strerror(code));
+        describe_failure(code, message, error, error_size);
     }
     curl_easy_cleanup(curl);
     return status;
 }
 
-typedef struct {
-    qbt_fetch_sink sink;
-    void *context;
-} header_box;
-
-static size_t write_header(char *data, size_t size, size_t count, void *user) {
-    header_box *box = user;
-    return box->sink(box->context, data, size * count);
-}
-
 long qbt_exchange(const qbt_exchange_request *request, qbt_fetch_sink header_sink, qbt_fetch_sink body_sink,
                   void *context, char *error, size_t error_size, int *timed_out) {
-    pthread_once(&global_once, global_init);
     *timed_out = 0;
-    CURL *curl = curl_easy_init();
-    if (!curl) {
-        snprintf(error, error_size, "libcurl could not start a transfer");
-        return -1;
-    }
+    char message[CURL_ERROR_SIZE];
+    CURL *curl = start_transfer(request->url, "http,https", message, error, error_size);
+    if (!curl) return -1;
     struct curl_slist *headers = NULL;
     for (size_t i = 0; i < request->header_count; i++) headers = curl_slist_append(headers, request->headers[i]);
     headers = curl_slist_append(headers, "Expect:");  // send bodies at once, without waiting for 100-continue
-    char message[CURL_ERROR_SIZE] = {0};
     sink_box body = {body_sink, context};
-    header_box head = {header_sink, context};
-    curl_easy_setopt(curl, CURLOPT_URL, request->url);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    sink_box head = {header_sink, context};  // header lines go to a sink like body bytes
     // An idle timeout, as URLSession's: a long upload or download that keeps moving is never cut off.
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, request->timeout_seconds);
     curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
@@ -99,7 +95,7 @@ long qbt_exchange(const qbt_exchange_request *request, qbt_fetch_sink header_sin
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request->body ? (const char *)request->body : "");
         if (strcmp(request->method, "POST") != 0) curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request->method);
     }
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, write_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, write_body);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &head);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
@@ -109,7 +105,7 @@ long qbt_exchange(const qbt_exchange_request *request, qbt_fetch_sink header_sin
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     } else {
         *timed_out = code == CURLE_OPERATION_TIMEDOUT;
-        snprintf(error, error_size, "%s", message[0] ? message : curl_easy_strerror(code));
+        describe_failure(code, message, error, error_size);
     }
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
@@ -131,19 +127,11 @@ static size_t read_mail(char *buffer, size_t size, size_t count, void *user) {
 }
 
 int qbt_send_mail(const qbt_mail_request *request, char *error, size_t error_size) {
-    pthread_once(&global_once, global_init);
-    CURL *curl = curl_easy_init();
-    if (!curl) {
-        snprintf(error, error_size, "libcurl could not start a transfer");
-        return -1;
-    }
-    char message[CURL_ERROR_SIZE] = {0};
+    char message[CURL_ERROR_SIZE];
+    CURL *curl = start_transfer(request->url, "smtp,smtps", message, error, error_size);
+    if (!curl) return -1;
     mail_box box = {request->message, request->message_length};
     struct curl_slist *recipients = curl_slist_append(NULL, request->to);
-    curl_easy_setopt(curl, CURLOPT_URL, request->url);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
     curl_easy_setopt(curl, CURLOPT_USE_SSL, (long)CURLUSESSL_TRY);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT, request->timeout_seconds);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, request->timeout_seconds);
@@ -158,7 +146,7 @@ int qbt_send_mail(const qbt_mail_request *request, char *error, size_t error_siz
     curl_easy_setopt(curl, CURLOPT_READDATA, &box);
     curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
     CURLcode code = curl_easy_perform(curl);
-    if (code != CURLE_OK) snprintf(error, error_size, "%s", message[0] ? message : curl_easy_strerror(code));
+    if (code != CURLE_OK) describe_failure(code, message, error, error_size);
     curl_slist_free_all(recipients);
     curl_easy_cleanup(curl);
     return code == CURLE_OK ? 0 : -1;

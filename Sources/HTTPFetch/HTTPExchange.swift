@@ -1,5 +1,4 @@
 import CCurl
-import Dispatch
 import Foundation
 
 /// One HTTP request of any method through libcurl, run on a Dispatch thread: qbt's transport, which can trust a
@@ -38,11 +37,7 @@ public enum HTTPExchange {
     }
 
     public static func perform(_ request: Request) async throws -> Response {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try run(request) })
-            }
-        }
+        try await onDispatchThread { try run(request) }
     }
 
     final class Collected {

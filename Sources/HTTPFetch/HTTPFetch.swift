@@ -1,5 +1,4 @@
 import CCurl
-import Dispatch
 import Synchronization
 
 /// How qbtd's own HTTP requests leave the machine: directly, or through the proxy qBittorrent's settings name for
@@ -42,11 +41,7 @@ public enum HTTPFetch {
                            userAgent: String = "qBittorrent/5.1.4") async throws -> [UInt8] {
         let lower = url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { throw Failure.notHTTP }
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                continuation.resume(with: Result { try perform(url, route, timeout, maxBytes, userAgent) })
-            }
-        }
+        return try await onDispatchThread { try perform(url, route, timeout, maxBytes, userAgent) }
     }
 
     final class Body {

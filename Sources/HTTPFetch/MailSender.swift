@@ -1,5 +1,4 @@
 import CCurl
-import Dispatch
 import Foundation
 
 /// qBittorrent's e-mail notifications (Net::Smtp): the message as qBittorrent writes it, sent through libcurl.
@@ -64,11 +63,7 @@ public enum MailSender {
 
     /// Sends `message` on a Dispatch thread (never on the concurrency pool).
     public static func send(_ message: String, from: String, to: String, server: Server, timeout: Int = 60) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            DispatchQueue.global(qos: .utility).async {
-                continuation.resume(with: Result { try perform(message, from: from, to: to, server: server, timeout: timeout) })
-            }
-        }
+        try await onDispatchThread { try perform(message, from: from, to: to, server: server, timeout: timeout) }
     }
 
     static func perform(_ message: String, from: String, to: String, server: Server, timeout: Int) throws {

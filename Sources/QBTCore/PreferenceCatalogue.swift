@@ -475,7 +475,6 @@ public enum PreferenceCatalogue {
         static let noReannounceOnAddress = "qbtd does not reannounce when its address changes"
         static let noEmbeddedTracker = "qbtd has no embedded tracker"
         static let tlsAlwaysChecked = "qbtd always checks TLS certificates on its own HTTP fetches"
-        static let libtorrentDefault = "qbtd leaves this libtorrent setting at libtorrent's default"
         static let bdecodeDefaults = "qbtd reads .torrent files with libtorrent's limits (depth 100, 2,000,000 tokens)"
         static let defaultDiskIO = "qbtd uses libtorrent's default disk I/O (memory-mapped files)"
         static let logFileOff = "qbtd writes no log file (file_log_enabled is always false)"

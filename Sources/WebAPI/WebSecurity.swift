@@ -17,7 +17,7 @@ public struct WebSecurityPolicy: Sendable, Equatable {
     /// `web_ui_secure_cookie_enabled`: the session cookie is `secure` when the origin is trustworthy.
     public var secureCookie = true
     /// `web_ui_use_custom_http_headers_enabled` + `web_ui_custom_http_headers`: sent with every answer.
-    public var customHeaders: [(name: String, value: String)] = []
+    public var customHeaders: [HeaderLine] = []
     /// qbtd's `web_ui_hsts_*`: `Strict-Transport-Security` over HTTPS; nil when off.
     public var hsts: String?
 
@@ -51,29 +51,29 @@ public struct WebSecurityPolicy: Sendable, Equatable {
 
     /// qBittorrent's custom header lines: `Name: value` per line, both trimmed; a line without `:` is skipped
     /// (and reported), as is a name or value HTTP cannot carry.
-    public static func headerLines(_ text: String) -> (headers: [(name: String, value: String)], skipped: [String]) {
-        var headers: [(name: String, value: String)] = [], skipped: [String] = []
+    /// RFC 9110's token characters: what a header name may hold.
+    static let headerNameCharacters = CharacterSet(
+        charactersIn: "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+    public static func headerLines(_ text: String) -> (headers: [HeaderLine], skipped: [String]) {
+        var headers: [HeaderLine] = [], skipped: [String] = []
         for line in text.trimmingCharacters(in: .whitespacesAndNewlines).split(whereSeparator: \.isNewline) {
             guard let colon = line.firstIndex(of: ":") else { skipped.append(String(line)); continue }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-            guard !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains),
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy(Self.headerNameCharacters.contains),
                   value.unicodeScalars.allSatisfy({ $0 == "\t" || (0x20..<0x7f).contains($0.value) || $0.value >= 0x80 })
             else { skipped.append(String(line)); continue }
-            headers.append((name, value))
+            headers.append(HeaderLine(name: name, value: value))
         }
         return (headers, skipped)
     }
+}
 
-    public static func == (a: WebSecurityPolicy, b: WebSecurityPolicy) -> Bool {
-        a.csrfProtection == b.csrfProtection && a.hostHeaderValidation == b.hostHeaderValidation
-            && a.clickjackingProtection == b.clickjackingProtection && a.domains == b.domains
-            && a.bypassLocalAuth == b.bypassLocalAuth && a.bypassSubnets == b.bypassSubnets
-            && a.reverseProxy == b.reverseProxy && a.trustedProxies == b.trustedProxies && a.sessions == b.sessions
-            && a.secureCookie == b.secureCookie && a.hsts == b.hsts
-            && a.customHeaders.map { [$0.name, $0.value] } == b.customHeaders.map { [$0.name, $0.value] }
-    }
+/// One of `web_ui_custom_http_headers`'s `Name: value` lines.
+public struct HeaderLine: Sendable, Equatable {
+    public var name: String
+    public var value: String
 }
 
 /// An IPv4 or IPv6 network (`10.0.0.0/8`, `::1`, `192.168.1.7`).

@@ -9,7 +9,7 @@ import XCTest
 @testable import TorrentEngine
 
 final class PreferenceCatalogueTests: XCTestCase {
-    static let qBittorrentKeys: [Identity.Profile: Set<String>] = [
+    static let qBittorrentKeys: [Identity.Profile: Set<String>] = withV5_2([
         .v4_6: [
             "add_to_top_of_queue", "add_trackers", "add_trackers_enabled", "alt_dl_limit", "alt_up_limit",
             "alternative_webui_enabled", "alternative_webui_path", "announce_ip", "announce_to_all_tiers",
@@ -123,66 +123,15 @@ final class PreferenceCatalogueTests: XCTestCase {
             "web_ui_reverse_proxies_list", "web_ui_reverse_proxy_enabled", "web_ui_secure_cookie_enabled",
             "web_ui_session_timeout", "web_ui_upnp", "web_ui_use_custom_http_headers_enabled", "web_ui_username"
         ],
-        .v5_2: [
-            "add_stopped_enabled", "add_to_top_of_queue", "add_trackers", "add_trackers_enabled",
-            "add_trackers_from_url_enabled", "add_trackers_url", "add_trackers_url_list", "alt_dl_limit",
-            "alt_up_limit", "alternative_webui_enabled", "alternative_webui_path", "announce_ip",
-            "announce_port", "announce_to_all_tiers", "announce_to_all_trackers", "anonymous_mode",
-            "app_instance_name", "async_io_threads", "auto_delete_mode", "auto_tmm_enabled", "autorun_enabled",
-            "autorun_on_torrent_added_enabled", "autorun_on_torrent_added_program", "autorun_program",
-            "banned_IPs", "bdecode_depth_limit", "bdecode_token_limit", "bittorrent_protocol",
-            "block_peers_on_privileged_ports", "bypass_auth_subnet_whitelist",
-            "bypass_auth_subnet_whitelist_enabled", "bypass_local_auth", "category_changed_tmm_enabled",
-            "checking_memory_use", "confirm_torrent_deletion", "confirm_torrent_recheck", "connection_speed",
-            "current_interface_address", "current_interface_name", "current_network_interface",
-            "delete_torrent_content_files", "dht", "dht_bootstrap_nodes", "disk_cache", "disk_cache_ttl",
-            "disk_io_read_mode", "disk_io_type", "disk_io_write_mode", "disk_queue_size", "dl_limit",
-            "dont_count_slow_torrents", "dyndns_domain", "dyndns_enabled", "dyndns_password", "dyndns_service",
-            "dyndns_username", "embedded_tracker_port", "embedded_tracker_port_forwarding",
-            "enable_coalesce_read_write", "enable_embedded_tracker", "enable_multi_connections_from_same_ip",
-            "enable_piece_extent_affinity", "enable_upload_suggestions", "encryption", "excluded_file_names",
-            "excluded_file_names_enabled", "export_dir", "export_dir_fin", "file_log_age", "file_log_age_type",
-            "file_log_backup_enabled", "file_log_delete_old", "file_log_enabled", "file_log_max_size",
-            "file_log_path", "file_pool_size", "hashing_threads", "hostname_cache_ttl", "i2p_address",
-            "i2p_enabled", "i2p_inbound_length", "i2p_inbound_quantity", "i2p_mixed_mode",
-            "i2p_outbound_length", "i2p_outbound_quantity", "i2p_port", "idn_support_enabled",
-            "ignore_ssl_errors", "incomplete_files_ext", "ip_filter_enabled", "ip_filter_path",
-            "ip_filter_trackers", "limit_lan_peers", "limit_tcp_overhead", "limit_utp_rate", "listen_port",
-            "locale", "lsd", "mail_notification_auth_enabled", "mail_notification_email",
-            "mail_notification_enabled", "mail_notification_password", "mail_notification_sender",
-            "mail_notification_smtp", "mail_notification_ssl_enabled", "mail_notification_username",
-            "mark_of_the_web", "max_active_checking_torrents", "max_active_downloads", "max_active_torrents",
-            "max_active_uploads", "max_concurrent_http_announces", "max_connec", "max_connec_per_torrent",
-            "max_inactive_seeding_time", "max_inactive_seeding_time_enabled", "max_ratio", "max_ratio_act",
-            "max_ratio_enabled", "max_seeding_time", "max_seeding_time_enabled", "max_uploads",
-            "max_uploads_per_torrent", "memory_working_set_limit", "merge_trackers", "outgoing_ports_max",
-            "outgoing_ports_min", "peer_tos", "peer_turnover", "peer_turnover_cutoff", "peer_turnover_interval",
-            "performance_warning", "pex", "preallocate_all", "proxy_auth_enabled", "proxy_bittorrent",
-            "proxy_hostname_lookup", "proxy_ip", "proxy_misc", "proxy_password", "proxy_peer_connections",
-            "proxy_port", "proxy_rss", "proxy_type", "proxy_username", "python_executable_path",
-            "queueing_enabled", "random_port", "reannounce_when_address_changed", "recheck_completed_torrents",
-            "refresh_interval", "request_queue_size", "resolve_peer_countries", "resolve_peer_host_names",
-            "resume_data_storage_type", "rss_auto_downloading_enabled", "rss_download_repack_proper_episodes",
-            "rss_fetch_delay", "rss_max_articles_per_feed", "rss_processing_enabled", "rss_refresh_interval",
-            "rss_smart_episode_filters", "save_path", "save_path_changed_tmm_enabled",
-            "save_resume_data_interval", "save_statistics_interval", "scan_dirs", "schedule_from_hour",
-            "schedule_from_min", "schedule_to_hour", "schedule_to_min", "scheduler_days", "scheduler_enabled",
-            "send_buffer_low_watermark", "send_buffer_watermark", "send_buffer_watermark_factor",
-            "slow_torrent_dl_rate_threshold", "slow_torrent_inactive_timer", "slow_torrent_ul_rate_threshold",
-            "socket_backlog_size", "socket_receive_buffer_size", "socket_send_buffer_size", "ssl_enabled",
-            "ssl_listen_port", "ssrf_mitigation", "status_bar_external_ip", "stop_tracker_timeout", "temp_path",
-            "temp_path_enabled", "torrent_changed_tmm_enabled", "torrent_content_layout",
-            "torrent_content_remove_option", "torrent_file_size_limit", "torrent_stop_condition", "up_limit",
-            "upload_choking_algorithm", "upload_slots_behavior", "upnp", "upnp_lease_duration",
-            "use_category_paths_in_manual_mode", "use_https", "use_unwanted_folder", "utp_tcp_mixed_mode",
-            "validate_https_tracker_certificate", "web_ui_address", "web_ui_api_key", "web_ui_ban_duration",
-            "web_ui_clickjacking_protection_enabled", "web_ui_csrf_protection_enabled",
-            "web_ui_custom_http_headers", "web_ui_domain_list", "web_ui_host_header_validation_enabled",
-            "web_ui_https_cert_path", "web_ui_https_key_path", "web_ui_max_auth_fail_count", "web_ui_port",
-            "web_ui_reverse_proxies_list", "web_ui_reverse_proxy_enabled", "web_ui_secure_cookie_enabled",
-            "web_ui_session_timeout", "web_ui_upnp", "web_ui_use_custom_http_headers_enabled", "web_ui_username"
-        ],
-    ]
+    ])
+
+    /// 5.2.3 added three keys and dropped `use_subcategories` (AppController::preferencesAction at release-5.2.3).
+    static func withV5_2(_ keys: [Identity.Profile: Set<String>]) -> [Identity.Profile: Set<String>] {
+        var keys = keys
+        keys[.v5_2] = keys[.v5_1]!.union(["hostname_cache_ttl", "resolve_peer_host_names", "web_ui_api_key"])
+            .subtracting(["use_subcategories"])
+        return keys
+    }
 
     /// qBittorrent's JSON type per key (`max_ratio` is the only double).
     static let qBittorrentTypes: [String: PreferenceEntry.ValueType] = [

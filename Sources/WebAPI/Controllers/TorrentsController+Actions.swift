@@ -144,7 +144,7 @@ extension TorrentsController {
                 "num_seeds": .int(0), "num_leeches": .int(0), "num_downloaded": .int(0),
             ])
         }
-        var out: [JSONValue] = [
+        let out: [JSONValue] = [
             pseudo("DHT", on: settings.dht, letter: "H"), pseudo("PeX", on: settings.pex, letter: "X"),
             pseudo("LSD", on: settings.lsd, letter: "L"),
         ]
