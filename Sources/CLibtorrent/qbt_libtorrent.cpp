@@ -225,6 +225,7 @@ qbt_session *qbt_session_new(const qbt_settings *settings, bool enable_pex, char
                                                         lt::alert_category::storage |
                                                         lt::alert_category::piece_progress |
                                                         lt::alert_category::file_progress |
+                                                        lt::alert_category::tracker |
                                                         lt::alert_category::ip_block);
         if (pack.get_int(lt::settings_pack::alert_queue_size) < 100000)
             pack.set_int(lt::settings_pack::alert_queue_size, 100000);
@@ -275,6 +276,56 @@ void qbt_session_set_notify(qbt_session *session, qbt_notify_fn fn, void *contex
 }
 
 // MARK: events
+
+// qBittorrent 5.1's TorrentImpl tracker status: each listen-socket endpoint, for each protocol the torrent has, is
+// updating, failed (tracker error, skipped, or not working), verified-working or not contacted; the tracker's row
+// folds them (1 not contacted, 2 working, 3 updating, 4 not working, 5 tracker error, 6 unreachable). The message is
+// that of an endpoint in the row's state.
+struct folded_tracker {
+    int status = 1;
+    std::string message;
+    int peers = -1, seeds = -1, leeches = -1, downloaded = -1;
+};
+
+static folded_tracker fold_tracker(const lt::announce_entry &entry, const lt::info_hash_t &hashes) {
+    std::vector<lt::protocol_version> protocols;
+    if (hashes.has_v1()) protocols.push_back(lt::protocol_version::V1);
+    if (hashes.has_v2()) protocols.push_back(lt::protocol_version::V2);
+    folded_tracker out;
+    int endpoints = 0, updating = 0, working = 0, not_working = 0, tracker_error = 0, unreachable = 0;
+    std::vector<std::pair<int, std::string>> messages;  // (endpoint state, message)
+    for (const auto &endpoint : entry.endpoints) {
+        for (const auto version : protocols) {
+            const auto &ih = endpoint.info_hashes[version];
+            ++endpoints;
+            int state;
+            if (ih.updating) { state = 3; ++updating; }
+            else if (ih.fails > 0) {
+                if (ih.last_error == lt::errors::tracker_failure) { state = 5; ++tracker_error; }
+                else if (ih.last_error == lt::errors::announce_skipped) { state = 6; ++unreachable; }
+                else { state = 4; ++not_working; }
+            } else if (entry.verified) { state = 2; ++working; }
+            else state = 1;
+            std::string message = !ih.message.empty() ? ih.message : ih.last_error ? ih.last_error.message() : "";
+            messages.emplace_back(state, message);
+            out.seeds = std::max(out.seeds, ih.scrape_complete);
+            out.leeches = std::max(out.leeches, ih.scrape_incomplete);
+            out.downloaded = std::max(out.downloaded, ih.scrape_downloaded);
+        }
+    }
+    if (endpoints > 0) {
+        if (updating > 0) out.status = 3;
+        else if (working > 0) out.status = 2;
+        else if (tracker_error > 0) out.status = 5;
+        else if (unreachable == endpoints) out.status = 6;
+        else if (unreachable + not_working == endpoints) out.status = 4;
+    }
+    for (const auto &m : messages) {
+        if (m.first == out.status && !m.second.empty()) { out.message = m.second; break; }
+    }
+    if (out.seeds >= 0 || out.leeches >= 0) out.peers = std::max(0, out.seeds) + std::max(0, out.leeches);
+    return out;
+}
 
 static std::string alert_torrent_id(const lt::torrent_alert *a) {
     try {
@@ -468,7 +519,23 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn 
                 ev.kind = QBT_EVENT_FILE_RENAME_FAILED;
                 ev.piece = static_cast<int32_t>(static_cast<lt::file_rename_failed_alert *>(alert)->index);
                 break;
-            case lt::tracker_error_alert::alert_type: ev.kind = QBT_EVENT_TRACKER_ERROR; break;
+            case lt::tracker_reply_alert::alert_type:
+            case lt::tracker_warning_alert::alert_type:
+            case lt::tracker_error_alert::alert_type: {
+                // The tracker's folded status after this announce (what `qbt_get_trackers` would say for it).
+                auto *a = static_cast<lt::tracker_alert *>(alert);
+                const std::string url = a->tracker_url();
+                const auto trackers = a->handle.trackers();
+                const auto entry = std::find_if(trackers.begin(), trackers.end(),
+                                                [&](const lt::announce_entry &e) { return e.url == url; });
+                if (entry == trackers.end()) continue;  // removed since
+                const folded_tracker folded = fold_tracker(*entry, a->handle.info_hashes());
+                ev.kind = QBT_EVENT_TRACKER_STATUS;
+                ev.state = folded.status;
+                message = folded.message;
+                buffer.assign(url.begin(), url.end());
+                break;
+            }
             case lt::peer_blocked_alert::alert_type: {
                 auto *a = static_cast<lt::peer_blocked_alert *>(alert);
                 ev.kind = QBT_EVENT_PEER_BLOCKED;
@@ -492,7 +559,7 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn 
             switch (ev.kind) {
             case QBT_EVENT_DELETE_FAILED: case QBT_EVENT_TORRENT_ERROR: case QBT_EVENT_FILE_ERROR:
             case QBT_EVENT_LISTEN_FAILED: case QBT_EVENT_STORAGE_MOVE_FAILED: case QBT_EVENT_ALERTS_DROPPED:
-            case QBT_EVENT_FILE_RENAME_FAILED: case QBT_EVENT_TRACKER_ERROR: case QBT_EVENT_RESUME_DATA_FAILED:
+            case QBT_EVENT_FILE_RENAME_FAILED: case QBT_EVENT_RESUME_DATA_FAILED:
             case QBT_EVENT_READ_PIECE:
                 if (message.empty()) message = alert->message();
                 break;
@@ -934,59 +1001,18 @@ qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn
 
 qbt_result qbt_get_trackers(qbt_session *session, const char *id, qbt_tracker_fn fn, void *context) {
     QBT_WITH_HANDLE({
-        // qBittorrent 5.1's TorrentImpl tracker status: each listen-socket endpoint, for each protocol the torrent
-        // has, is updating, failed (tracker error, skipped, or not working), verified-working or not contacted; the
-        // tracker's row folds them (1 not contacted, 2 working, 3 updating, 4 not working, 5 tracker error,
-        // 6 unreachable). The message is that of an endpoint in the row's state.
         const auto hashes = h.info_hashes();
-        std::vector<lt::protocol_version> protocols;
-        if (hashes.has_v1()) protocols.push_back(lt::protocol_version::V1);
-        if (hashes.has_v2()) protocols.push_back(lt::protocol_version::V2);
         for (const auto &entry : h.trackers()) {
-            int endpoints = 0, updating = 0, working = 0, not_working = 0, tracker_error = 0, unreachable = 0;
-            int peers = -1, seeds = -1, leeches = -1, downloaded = -1;
-            std::vector<std::pair<int, std::string>> messages;  // (endpoint state, message)
-            for (const auto &endpoint : entry.endpoints) {
-                for (const auto version : protocols) {
-                    const auto &ih = endpoint.info_hashes[version];
-                    ++endpoints;
-                    int state;
-                    if (ih.updating) { state = 3; ++updating; }
-                    else if (ih.fails > 0) {
-                        if (ih.last_error == lt::errors::tracker_failure) { state = 5; ++tracker_error; }
-                        else if (ih.last_error == lt::errors::announce_skipped) { state = 6; ++unreachable; }
-                        else { state = 4; ++not_working; }
-                    } else if (entry.verified) { state = 2; ++working; }
-                    else state = 1;
-                    std::string message = !ih.message.empty() ? ih.message : ih.last_error ? ih.last_error.message() : "";
-                    messages.emplace_back(state, message);
-                    seeds = std::max(seeds, ih.scrape_complete);
-                    leeches = std::max(leeches, ih.scrape_incomplete);
-                    downloaded = std::max(downloaded, ih.scrape_downloaded);
-                }
-            }
-            int status = 1;
-            if (endpoints > 0) {
-                if (updating > 0) status = 3;
-                else if (working > 0) status = 2;
-                else if (tracker_error > 0) status = 5;
-                else if (unreachable == endpoints) status = 6;
-                else if (unreachable + not_working == endpoints) status = 4;
-            }
-            std::string message;
-            for (const auto &m : messages) {
-                if (m.first == status && !m.second.empty()) { message = m.second; break; }
-            }
-            if (seeds >= 0 || leeches >= 0) peers = std::max(0, seeds) + std::max(0, leeches);
+            const folded_tracker folded = fold_tracker(entry, hashes);
             qbt_tracker t;
             t.url = entry.url.c_str();
             t.tier = entry.tier;
-            t.status = status;
-            t.message = message.c_str();
-            t.num_peers = peers;
-            t.num_seeds = seeds;
-            t.num_leeches = leeches;
-            t.num_downloaded = downloaded;
+            t.status = folded.status;
+            t.message = folded.message.c_str();
+            t.num_peers = folded.peers;
+            t.num_seeds = folded.seeds;
+            t.num_leeches = folded.leeches;
+            t.num_downloaded = folded.downloaded;
             fn(context, &t);
         }
     })

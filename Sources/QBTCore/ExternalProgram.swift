@@ -79,7 +79,7 @@ public enum ExternalProgram {
     /// does not import: the flag's value, and the function looked up by name.
     static let spawnSetSID: Int32 = 0x80
     typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    nonisolated(unsafe) static let closeFrom: CloseFrom? = {
+    static let closeFrom: CloseFrom? = {
         guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
         return unsafeBitCast(symbol, to: CloseFrom.self)
     }()

@@ -32,9 +32,11 @@ public struct Identity: Sendable, Equatable {
     public var legacyStateNames: Bool { profile == .v4_6 }
     /// 5.0 added `root_path`, `popularity`, `reannounce`, `comment`, `private`, `has_metadata` to torrents.
     public var hasV5TorrentFields: Bool { profile != .v4_6 }
-    /// 5.2: login answers 204/401, the cookie is `QBT_SID_<port>`, and void actions answer 204.
+    /// 5.2: login answers 204/401 and the cookie is `QBT_SID_<port>`.
     public var modernAuth: Bool { profile == .v5_2 }
-    public var emptyAnswersNoContent: Bool { profile == .v5_2 }
+    /// 5.2: the void actions that set no result (tracker edits, `setTags`, `setComment`, `deleteAPIKey`,
+    /// `clientdata/store`) answer 204; every other void action still answers 200 with an empty body.
+    public var voidActionsNoContent: Bool { profile == .v5_2 }
 
     public func cookieName(port: Int) -> String { modernAuth ? "QBT_SID_\(port)" : "SID" }
 

@@ -287,6 +287,7 @@ extension TorrentService {
     private func writeTrackers(_ id: TorrentID, _ list: [(url: String, tier: Int)]) async throws {
         try await engine.setTrackers(id, list)
         trackerURLs[id] = list.map(\.url)
+        forgetAnnounces(id, keeping: Set(list.map(\.url)))
         try? await engine.saveResumeData(id)
     }
 
@@ -299,11 +300,19 @@ extension TorrentService {
         try await writeTrackers(id, list)
     }
 
-    public func editTracker(_ id: TorrentID, from oldURL: String, to newURL: String) async throws {
+    /// Gives a tracker a new URL, a new tier (5.2), or both; nothing to change is no change.
+    public func editTracker(_ id: TorrentID, from oldURL: String, to newURL: String?, tier: Int? = nil) async throws {
         var list = try await trackers(id).map { (url: $0.url, tier: $0.tier) }
-        guard let index = list.firstIndex(where: { $0.url == oldURL }) else { throw ServiceError.conflict("Tracker not found") }
-        if list.contains(where: { $0.url == newURL }) { throw ServiceError.conflict("New tracker URL already exists") }
-        list[index].url = newURL
+        if let newURL, list.contains(where: { $0.url == newURL }) {
+            throw ServiceError.conflict("New tracker URL already exists")
+        }
+        guard let index = list.firstIndex(where: { $0.url == oldURL }) else {
+            if newURL == nil && tier == nil { return }
+            throw ServiceError.conflict("Tracker not found")
+        }
+        if newURL == nil && (tier == nil || tier == list[index].tier) { return }
+        if let newURL { list[index].url = newURL }
+        if let tier { list[index].tier = tier }
         try await writeTrackers(id, list)
         try? await engine.reannounce(id)
     }

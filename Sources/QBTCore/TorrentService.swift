@@ -17,6 +17,9 @@ public actor TorrentService {
     var torrents: [TorrentID: StoredTorrent] = [:] { didSet { revision &+= 1 } }
     /// Tracker URLs per torrent, kept here because `sync/maindata` lists them for every torrent on each poll.
     var trackerURLs: [TorrentID: [String]] = [:] { didSet { revision &+= 1; trackersChanged = true } }
+    /// How each torrent's announces went, per tracker URL, and folded per torrent (5.2's `has_tracker_*` flags).
+    var announceOutcomes: [TorrentID: [String: AnnounceFlags]] = [:]
+    var announceFlags: [TorrentID: AnnounceFlags] = [:] { didSet { revision &+= 1 } }
     /// Web seed URLs per torrent, for the magnet links every listing carries.
     var webSeedURLs: [TorrentID: [String]] = [:] { didSet { revision &+= 1 } }
     /// Bumped by every change of what the board shows besides the engine's statuses.
@@ -247,8 +250,8 @@ public actor TorrentService {
             log.add("Failed to rename file \(file) of torrent \(id): \(why)", kind: .warning)
         case .torrentError(let id, let why), .fileError(let id, let why):
             logger.warning("torrent \(id): \(why)")
-        case .trackerError(_, let why):
-            log.add(why, kind: .warning)
+        case .trackerStatus(let id, let url, let status, let message):
+            noteAnnounce(id, url: url, status, message)
         case .peerBlocked(let ip):
             log.addPeer(ip: ip, blocked: true, reason: "IP filter")
         default:
@@ -378,6 +381,8 @@ public actor TorrentService {
             let name = torrents[id]?.record.name ?? id
             torrents[id] = nil
             trackerURLs[id] = nil
+            announceOutcomes[id] = nil
+            announceFlags[id] = nil
             webSeedURLs[id] = nil
             pendingLayouts[id] = nil
             moving.remove(id)
@@ -521,6 +526,7 @@ public actor TorrentService {
         let id = stored.record.id
         return view.record == stored.record && view.tags == stored.tags && view.globalLimits == shareLimits
             && view.trackers == trackerURLs[id] ?? [] && view.webSeeds == webSeedURLs[id] ?? []
+            && view.announce == announceFlags[id] ?? []
             && (view.state == .moving) == moving.contains(id) && view.queueingEnabled == queueingEnabled
     }
 
@@ -535,6 +541,7 @@ public actor TorrentService {
                                trackers: trackerURLs[r.id] ?? [], webSeeds: webSeedURLs[r.id] ?? [],
                                globalLimits: shareLimits)
         view.queueingEnabled = queueingEnabled
+        view.announce = announceFlags[r.id] ?? []
         return view
     }
 

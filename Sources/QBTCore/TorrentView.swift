@@ -13,6 +13,8 @@ public struct TorrentView: Sendable {
     public var globalLimits = ShareLimits()
     /// Whether libtorrent's queue was on when the view was made (its state depends on it).
     public var queueingEnabled = false
+    /// How its announces went.
+    public var announce: AnnounceFlags = []
 
     public var id: TorrentID { record.id }
     public var name: String { !record.name.isEmpty ? record.name : status.name.isEmpty ? record.id : status.name }
@@ -78,4 +80,16 @@ extension TorrentView {
         }
         return out
     }
+}
+
+/// How a torrent's announces went, over its trackers' last outcomes (qBittorrent 5.2's `addAnnounceStats`): a
+/// working tracker that answered with a message, a tracker that answered with a failure, and one that could not be
+/// reached or failed otherwise.
+public struct AnnounceFlags: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let warning = AnnounceFlags(rawValue: 1)
+    public static let trackerError = AnnounceFlags(rawValue: 2)
+    public static let otherError = AnnounceFlags(rawValue: 4)
 }

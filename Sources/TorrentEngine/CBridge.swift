@@ -114,7 +114,9 @@ extension RawEvent {
         case QBT_EVENT_ALERTS_DROPPED: self = .alertsDropped(message)
         case QBT_EVENT_FILE_RENAMED: self = .event(.fileRenamed(id, file: piece, path: message))
         case QBT_EVENT_FILE_RENAME_FAILED: self = .event(.fileRenameFailed(id, file: piece, message))
-        case QBT_EVENT_TRACKER_ERROR: self = .event(.trackerError(id, message))
+        case QBT_EVENT_TRACKER_STATUS:
+            let url = e.data.map { String(decoding: UnsafeBufferPointer(start: $0, count: e.size), as: UTF8.self) } ?? ""
+            self = .event(.trackerStatus(id, url: url, TrackerEntry.Status(rawValue: Int(e.state)) ?? .notContacted, message))
         case QBT_EVENT_PEER_BLOCKED: self = .event(.peerBlocked(ip: message))
         case QBT_EVENT_RESUME_DATA:
             self = .resumeData(id, e.data.map { Array(UnsafeBufferPointer(start: $0, count: e.size)) } ?? [])

@@ -3,8 +3,10 @@ import QBTCore
 
 /// What an action answers: qBittorrent's shapes only.
 public enum APIReply: Sendable {
-    /// 200 with an empty body (qBittorrent ≤5.1's answer for void actions).
+    /// 200 with an empty body: what a void action answers in every profile.
     case empty
+    /// A void action 5.2 answers with 204 (the few that set no result at all); 200 with an empty body before 5.2.
+    case done
     case text(String)
     case json(Data)
     /// JSON from the fast serializer.

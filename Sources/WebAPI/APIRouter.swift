@@ -249,8 +249,8 @@ public struct APIRouter: Sendable {
 
     func response(for reply: APIReply) -> Response {
         switch reply {
-        case .empty:
-            return identity.emptyAnswersNoContent ? Response(status: .noContent) : Self.plain(.ok, "")
+        case .empty: return Self.plain(.ok, "")
+        case .done: return identity.voidActionsNoContent ? Response(status: .noContent) : Self.plain(.ok, "")
         case .text(let text): return Self.plain(.ok, text)
         case .status(let code, let text):
             return code == 204 ? Response(status: .noContent) : Self.plain(.init(code: code), text)

@@ -15,10 +15,10 @@ from qbtnox import NOX, QbittorrentNox
 
 
 class FailingTracker:
-    """An HTTP tracker on 127.0.0.1 that answers every announce with a failure reason."""
+    """An HTTP tracker on 127.0.0.1 that answers every announce with a failure reason (or the body given)."""
 
-    def __init__(self, reason=b"Unregistered torrent"):
-        body = b"d14:failure reason%d:%se" % (len(reason), reason)
+    def __init__(self, reason=b"Unregistered torrent", body=None):
+        body = body or b"d14:failure reason%d:%se" % (len(reason), reason)
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):

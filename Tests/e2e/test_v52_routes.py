@@ -1,10 +1,15 @@
 """Issue 16, qBittorrent 5.2's routes in the 5.2 profile, as 5.2.3 answers them: clientdata/load and /store (one
 object, merged, null deletes, 1 MiB at most, kept across restarts), torrents/setComment (204), torrents/
-pieceAvailability, and torrents/add's JSON answer (409 when nothing is added). The older profiles answer 404."""
+pieceAvailability, and torrents/add's JSON answer (409 when nothing is added). The older profiles answer 404. Also
+5.2's changes to old routes: tracker edits over several torrents (204), `editTracker`'s tier, the torrent fields 5.2
+added, and `sync/maindata`'s announce flags."""
 import json
 import os
 
-from conftest import wait_for
+import libtorrent as lt
+
+from conftest import free_port, wait_for
+from test_differences import FailingTracker
 from test_stream import FileSeeder
 
 
@@ -60,7 +65,10 @@ def test_comment_availability_and_add_answer(qbtd_factory, tmp_path):
     assert s.post(q.url("torrents/setComment"), data={"hashes": torrent_id}).status_code == 400
     limits = {"hashes": torrent_id, "ratioLimit": "2", "seedingTimeLimit": "-2", "inactiveSeedingTimeLimit": "-2"}
     assert s.post(q.url("torrents/setShareLimits"), data=limits).status_code == 400, "5.2 requires shareLimitAction"
-    assert s.post(q.url("torrents/setShareLimits"), data={**limits, "shareLimitAction": "Stop"}).status_code in (200, 204)
+    r = s.post(q.url("torrents/setShareLimits"), data={**limits, "shareLimitAction": "Stop"})
+    assert (r.status_code, r.text) == (200, ""), "5.2 still answers most void actions with 200"
+    info = s.get(q.url("torrents/info"), params={"hashes": torrent_id}).json()[0]
+    assert info["share_limit_action"] == "Stop" and info["max_ratio"] == 2
 
     s.post(q.url("torrents/addPeers"), data={"hashes": torrent_id, "peers": f"127.0.0.1:{seeder.port}"})
     pieces = seeder.info.num_pieces()
@@ -72,3 +80,80 @@ def test_comment_availability_and_add_answer(qbtd_factory, tmp_path):
     s = login(old)
     for route in ("torrents/pieceAvailability", "torrents/setComment", "clientdata/load"):
         assert s.post(old.url(route), data={"hash": torrent_id}).status_code == 404, route
+
+
+V52_INFO_KEYS = {"connections_count", "connections_limit", "created_by", "creation_date", "piece_size", "pieces_have",
+                 "pieces_num", "share_limit_action", "total_wasted"}
+ANNOUNCE_FLAGS = {"has_tracker_warning", "has_tracker_error", "has_other_announce_error"}
+
+
+def test_tracker_edits_fields_and_announce_flags(qbtd_factory, tmp_path):
+    failing = FailingTracker()
+    warning = FailingTracker(body=b"d8:intervali1800e5:peers0:15:warning message9:slow downe")
+    refused = f"http://127.0.0.1:{free_port()}/announce"
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "f.bin").write_bytes(os.urandom(50_000))
+    fs = lt.file_storage()
+    lt.add_files(fs, str(tmp_path / "t"))
+    ct = lt.create_torrent(fs, 16 * 1024, flags=lt.create_torrent.v1_only)
+    for tier, url in enumerate((failing.url, refused, warning.url)):
+        ct.add_tracker(url, tier)
+    ct.set_creator("flags test")
+    lt.set_piece_hashes(ct, str(tmp_path))
+    data = lt.bencode(ct.generate())
+    torrent_id = str(lt.torrent_info(lt.bdecode(data)).info_hashes().v1)
+
+    q = qbtd_factory(extra=["--profile", "5.2"])
+    s = login(q)
+    assert s.post(q.url("torrents/add"), files={"torrents": ("t.torrent", data)}).status_code == 200
+    info = s.get(q.url("torrents/info"), params={"hashes": torrent_id}).json()[0]
+    assert V52_INFO_KEYS <= info.keys() and not ANNOUNCE_FLAGS & info.keys(), sorted(info)
+    assert info["created_by"] == "flags test" and info["pieces_num"] == 4 and info["piece_size"] == 16384
+    assert info["share_limit_action"] == "Default" and info["creation_date"] > 0
+
+    rid = {"rid": 0}
+
+    def flags():
+        d = s.get(q.url("sync/maindata"), params=rid).json()
+        rid["rid"] = d["rid"]
+        row = d.get("torrents", {}).get(torrent_id, {})
+        flags.seen.update({k: row[k] for k in ANNOUNCE_FLAGS if k in row})
+        return flags.seen
+    flags.seen = {}
+    wait_for(lambda: flags() == dict.fromkeys(ANNOUNCE_FLAGS, True), 60,
+             what="a warning, a tracker error and an unreachable tracker in maindata")
+
+    # 5.2: a `|` list (an unknown torrent skipped, no 404) and 204.
+    r = s.post(q.url("torrents/removeTrackers"), data={"hash": f"{torrent_id}|{'0' * 40}", "urls": failing.url})
+    assert (r.status_code, r.text) == (204, "")
+    wait_for(lambda: flags()["has_tracker_error"] is False, 20, what="the tracker error gone with its tracker")
+    assert flags()["has_other_announce_error"] and flags()["has_tracker_warning"]
+    r = s.post(q.url("torrents/addTrackers"), data={"hash": "0" * 40, "urls": "http://127.0.0.1:1/a"})
+    assert (r.status_code, r.text) == (204, "")
+
+    def tiers():
+        return {t["url"]: t["tier"] for t in s.get(q.url("torrents/trackers"), params={"hash": torrent_id}).json()}
+    assert tiers()[warning.url] == 2
+    r = s.post(q.url("torrents/editTracker"), data={"hash": torrent_id, "url": warning.url, "tier": "7"})
+    assert (r.status_code, r.text) == (204, "")
+    assert tiers()[warning.url] == 7
+    for extra, message in (({}, "Must specify at least one of [newUrl, tier]"), ({"tier": "x"}, "tier must be an integer"),
+                           ({"tier": "256"}, "tier must be between 0 and 255")):
+        r = s.post(q.url("torrents/editTracker"), data={"hash": torrent_id, "url": warning.url, **extra})
+        assert (r.status_code, r.text) == (400, message), extra
+    r = s.post(q.url("torrents/setTags"), data={"hashes": torrent_id, "tags": "a,b"})
+    assert (r.status_code, r.text) == (204, "")
+    r = s.post(q.url("torrents/addTags"), data={"hashes": torrent_id, "tags": "c"})
+    assert (r.status_code, r.text) == (200, "")
+
+    old = qbtd_factory(extra=["--profile", "5.1"])
+    s = old.session()
+    assert s.post(old.url("torrents/add"), files={"torrents": ("t.torrent", data)}).text == "Ok."
+    info = s.get(old.url("torrents/info"), params={"hashes": torrent_id}).json()[0]
+    assert not (V52_INFO_KEYS | ANNOUNCE_FLAGS) & info.keys()
+    row = s.get(old.url("sync/maindata")).json()["torrents"][torrent_id]
+    assert not ANNOUNCE_FLAGS & row.keys()
+    r = s.post(old.url("torrents/addTrackers"), data={"hash": "0" * 40, "urls": "http://127.0.0.1:1/a"})
+    assert r.status_code == 404, "before 5.2, one torrent that must exist"
+    r = s.post(old.url("torrents/setTags"), data={"hashes": torrent_id, "tags": "a"})
+    assert (r.status_code, r.text) == (200, "")

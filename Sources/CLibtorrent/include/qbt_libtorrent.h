@@ -66,7 +66,8 @@ typedef enum {
     QBT_EVENT_ALERTS_DROPPED,   // the alert queue overflowed: a bug to report, never expected
     QBT_EVENT_FILE_RENAMED,     // piece = file index, message = new path
     QBT_EVENT_FILE_RENAME_FAILED,
-    QBT_EVENT_TRACKER_ERROR,    // message = url: error
+    QBT_EVENT_TRACKER_STATUS,   // after an announce: state = the tracker's status (as qbt_tracker's), data = its URL,
+                                // message = its message
     QBT_EVENT_PEER_BLOCKED,     // message = ip
     QBT_EVENT_ADD_FAILED,       // an async add refused: state 1 for a duplicate; message = why
 } qbt_event_kind;
@@ -255,7 +256,8 @@ qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn
 typedef struct {
     const char *url;
     int32_t tier;
-    int32_t status;             // qBittorrent's: 1 not contacted, 2 working, 3 updating, 4 not working
+    int32_t status;             // qBittorrent's: 1 not contacted, 2 working, 3 updating, 4 not working,
+                                // 5 tracker error, 6 unreachable
     const char *message;
     int32_t num_peers;          // -1 unknown
     int32_t num_seeds;

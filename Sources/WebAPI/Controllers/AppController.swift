@@ -83,7 +83,7 @@ public struct AppController: APIController {
             },
             "deleteAPIKey": .post { _, _ in
                 try await keys.revokeDefault()
-                return .empty
+                return .done
             },
             "processInfo": .get { _, _ in .json(.object(["launch_time": .int(Self.launchTime)])) },
         ]

@@ -17,28 +17,42 @@ extension TorrentsController {
         [
             "trackers": .get { p, _ in try await trackers(p) },
             "addTrackers": .post { p, _ in
-                let id = try await existing(p)
-                try await service.addTrackers(id, Self.trackerEntries(try p.required("urls")))
-                return .empty
+                let entries = Self.trackerEntries(try p.required("urls"))
+                // 5.2 takes a `|` list or `all` and skips unknown torrents; before, one torrent that must exist.
+                let ids = identity.voidActionsNoContent ? try await applied(p, "hash") : [try await existing(p)]
+                for id in ids { try await service.addTrackers(id, entries) }
+                return .done
             },
             "editTracker": .post { p, _ in
                 let id = try await existing(p)
                 // 2.13 renamed `origUrl` to `url`; either is taken.
                 guard let old = p["origUrl"] ?? p["url"] else { throw QBitError.badParams() }
-                let new = try p.required("newUrl")
+                // 5.2: `newUrl` and `tier` are each optional, but one of them is needed.
+                let new = identity.voidActionsNoContent ? p["newUrl"] : try p.required("newUrl")
+                var tier: Int?
+                if identity.voidActionsNoContent, let raw = p["tier"] {
+                    guard let number = Int(raw) else { throw QBitError.badParams("tier must be an integer") }
+                    guard (0...255).contains(number) else { throw QBitError.badParams("tier must be between 0 and 255") }
+                    tier = number
+                }
+                if new == nil && tier == nil { throw QBitError.badParams("Must specify at least one of [newUrl, tier]") }
                 // qBittorrent takes any URL QUrl reads (`127.1.0.2` too); what no URL reader takes is a 400.
-                guard !new.isEmpty, URL(string: new.replacingOccurrences(of: " ", with: "%20")) != nil else {
+                if let new, new.isEmpty || URL(string: new.replacingOccurrences(of: " ", with: "%20")) == nil {
                     throw QBitError.badParams("New tracker URL is invalid")
                 }
-                try await service.editTracker(id, from: old, to: new)
-                return .empty
+                try await service.editTracker(id, from: old, to: new == old ? nil : new, tier: tier)
+                return .done
             },
             "removeTrackers": .post { p, _ in
                 let raw = try p.required("hash")
-                let urls = try p.required("urls").split(separator: "|").map(String.init)
-                let ids = raw == "*" ? await service.ids : [try await existing(p)]
+                let urls = try p.required("urls").split(separator: "|").map { $0.removingPercentEncoding ?? String($0) }
+                let ids: [TorrentID]
+                if raw == "*" { ids = await service.ids }
+                // 5.2 takes a `|` list or `all` and skips unknown torrents.
+                else if identity.voidActionsNoContent { ids = try await applied(p, "hash") }
+                else { ids = [try await existing(p)] }
                 for id in ids { try await service.removeTrackers(id, urls: urls) }
-                return .empty
+                return .done
             },
             "webseeds": .get { p, _ in
                 .json(.array(try await service.webSeeds(try await existing(p)).map { .object(["url": .string($0)]) }))
@@ -88,7 +102,7 @@ extension TorrentsController {
                 let ids = try await hashes(p)
                 let comment = try p.required("comment").trimmingCharacters(in: .whitespacesAndNewlines)
                 try await service.setComment(ids, comment)
-                return identity.modernAuth ? .status(204, "") : .empty
+                return .done
             },
             "pieceHashes": .get { p, _ in
                 .json(.array(try await service.pieceHashes(try await existing(p)).map { .string($0) }))
@@ -317,7 +331,7 @@ extension TorrentsController {
             },
             "setTags": .post { p, _ in
                 try await service.setTags(try await hashes(p), try tagList(p))
-                return .empty
+                return .done
             },
             "removeTags": .post { p, _ in
                 let ids = try await hashes(p)

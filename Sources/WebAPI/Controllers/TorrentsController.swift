@@ -47,6 +47,18 @@ public struct TorrentsController: APIController {
             .filter { identity.profile == .v5_2 || !Self.v5_2Actions.contains($0.key) }
     }
 
+    /// A `|` list of torrents or `all`, unknown ones left out (5.2's `applyToTorrents`).
+    func applied(_ p: Parameters, _ name: String) async throws -> [TorrentID] {
+        let raw = try p.required(name)
+        if raw == "all" { return await service.ids }
+        var ids: [TorrentID] = []
+        for part in raw.split(separator: "|") {
+            let id = part.lowercased()
+            if await service.exists(id) { ids.append(id) }
+        }
+        return ids
+    }
+
     /// Routes qBittorrent 5.2 added: the older profiles answer 404 for them, as those releases do.
     static let v5_2Actions: Set<String> = ["pieceAvailability", "setComment"]
 

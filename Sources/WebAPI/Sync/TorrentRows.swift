@@ -8,14 +8,17 @@ import TorrentEngine
 final class RowKeys: Sendable {
     let prefixes: [[UInt8]]
     let hashIndex: Int
+    /// Keys only `sync/maindata` sends (5.2's announce flags): `torrents/info` leaves them out.
+    let syncOnly: [Bool]
 
-    init(_ names: [String], hashIndex: Int) {
-        prefixes = names.map { name in
+    init(_ fields: [TorrentInfo.Field], hashIndex: Int) {
+        prefixes = fields.map { field in
             var out: [UInt8] = []
-            JSONValue.writeString(name, into: &out)
+            JSONValue.writeString(field.name, into: &out)
             out.append(UInt8(ascii: ":"))
             return out
         }
+        syncOnly = fields.map(\.syncOnly)
         self.hashIndex = hashIndex
     }
 }
@@ -40,23 +43,27 @@ final class EncodedRow: Sendable {
 
     func value(_ i: Int) -> ArraySlice<UInt8> { values[(i == 0 ? 0 : Int(ends[i - 1]))..<Int(ends[i])] }
 
-    /// The object's pairs, comma-separated, without braces.
+    /// The object's pairs, comma-separated, without braces: with `hash` (and without the sync-only keys) for
+    /// `torrents/info`, without it for `sync/maindata`.
     func writePairs(_ keys: RowKeys, hash id: TorrentID?, into out: inout [UInt8]) {
+        var first = true
+        func pair(_ prefix: some Sequence<UInt8>, _ value: some Sequence<UInt8>) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(contentsOf: prefix)
+            out.append(contentsOf: value)
+        }
+        func hashPair(_ id: TorrentID) {
+            var value: [UInt8] = []
+            JSONValue.writeString(id, into: &value)
+            pair(#""hash":"#.utf8, value)
+        }
         for i in ends.indices {
-            if i == keys.hashIndex, let id {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: #""hash":"#.utf8)
-                JSONValue.writeString(id, into: &out)
-            }
-            if i > 0 || (id != nil && keys.hashIndex == 0) { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: keys.prefixes[i])
-            out.append(contentsOf: value(i))
+            if i == keys.hashIndex, let id { hashPair(id) }
+            if id != nil && keys.syncOnly[i] { continue }
+            pair(keys.prefixes[i], value(i))
         }
-        if let id, keys.hashIndex >= ends.count {
-            if !ends.isEmpty { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: #""hash":"#.utf8)
-            JSONValue.writeString(id, into: &out)
-        }
+        if let id, keys.hashIndex >= ends.count { hashPair(id) }
     }
 
     /// The object as `torrents/info` sends it, `hash` included.
@@ -140,7 +147,7 @@ public final class RowCache: Sendable {
         self.identity = identity
         let all = TorrentInfo.fields(for: identity)
         fields = all.filter { $0.name != "hash" }
-        keys = RowKeys(fields.map(\.name), hashIndex: all.firstIndex { $0.name == "hash" }!)
+        keys = RowKeys(fields, hashIndex: all.firstIndex { $0.name == "hash" }!)
         current = Mutex(TorrentRows(generation: 0, boardGeneration: 0, rows: [:], sortedIDs: [], membership: 0, log: [],
                                     keys: keys))
     }

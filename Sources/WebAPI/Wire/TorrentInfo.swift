@@ -62,11 +62,28 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
     public var `private`: Nullable<Bool>
     public var total_size: Int64
     public var has_metadata: Bool
+    // 5.2
+    public var created_by: String
+    public var creation_date: Int64
+    public var pieces_num: Int
+    public var piece_size: Int
+    public var pieces_have: Int
+    public var total_wasted: Int64
+    public var connections_count: Int
+    public var connections_limit: Int
+    public var share_limit_action: String
+    // 5.2, `sync/maindata` only: how the torrent's announces went (qBittorrent's `addAnnounceStats`).
+    public var has_tracker_warning: Bool
+    public var has_tracker_error: Bool
+    public var has_other_announce_error: Bool
 
     /// The object as JSON values (for the few places that need a dictionary; the hot paths use `Field`).
+    /// `includeHash` makes `torrents/info`'s object (hash, no sync-only keys), otherwise `sync/maindata`'s.
     public func jsonObject(identity: Identity, includeHash: Bool = true) -> [String: JSONValue] {
         var o: [String: JSONValue] = [:]
-        for field in Self.fields(for: identity) where includeHash || field.name != "hash" { o[field.name] = field.value(self) }
+        for field in Self.fields(for: identity) where includeHash ? !field.syncOnly : field.name != "hash" {
+            o[field.name] = field.value(self)
+        }
         return o
     }
 
@@ -139,6 +156,18 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         `private` = Nullable(s.hasMetadata ? s.isPrivate : nil)
         total_size = s.hasMetadata ? s.totalSize : -1
         has_metadata = s.hasMetadata
+        created_by = s.creator
+        creation_date = s.creationDate > 0 ? s.creationDate : -1
+        pieces_num = s.hasMetadata ? s.numPieces : 0
+        piece_size = s.hasMetadata ? s.pieceLength : 0
+        pieces_have = s.piecesHave
+        total_wasted = s.totalFailed + s.totalRedundant
+        connections_count = s.numConnections
+        connections_limit = s.connectionsLimit
+        share_limit_action = r.shareLimitAction ?? "Default"
+        has_tracker_warning = view.announce.contains(.warning)
+        has_tracker_error = view.announce.contains(.trackerError)
+        has_other_announce_error = view.announce.contains(.otherError)
     }
 }
 
