@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <sstream>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -628,6 +629,75 @@ qbt_torrent *qbt_torrent_parse(const uint8_t *torrent, size_t size, const char *
 
 void qbt_torrent_free(qbt_torrent *parsed) { delete parsed; }
 
+static std::string hex_of(const lt::sha1_hash &h) {
+    std::ostringstream out;
+    out << h;
+    return out.str();
+}
+
+void qbt_torrent_describe(const qbt_torrent *parsed, qbt_summary_fn fn, void *context) {
+    try {
+        const auto &atp = parsed->atp;
+        const auto hashes = atp.ti ? atp.ti->info_hashes() : atp.info_hashes;
+        const std::string v1 = hashes.has_v1() ? hex_of(hashes.v1) : "";
+        std::string v2;
+        if (hashes.has_v2()) {
+            std::ostringstream out;
+            out << hashes.v2;
+            v2 = out.str();
+        }
+        std::vector<std::string> paths, trackers, seeds;
+        std::vector<int64_t> sizes;
+        std::vector<int32_t> tiers;
+        qbt_torrent_summary out{};
+        if (const auto &ti = atp.ti) {
+            const auto &fs = ti->files();
+            for (const auto f : fs.file_range()) {
+                if (fs.pad_file_at(f)) continue;
+                paths.push_back(fs.file_path(f));
+                sizes.push_back(fs.file_size(f));
+            }
+            for (const auto &t : ti->trackers()) { trackers.push_back(t.url); tiers.push_back(t.tier); }
+            for (const auto &w : ti->web_seeds()) seeds.push_back(w.url);
+            out.has_metadata = true;
+            out.is_private = ti->priv();
+            out.total_size = ti->total_size();
+            out.piece_length = ti->piece_length();
+            out.num_pieces = ti->num_pieces();
+            out.creation_date = ti->creation_date();
+        } else {
+            for (size_t i = 0; i < atp.trackers.size(); ++i) {
+                trackers.push_back(atp.trackers[i]);
+                tiers.push_back(i < atp.tracker_tiers.size() ? atp.tracker_tiers[i] : 0);
+            }
+            for (const auto &w : atp.url_seeds) seeds.push_back(w);
+        }
+        std::vector<const char *> path_ptrs, tracker_ptrs, seed_ptrs;
+        for (const auto &x : paths) path_ptrs.push_back(x.c_str());
+        for (const auto &x : trackers) tracker_ptrs.push_back(x.c_str());
+        for (const auto &x : seeds) seed_ptrs.push_back(x.c_str());
+        const std::string name = atp.ti ? atp.ti->name() : atp.name;
+        const std::string creator = atp.ti ? atp.ti->creator() : "";
+        const std::string comment = atp.ti ? atp.ti->comment() : "";
+        out.info_hash_v1 = v1.c_str();
+        out.info_hash_v2 = v2.c_str();
+        out.name = name.c_str();
+        out.created_by = creator.c_str();
+        out.comment = comment.c_str();
+        out.file_count = paths.size();
+        out.file_paths = path_ptrs.data();
+        out.file_sizes = sizes.data();
+        out.tracker_count = trackers.size();
+        out.tracker_urls = tracker_ptrs.data();
+        out.tracker_tiers = tiers.data();
+        out.web_seed_count = seeds.size();
+        out.web_seeds = seed_ptrs.data();
+        fn(context, &out);
+    } catch (...) {
+        // a parsed torrent always describes; nothing reaches Swift if it cannot
+    }
+}
+
 qbt_result qbt_add_async(qbt_session *session, const qbt_add_params *p, char id[QBT_ID_LEN], char **error) {
     try {
         lt::add_torrent_params atp;
@@ -669,6 +739,7 @@ qbt_result qbt_add_async(qbt_session *session, const qbt_add_params *p, char id[
         if (p->sequential) atp.flags |= lt::torrent_flags::sequential_download;
         else atp.flags &= ~lt::torrent_flags::sequential_download;
         if (p->seed_mode) atp.flags |= lt::torrent_flags::seed_mode;
+        if (p->upload_mode) atp.flags |= lt::torrent_flags::upload_mode;
         // A new torrent takes the preference; a restored one keeps the mode its resume data holds.
         if (!p->resume) atp.storage_mode = p->preallocate ? lt::storage_mode_allocate : lt::storage_mode_sparse;
         atp.upload_limit = p->upload_limit > 0 ? p->upload_limit : -1;

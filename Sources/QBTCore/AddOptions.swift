@@ -31,6 +31,8 @@ public struct AddOptions: Sendable, Equatable {
     public var shareLimitAction: String?
     /// qBittorrent's stop condition ("None", "MetadataReceived", "FilesChecked"); nil: `torrent_stop_condition`.
     public var stopCondition: String?
+    /// 5.2: one qBittorrent priority per file (0, 1, 6, 7; -1 leaves a file as it is), for a torrent with metadata.
+    public var filePriorities: [Int]?
 
     public init() {}
 }

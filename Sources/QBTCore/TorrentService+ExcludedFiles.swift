@@ -15,6 +15,16 @@ extension TorrentService {
         }
     }
 
+    /// 5.2's `filePriorities` at add: one priority per file, grouped into one call per priority.
+    func applyFilePriorities(_ id: TorrentID, _ priorities: [Int]) async {
+        let groups = Dictionary(grouping: priorities.indices.filter { priorities[$0] >= 0 }) { priorities[$0] }
+        for (priority, files) in groups where priority != 1 {
+            do { try await setFilePriority(id, files: files, priority: priority) } catch {
+                log.add("Could not set the file priorities of torrent \(id): \(error)", kind: .warning)
+            }
+        }
+    }
+
     /// One anchored, case-insensitive pattern per line (qBittorrent splits on newlines and trims nothing).
     static func exclusionPatterns(_ text: String) -> [NSRegularExpression] {
         text.split(whereSeparator: \.isNewline).compactMap { line in

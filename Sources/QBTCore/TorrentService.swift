@@ -48,6 +48,10 @@ public actor TorrentService {
     var folderEvents: FolderEvents?
     var watchRetries: [String: Int] = [:]
     var watchRetryTask: Task<Void, Never>?
+    /// Hidden metadata fetches (5.2's `fetchMetadata`), oldest first, and the .torrent files they produced.
+    var prefetching: [TorrentID] = []
+    var prefetched: [TorrentID: [UInt8]] = [:]
+    var prefetchedOrder: [TorrentID] = []
     /// The tracker list last fetched from `add_trackers_url` (5.1's `add_trackers_url_list`), and its refresher.
     public internal(set) var extraTrackerList = ""
     var extraTrackerTask: Task<Void, Never>?
@@ -190,6 +194,8 @@ public actor TorrentService {
 
     private func handle(_ event: EngineEvent) async {
         switch event {
+        case .metadataReceived(let id) where prefetching.contains(id):
+            await prefetchArrived(id)
         case .metadataReceived(let id):
             guard torrents[id] != nil else { return }
             // Stopped first, before anything else can await: the download must not run on meanwhile.
@@ -291,6 +297,7 @@ public actor TorrentService {
                 outcomes[position] = .duplicate(torrent.id)
                 continue
             }
+            await endPrefetch(torrent.id)
             var record = TorrentRecord(
                 id: torrent.id, name: options.rename.flatMap { $0.isEmpty ? nil : $0 } ?? torrent.name,
                 metainfo: nil, magnet: nil, savePath: savePath,
@@ -364,6 +371,7 @@ public actor TorrentService {
                 // A magnet gets its layout when the metadata arrives (not kept across a restart before that).
                 if hasMetainfo { await applyContentLayout(id, layout) } else { pendingLayouts[id] = layout }
             }
+            if hasMetainfo, let priorities = options.filePriorities { await applyFilePriorities(id, priorities) }
             log.add("Added new torrent. Torrent: \"\(record.name)\"")
             await addExtraTrackers(id)
             await torrentAdded(id, hasMetadata: hasMetainfo)

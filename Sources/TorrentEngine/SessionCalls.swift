@@ -31,6 +31,7 @@ extension SessionPointer {
                             params.sequential = request.sequential
                             params.seed_mode = request.skipChecking
                             params.preallocate = request.preallocate
+                            params.upload_mode = request.uploadMode
                             params.upload_limit = Int32(clamping: request.uploadLimit)
                             params.download_limit = Int32(clamping: request.downloadLimit)
                             params.parsed = parsed?.handle

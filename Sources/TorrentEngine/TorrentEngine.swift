@@ -18,6 +18,8 @@ public struct AddTorrentRequest: Sendable {
     public var skipChecking = false
     /// Files allocated whole at once (qBittorrent's `preallocate_all`) instead of sparse.
     public var preallocate = false
+    /// Never downloads a piece: a torrent added only to fetch its metadata.
+    public var uploadMode = false
     /// Bytes per second, 0 for unlimited.
     public var uploadLimit = 0
     public var downloadLimit = 0

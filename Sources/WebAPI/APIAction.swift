@@ -17,6 +17,8 @@ public enum APIReply: Sendable {
     case status(Int, String)
     /// Extra headers, e.g. the session cookie from `auth/login`.
     indirect case withHeaders(APIReply, [(String, String)])
+    /// 5.2's `APIStatus::Async`: 202 with a JSON body (work under way; ask again).
+    case accepted(JSONValue)
 
     public static func encode<T: Encodable>(_ value: T) throws -> APIReply {
         .json(try WireJSON.encoder.encode(value))

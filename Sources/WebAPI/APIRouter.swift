@@ -256,6 +256,7 @@ public struct APIRouter: Sendable {
             return code == 204 ? Response(status: .noContent) : Self.plain(.init(code: code), text)
         case .json(let data): return Self.jsonBody(.ok, data)
         case .jsonBytes(let bytes): return Self.jsonBody(.ok, bytes)
+        case .accepted(let value): return Self.jsonBody(.accepted, value.serialized())
         case .binary(let bytes, let type, let filename):
             var headers: HTTPFields = [.contentType: type]
             if let filename { headers[.contentDisposition] = "attachment; filename=\"\(filename)\"" }

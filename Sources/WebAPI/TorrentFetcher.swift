@@ -16,8 +16,12 @@ public struct TorrentFetcher: Sendable {
         return (try? await fetch(url, route: route)).map { .metainfo($0) }
     }
 
-    /// A bare info-hash (40 hex v1, 64 hex v2) is a magnet, as qBittorrent's `TorrentDescriptor::parse` takes it.
+    /// A bare info-hash (40 hex or 32 base32 v1, 64 hex v2) is a magnet, as qBittorrent's `TorrentDescriptor::parse`
+    /// takes it.
     static func magnet(forBareHash text: String) -> String? {
+        if text.count == 32, text.uppercased().allSatisfy({ ("A"..."Z").contains($0) || ("2"..."7").contains($0) }) {
+            return "magnet:?xt=urn:btih:\(text.uppercased())"
+        }
         guard text.allSatisfy(\.isHexDigit) else { return nil }
         switch text.count {
         case 40: return "magnet:?xt=urn:btih:\(text.lowercased())"

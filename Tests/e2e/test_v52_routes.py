@@ -157,3 +157,110 @@ def test_tracker_edits_fields_and_announce_flags(qbtd_factory, tmp_path):
     assert r.status_code == 404, "before 5.2, one torrent that must exist"
     r = s.post(old.url("torrents/setTags"), data={"hashes": torrent_id, "tags": "a"})
     assert (r.status_code, r.text) == (200, "")
+
+
+def test_metadata_routes(qbtd_factory, tmp_path):
+    """fetchMetadata fetches a magnet's metadata without adding the torrent (202 until it is in, then 200 with the
+    torrent-info object), downloads an http .torrent in the background, and leaves the .torrent for saveMetadata
+    and for add (with filePriorities); parseMetadata reads uploads. Each as 5.2.3 answers it."""
+    import http.server
+    import threading
+    import urllib.parse
+
+    seeder = FileSeeder(tmp_path / "seed", "album", {"a.bin": os.urandom(100_000), "b/c.bin": os.urandom(60_000)},
+                        piece_size=16 * 1024)
+    torrent_id = str(seeder.info.info_hashes().get_best())
+    magnet = seeder.magnet + "&tr=" + urllib.parse.quote("http://127.0.0.1:1/announce", safe="")
+    q = qbtd_factory(extra=["--profile", "5.2"])
+    s = login(q)
+
+    for data, code, text in (({"source": "  "}, 400, "Must specify URI or hash"),
+                             ({"source": "garbage%20here"}, 400, "Unable to parse 'garbage here'"),
+                             ({"source": magnet, "downloader": "nope"}, 400, "downloader must be a valid search plugin")):
+        r = s.post(q.url("torrents/fetchMetadata"), data=data)
+        assert (r.status_code, r.text) == (code, text), data
+    assert s.get(q.url("torrents/fetchMetadata"), params={"source": magnet}).status_code == 405
+
+    r = s.post(q.url("torrents/fetchMetadata"), data={"source": magnet})
+    assert r.status_code == 202, r.text
+    assert r.json() == {"hash": torrent_id, "infohash_v1": str(seeder.info.info_hashes().v1),
+                        "infohash_v2": str(seeder.info.info_hashes().v2)}
+    assert s.get(q.url("torrents/info")).json() == [], "a metadata fetch is not in the transfer list"
+    r = s.get(q.url("torrents/saveMetadata"), params={"source": magnet})
+    assert (r.status_code, r.text) == (409, "Metadata is not yet available")
+
+    def fetched():
+        r = s.post(q.url("torrents/fetchMetadata"), data={"source": magnet})
+        assert r.status_code in (200, 202), (r.status_code, r.text)
+        return r.json() if r.status_code == 200 else None
+    info = wait_for(fetched, 60, interval=0.5, what="the magnet's metadata")
+    assert info["hash"] == torrent_id and info["info"]["name"] == "album"
+    assert sorted((f["path"], f["length"]) for f in info["info"]["files"]) == [
+        ("album/a.bin", 100_000), ("album/b/c.bin", 60_000)]
+    assert info["info"]["length"] == 160_000 and info["info"]["piece_length"] == 16384
+    assert info["info"]["pieces_num"] == seeder.info.num_pieces() and info["info"]["private"] is False
+    assert info["trackers"] == [{"url": "http://127.0.0.1:1/announce", "tier": 0}] and info["webseeds"] == []
+    assert (info["created_by"], info["creation_date"], info["comment"]) == ("", -1, ""), "a magnet's descriptor"
+    assert s.get(q.url("torrents/info")).json() == []
+
+    r = s.get(q.url("torrents/saveMetadata"), params={"source": magnet})
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/x-bittorrent"
+    assert r.headers["Content-Disposition"] == f'attachment; filename="{torrent_id}.torrent"'
+    assert str(lt.torrent_info(lt.bdecode(r.content)).info_hashes().get_best()) == torrent_id
+    assert s.get(q.url("torrents/saveMetadata"), params={"source": "nothing"}).status_code == 404
+
+    # add: one URL only, and only once the metadata is known; the priorities then apply to its files.
+    for data, text in (({"urls": magnet + "\n" + "a" * 40, "filePriorities": "0,1"},
+                        "Cannot specify filePriorities when adding multiple torrents"),
+                       ({"urls": magnet, "filePriorities": "0,x"}, "Priority must be an integer"),
+                       ({"urls": magnet, "filePriorities": "0,3"}, "Priority is not valid"),
+                       ({"urls": magnet, "filePriorities": "0"}, "Length of filePriorities must equal number of files in torrent"),
+                       ({"urls": "b" * 40, "filePriorities": "0,1"},
+                        "`filePriorities` may only be specified when metadata has already been fetched")):
+        r = s.post(q.url("torrents/add"), data=data)
+        assert (r.status_code, r.text) == (400, text), data
+    r = s.post(q.url("torrents/add"), data={"urls": magnet, "filePriorities": "0,7", "stopped": "true"})
+    assert r.status_code == 200 and r.json()["added_torrent_ids"] == [torrent_id], r.text
+    files = s.get(q.url("torrents/files"), params={"hash": torrent_id}).json()
+    assert [(f["name"], f["priority"]) for f in files] == [("album/a.bin", 0), ("album/b/c.bin", 7)]
+    r = s.get(q.url("torrents/saveMetadata"), params={"source": magnet})
+    assert (r.status_code, r.text) == (409, "Metadata is not yet available"), "add took it"
+    r = s.post(q.url("torrents/fetchMetadata"), data={"source": torrent_id})
+    assert r.status_code == 200 and r.json()["info"]["name"] == "album", "a torrent in the transfer list"
+
+    # An http .torrent downloads in the background: 202 {} until it is in.
+    other = FileSeeder(tmp_path / "seed2", "single", {"one.bin": os.urandom(40_000)}, piece_size=16 * 1024)
+    body = other.torrent
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/single.torrent"
+    r = s.post(q.url("torrents/fetchMetadata"), data={"source": url})
+    assert (r.status_code, r.json()) == (202, {})
+    info = wait_for(lambda: (lambda r: r.json() if r.status_code == 200 else None)(
+        s.post(q.url("torrents/fetchMetadata"), data={"source": url})), 20, what="the downloaded .torrent")
+    assert info["info"]["files"] == [{"path": "single/one.bin", "length": 40_000}] and info["creation_date"] > 0
+    assert s.get(q.url("torrents/saveMetadata"), params={"source": url}).content == body
+    httpd.shutdown()
+
+    # parseMetadata: every upload read (and kept); a bad one is a 415.
+    r = s.post(q.url("torrents/parseMetadata"), files=[("f1", ("a.torrent", seeder.torrent)), ("f2", ("b.torrent", body))])
+    assert r.status_code == 200 and [i["info"]["name"] for i in r.json()] == ["album", "single"]
+    r = s.post(q.url("torrents/parseMetadata"), files=[("f", ("bad.torrent", b"not bencode"))])
+    assert (r.status_code, r.text) == (415, "'bad.torrent' is not a valid torrent file.")
+    r = s.post(q.url("torrents/parseMetadata"), data={"x": "1"})
+    assert (r.status_code, r.text) == (400, "Must specify torrent file(s)")
+
+    old = qbtd_factory(extra=["--profile", "5.1"])
+    s = old.session()
+    for route in ("torrents/fetchMetadata", "torrents/parseMetadata", "torrents/saveMetadata"):
+        assert s.post(old.url(route), data={"source": magnet}).status_code == 404, route

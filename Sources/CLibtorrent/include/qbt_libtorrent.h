@@ -113,6 +113,33 @@ qbt_torrent *qbt_torrent_parse(const uint8_t *torrent, size_t size, const char *
                                char **name, char **error);
 void qbt_torrent_free(qbt_torrent *parsed);
 
+/// What a parsed .torrent or magnet says (5.2's torrent-info object). Strings and arrays live for the call only.
+/// Without metadata (a magnet) only the hashes, name, trackers and web seeds are set.
+typedef struct {
+    const char *info_hash_v1;   // 40 hex, or ""
+    const char *info_hash_v2;   // 64 hex, or ""
+    const char *name;
+    const char *created_by;
+    const char *comment;
+    int64_t creation_date;      // seconds since the epoch, 0 when unknown
+    int64_t total_size;
+    int32_t piece_length;
+    int32_t num_pieces;
+    bool has_metadata;
+    bool is_private;
+    size_t file_count;          // pad files left out
+    const char *const *file_paths;
+    const int64_t *file_sizes;
+    size_t tracker_count;
+    const char *const *tracker_urls;
+    const int32_t *tracker_tiers;
+    size_t web_seed_count;
+    const char *const *web_seeds;
+} qbt_torrent_summary;
+
+typedef void (*qbt_summary_fn)(void *context, const qbt_torrent_summary *summary);
+void qbt_torrent_describe(const qbt_torrent *parsed, qbt_summary_fn fn, void *context);
+
 typedef struct {
     const qbt_torrent *parsed; // the source, parsed; NULL when the add comes from resume data alone
     const uint8_t *torrent;   // .torrent bytes, or NULL
@@ -132,6 +159,7 @@ typedef struct {
     int32_t max_connections;  // <= 0 unlimited
     int32_t max_uploads;      // <= 0 unlimited
     bool preallocate;         // allocate the files whole at once (qBittorrent's preallocate_all), else sparse
+    bool upload_mode;         // never download pieces (a metadata-only fetch)
 } qbt_add_params;
 
 /// Adds without waiting for libtorrent's network thread: writes the id, and the outcome arrives as an ADDED event

@@ -9,13 +9,18 @@ public struct TorrentsController: APIController {
     let identity: Identity
     let fetcher: TorrentFetcher
     let rows: RowCache
+    /// The installed search plugins' names (5.2's `downloader` must name one).
+    let searchPlugins: @Sendable () async -> Set<String>
+    /// 5.2's metadata look-ups.
+    let metadata = MetadataCache()
 
     public init(service: TorrentService, identity: Identity, fetcher: TorrentFetcher = TorrentFetcher(),
-                rows: RowCache? = nil) {
+                rows: RowCache? = nil, searchPlugins: @escaping @Sendable () async -> Set<String> = { [] }) {
         self.service = service
         self.identity = identity
         self.fetcher = fetcher
         self.rows = rows ?? RowCache(identity: identity)
+        self.searchPlugins = searchPlugins
     }
 
     public var actions: [String: APIAction] {
@@ -44,6 +49,7 @@ public struct TorrentsController: APIController {
             "topPrio": .post { p, _ in try await service.queue(try await hashes(p), .top); return .empty },
             "bottomPrio": .post { p, _ in try await service.queue(try await hashes(p), .bottom); return .empty },
         ].merging(swarmActions) { $1 }.merging(settingActions) { $1 }.merging(organizeActions) { $1 }
+            .merging(metadataActions) { $1 }
             .filter { identity.profile == .v5_2 || !Self.v5_2Actions.contains($0.key) }
     }
 
@@ -60,7 +66,9 @@ public struct TorrentsController: APIController {
     }
 
     /// Routes qBittorrent 5.2 added: the older profiles answer 404 for them, as those releases do.
-    static let v5_2Actions: Set<String> = ["pieceAvailability", "setComment"]
+    static let v5_2Actions: Set<String> = [
+        "pieceAvailability", "setComment", "fetchMetadata", "parseMetadata", "saveMetadata",
+    ]
 
     /// `hashes`: `|`-separated, case-insensitive, or `all`. Missing is a 400.
     func hashes(_ p: Parameters) async throws -> [TorrentID] {
@@ -240,6 +248,9 @@ public struct TorrentsController: APIController {
         if let condition = p["stopCondition"], !condition.isEmpty { options.stopCondition = condition }
         options.shareLimitAction = p["shareLimitAction"]
 
+        let urls = (p["urls"] ?? "").split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if identity.profile == .v5_2 { try await checkV52AddParameters(p, urls: urls) }
         // Every uploaded file must parse before anything is added: a bad upload changes nothing. The parse is
         // the one the engine adds from.
         var parsed: [ParsedTorrent] = []
@@ -249,12 +260,29 @@ public struct TorrentsController: APIController {
             }
             parsed.append(torrent)
         }
-        let urls = (p["urls"] ?? "").split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var added: [TorrentID] = [], failed = 0
         let route = urls.isEmpty ? .direct : await service.settings.fetchRoute(for: .misc)
         for url in urls {
-            guard let source = await fetcher.source(for: url, route: route) else { failed += 1; continue }
+            var options = options
+            let source: AddTorrentRequest.Source?
+            // 5.2: metadata fetched or parsed before is what gets added (with `filePriorities`, if given).
+            if identity.profile == .v5_2, let known = knownMetadata(url) {
+                source = .metainfo(known.metainfo)
+                if let priorities = try Self.filePriorities(p) {
+                    guard priorities.count == known.summary.files.count else {
+                        throw QBitError.badParams("Length of filePriorities must equal number of files in torrent")
+                    }
+                    options.filePriorities = priorities
+                }
+            } else {
+                if identity.profile == .v5_2, try Self.filePriorities(p) != nil {
+                    throw QBitError.badParams("`filePriorities` may only be specified when metadata has already been fetched")
+                }
+                source = await fetcher.source(for: url, route: route)
+            }
+            if let id = Self.parseSource(url)?.id { metadata.forget(torrent: id) }
+            metadata.forget(source: url)
+            guard let source else { failed += 1; continue }
             if case .added(let id) = await service.add(source, options: options) { added.append(id) } else { failed += 1 }
         }
         // The files in one batch: one SQLite transaction, one hop to the engine.
@@ -268,6 +296,34 @@ public struct TorrentsController: APIController {
             "added_torrent_ids": .array(added.map { .string($0) }), "failure_count": .int(Int64(failed)),
             "pending_count": .int(0), "success_count": .int(Int64(added.count)),
         ]))
+    }
+
+    /// 5.2's checks before anything is added: `filePriorities` for one URL only, and a `downloader` that exists.
+    private func checkV52AddParameters(_ p: Parameters, urls: [String]) async throws {
+        if try Self.filePriorities(p) != nil {
+            if urls.count > 1 { throw QBitError.badParams("Cannot specify filePriorities when adding multiple torrents") }
+            if !p.files.isEmpty { throw QBitError.badParams("Cannot specify filePriorities when uploading torrent files") }
+        }
+        if let name = p["downloader"], !name.isEmpty, !(await searchPlugins()).contains(name) {
+            throw QBitError.badParams("`downloader` must be a valid search plugin")
+        }
+    }
+
+    /// `filePriorities`: comma-separated qBittorrent priorities (0, 1, 6, 7, or -1 for "mixed"); nil when none.
+    static func filePriorities(_ p: Parameters) throws -> [Int]? {
+        let items = (p["filePriorities"] ?? "").split(separator: ",")
+        guard !items.isEmpty else { return nil }
+        return try items.map { item in
+            guard let value = Int(item) else { throw QBitError.badParams("Priority must be an integer") }
+            guard [0, 1, 6, 7, -1].contains(value) else { throw QBitError.badParams("Priority is not valid") }
+            return value
+        }
+    }
+
+    /// The metadata `fetchMetadata` or `parseMetadata` left for a URL (by the URL, or the torrent it names).
+    private func knownMetadata(_ url: String) -> MetadataCache.Entry? {
+        guard let id = metadata.torrent(forSource: url) ?? Self.parseSource(url)?.id else { return nil }
+        return metadata.entry(id)
     }
 
     // MARK: peers
