@@ -516,6 +516,10 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn 
                 message = a->new_name();
                 break;
             }
+            case lt::file_completed_alert::alert_type:
+                ev.kind = QBT_EVENT_FILE_COMPLETED;
+                ev.piece = static_cast<int32_t>(static_cast<lt::file_completed_alert *>(alert)->index);
+                break;
             case lt::file_rename_failed_alert::alert_type:
                 ev.kind = QBT_EVENT_FILE_RENAME_FAILED;
                 ev.piece = static_cast<int32_t>(static_cast<lt::file_rename_failed_alert *>(alert)->index);

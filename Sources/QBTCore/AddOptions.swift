@@ -3,7 +3,8 @@ import TorrentEngine
 
 /// The options of `torrents/add` after parsing, shared by every source in one request.
 public struct AddOptions: Sendable, Equatable {
-    /// Already resolved by `ServerPaths.savePath`; nil means the default save path.
+    /// Where the data goes (manual mode); a relative path is resolved as qBittorrent does (`TorrentService.placement`).
+    /// nil: the default (or the category's) save path.
     public var savePath: String?
     public var category: String?
     public var tags: [String] = []
@@ -23,7 +24,8 @@ public struct AddOptions: Sendable, Equatable {
     public var addToTopOfQueue = false
     /// nil = the `torrent_content_layout` preference.
     public var contentLayout: ContentLayout?
-    /// Where the data lives until it completes (already resolved); nil: the global temp path when it is on.
+    /// Where the data lives until it completes (relative: resolved as `savePath`); nil: the global temp path when it
+    /// is on.
     public var downloadPath: String?
     /// qBittorrent's `useDownloadPath`: false: none; nil: `downloadPath` if given, else `temp_path_enabled`.
     public var useDownloadPath: Bool?

@@ -28,6 +28,9 @@ public struct PreferenceEntry: Sendable {
         case ipFilter
         /// `ServerSettings.defaultSavePath` and `tempPath`, used by every add and by automatic torrent management.
         case paths
+        /// Where files go and what they are called: `TorrentService+Categories` (subcategories: parents, paths,
+        /// filters) and `+IncompleteFiles` (`.!qB` on incomplete files).
+        case placement
         /// What a new torrent gets when `torrents/add` does not say (`TorrentService.add`, `TorrentsController`).
         case torrentDefaults
         /// `TorrentService.connectionLimits()` at add, and `engine.setConnectionLimits` for every torrent on change.
@@ -182,18 +185,18 @@ public enum PreferenceCatalogue {
         .init("merge_trackers", .bool(false), .all, .fixed(Reason.noMergeTrackers)),
         .init("auto_delete_mode", .int(0), .all, .inert(Reason.deleteTorrentFile)),
         .init("preallocate_all", .bool(false), .all, .applied(.torrentDefaults)),  // new torrents: files allocated whole
-        .init("incomplete_files_ext", .bool(false), .all, .fixed(Reason.noIncompleteExt)),
+        .init("incomplete_files_ext", .bool(false), .all, .applied(.placement)),
         .init("use_unwanted_folder", .bool(false), .v5, .fixed(Reason.noUnwantedFolder)),
         // MARK: Downloads: saving management
         .init("auto_tmm_enabled", .bool(false), .all, .applied(.torrentDefaults)),
         .init("torrent_changed_tmm_enabled", .bool(true), .all, .applied(.paths)),
         .init("save_path_changed_tmm_enabled", .bool(false), .all, .applied(.paths)),
         .init("category_changed_tmm_enabled", .bool(false), .all, .applied(.paths)),
-        .init("use_subcategories", .bool(false), [.v4_6, .v5_1], .fixed(Reason.flatCategories)),
+        .init("use_subcategories", .bool(false), [.v4_6, .v5_1], .applied(.placement)),
         .init("save_path", .downloadRoot(suffix: ""), .all, .applied(.paths)),  // qBittorrent: ~/Downloads
         .init("temp_path_enabled", .bool(false), .all, .applied(.paths)),
         .init("temp_path", .downloadRoot(suffix: "/temp"), .all, .applied(.paths)),
-        .init("use_category_paths_in_manual_mode", .bool(false), .all, .fixed(Reason.noCategoryPathManual)),
+        .init("use_category_paths_in_manual_mode", .bool(false), .all, .applied(.placement)),
         .init("export_dir", .string(""), .all, .applied(.automation)),
         .init("export_dir_fin", .string(""), .all, .applied(.automation)),
         // MARK: Watched folders
@@ -451,10 +454,7 @@ public enum PreferenceCatalogue {
         static let noLogFile = "qbtd writes no log file; its log is log/main and standard output"
         static let queueBottom = "new torrents join the bottom of the queue unless torrents/add asks for the top"
         static let noMergeTrackers = "adding a torrent qbtd already has does not merge its trackers or web seeds"
-        static let noIncompleteExt = "qbtd does not add .!qB to incomplete files"
         static let noUnwantedFolder = "qbtd leaves skipped files where they are"
-        static let flatCategories = "qbtd treats a/b as one flat category name"
-        static let noCategoryPathManual = "torrents in manual mode never take their category's save path"
         static let noSSLListen = "qbtd opens no SSL listen port for torrents"
         static let noRandomPort = "qbtd never picks a random port; listen_port 0 keeps 6881"
         static let noI2P = "qbtd does not connect to I2P"

@@ -13,39 +13,120 @@ extension TorrentService {
         return name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
     }
 
-    /// Where an automatically managed torrent of `category` goes: the category's path (relative ones under
-    /// the default save path), else the default save path joined with the category name.
+    /// qBittorrent's `use_subcategories`: `A/B` is a subcategory of `A` (its parents exist, its implicit paths sit
+    /// under theirs, and `A` filters and removes with it).
+    public var subcategoriesEnabled: Bool { get async { await settings.bool("use_subcategories") } }
+
+    /// `A/B/C` → `A/B`; a top-level category's parent is "".
+    static func parentCategory(_ name: String) -> String {
+        name.lastIndex(of: "/").map { String(name[..<$0]) } ?? ""
+    }
+
+    static func lastSegment(_ name: String) -> String {
+        name.lastIndex(of: "/").map { String(name[name.index(after: $0)...]) } ?? name
+    }
+
+    /// qBittorrent's `Utils::Fs::toValidPath`: each run of `:?"*<>|` becomes one space.
+    static func validPathName(_ name: String) -> String {
+        var out = ""
+        var inRun = false
+        for c in name {
+            if ":?\"*<>|".contains(c) {
+                if !inRun { out.append(" ") }
+                inRun = true
+            } else {
+                out.append(c)
+                inRun = false
+            }
+        }
+        return out
+    }
+
+    /// qBittorrent's `categorySavePath`: the category's own path (a relative one under the default save path), else
+    /// its name under the default save path, or (with subcategories) its last name under its parent's path.
     func categorySavePath(_ category: String?) async -> String {
         let root = await settings.defaultSavePath
         guard let category, !category.isEmpty else { return root }
         let configured = categoryTable[category]?.savePath ?? ""
-        let wanted = configured.isEmpty ? root + "/" + category : configured
-        return (try? paths.savePath(wanted, relativeTo: root)) ?? root
-    }
-
-    /// Where a new torrent's data lives until it completes, as qBittorrent decides it: an automatic torrent's from its
-    /// category, a manual one's from `downloadPath`/`useDownloadPath`, else the global temp path when it is on.
-    func downloadPath(_ options: AddOptions, category: String?, autoTMM: Bool) async -> String? {
-        if autoTMM { return await categoryDownloadPath(category) }
-        let globalOn = await settings.bool("temp_path_enabled")
-        let use = options.useDownloadPath ?? (options.downloadPath != nil || globalOn)
-        guard use else { return nil }
-        if let path = options.downloadPath { return path }
-        return try? paths.savePath(await settings.string("temp_path"), relativeTo: await settings.defaultSavePath)
-    }
-
-    /// qBittorrent's `categoryDownloadPath`: the category's own download path (relative to the global temp path), none
-    /// when the category turns it off, else the global temp path (with the category's folder) when that is on.
-    func categoryDownloadPath(_ category: String?) async -> String? {
-        let root = await settings.defaultSavePath
-        let base = (try? paths.savePath(await settings.string("temp_path"), relativeTo: root)) ?? root
-        let globalOn = await settings.bool("temp_path_enabled")
-        guard let category, !category.isEmpty else { return globalOn ? base : nil }
-        switch categoryTable[category]?.downloadPath {
-        case nil: return globalOn ? (try? paths.savePath(base + "/" + category)) : nil
-        case ""?: return nil
-        case let path?: return try? paths.savePath(path, relativeTo: base)
+        var base = root
+        var path = configured
+        if configured.isEmpty {
+            if await subcategoriesEnabled {
+                path = Self.validPathName(Self.lastSegment(category))
+                base = await categorySavePath(Self.parentCategory(category))
+            } else {
+                path = Self.validPathName(category)
+            }
         }
+        return (try? paths.savePath(path.hasPrefix("/") ? path : base + "/" + path, relativeTo: root)) ?? root
+    }
+
+    /// Where a new torrent goes.
+    struct Placement {
+        var autoTMM: Bool
+        var savePath: String
+        /// Where its data lives until it completes; nil: straight in the save path.
+        var downloadPath: String?
+    }
+
+    /// qBittorrent 5.1's `initLoadTorrentParams`: with no `autoTMM`, a torrent is automatic only when no path is
+    /// given and `auto_tmm_enabled` is on. An automatic torrent takes its category's paths; a manual one takes the
+    /// paths given, relative ones under its category's paths when automatic mode was asked for (or is the default)
+    /// or `use_category_paths_in_manual_mode` is on, else under the default save path and the global temp path.
+    func placement(_ options: AddOptions, category: String?) async throws -> Placement {
+        let defaultTMM = await settings.bool("auto_tmm_enabled")
+        let autoTMM = options.autoTMM ?? (options.savePath == nil && options.downloadPath == nil && defaultTMM)
+        if autoTMM {
+            return Placement(autoTMM: true, savePath: await categorySavePath(category),
+                             downloadPath: await categoryDownloadPath(category))
+        }
+        let manualCategoryPaths = await settings.bool("use_category_paths_in_manual_mode")
+        let useCategoryPaths = (options.autoTMM ?? defaultTMM) || manualCategoryPaths
+        let saveBase = useCategoryPaths ? await categorySavePath(category) : await settings.defaultSavePath
+        let savePath = try paths.savePath(options.savePath, relativeTo: saveBase)
+        let globalOn = await settings.bool("temp_path_enabled")
+        guard options.useDownloadPath ?? (options.downloadPath != nil || globalOn) else {
+            return Placement(autoTMM: false, savePath: savePath, downloadPath: nil)
+        }
+        let categoryBase = useCategoryPaths ? await categoryDownloadPath(category) : nil
+        let downloadBase = if let categoryBase, !categoryBase.isEmpty { categoryBase } else { await globalDownloadPath() }
+        return Placement(autoTMM: false, savePath: savePath,
+                         downloadPath: try paths.savePath(options.downloadPath, relativeTo: downloadBase))
+    }
+
+    /// The global temp path (`temp_path`, relative ones under the default save path), whether it is on or not.
+    func globalDownloadPath() async -> String {
+        let root = await settings.defaultSavePath
+        return (try? paths.savePath(await settings.string("temp_path"), relativeTo: root)) ?? root
+    }
+
+    /// The download path option in force for a category: its own, else (with subcategories) its parent's, else the
+    /// global one (qBittorrent's `resolveCategoryDownloadPathOption`).
+    private func resolvedDownloadPathOption(_ category: String, _ option: DownloadPathOption?) async -> DownloadPathOption {
+        if category.isEmpty { return DownloadPathOption(enabled: await settings.bool("temp_path_enabled")) }
+        if let option { return option }
+        let parent = await subcategoriesEnabled ? Self.parentCategory(category) : ""
+        return await resolvedDownloadPathOption(parent, categoryTable[parent]?.downloadPath)
+    }
+
+    /// qBittorrent's `categoryDownloadPath`: none when the option in force is off; else the option's path, or the
+    /// category's name when it has none (its last name with subcategories), relative ones under the parent's
+    /// download path (worked out as if it were on) or the global temp path.
+    func categoryDownloadPath(_ category: String?, option: DownloadPathOption?? = nil) async -> String? {
+        let name = category ?? ""
+        let own = option ?? categoryTable[name]?.downloadPath
+        let resolved = await resolvedDownloadPathOption(name, own)
+        guard resolved.enabled else { return nil }
+        if name.isEmpty { return await globalDownloadPath() }
+        let subcategories = await subcategoriesEnabled
+        let path = !resolved.path.isEmpty ? resolved.path : Self.validPathName(subcategories ? Self.lastSegment(name) : name)
+        if path.hasPrefix("/") { return try? paths.savePath(path) }
+        let parent = subcategories ? Self.parentCategory(name) : ""
+        var parentOption = categoryTable[parent]?.downloadPath
+        if !(parentOption?.enabled ?? false) { parentOption = DownloadPathOption(enabled: true) }
+        let parentPath = await categoryDownloadPath(parent, option: .some(parentOption))
+        let base = if let parentPath { parentPath } else { await globalDownloadPath() }
+        return try? paths.savePath(base + "/" + path)
     }
 
     /// Whether a torrent in `category` (nil: none) takes its path from the default save path: no category, or one
@@ -53,6 +134,14 @@ extension TorrentService {
     func categoryFollowsDefaultPath(_ category: String?) -> Bool {
         guard let category, !category.isEmpty else { return true }
         return !(categoryTable[category]?.savePath ?? "").hasPrefix("/")
+    }
+
+    /// Whether a torrent in `category` takes its download path from the global temp path, as qBittorrent judges it
+    /// when that path changes: no category, or one whose own option is on with a relative path.
+    func categoryDownloadPathFollowsGlobal(_ category: String?) async -> Bool {
+        guard let category, !category.isEmpty else { return true }
+        guard let option = categoryTable[category]?.downloadPath else { return false }
+        return option.enabled && !option.path.hasPrefix("/")
     }
 
     /// Every category's resolved save path (uploads can land in one).
@@ -73,18 +162,44 @@ extension TorrentService {
     public func createCategory(_ category: Category) async throws {
         guard Self.validCategory(category.name) else { throw ServiceError.conflict("Incorrect category name") }
         try await checkCategoryPath(category.savePath)
-        if let download = category.downloadPath { try await checkCategoryPath(download) }
-        guard categoryTable[category.name] == nil, try await store.createCategory(category) else {
-            throw ServiceError.conflict("Unable to create category")
-        }
+        if let download = category.downloadPath { try await checkCategoryPath(download.path) }
+        guard categoryTable[category.name] == nil else { throw ServiceError.conflict("Unable to create category") }
+        try await createParentCategories(of: category.name)
+        guard try await store.createCategory(category) else { throw ServiceError.conflict("Unable to create category") }
         categoryTable[category.name] = category
     }
+
+    /// With subcategories, `A/B/C` needs `A` and `A/B`: the missing ones are made, with no options of their own.
+    func createParentCategories(of name: String) async throws {
+        guard await subcategoriesEnabled else { return }
+        var parent = Self.parentCategory(name)
+        var missing: [String] = []
+        while !parent.isEmpty {
+            if categoryTable[parent] == nil { missing.append(parent) }
+            parent = Self.parentCategory(parent)
+        }
+        for name in missing.reversed() {
+            let category = Category(name: name, savePath: "")
+            try await store.createCategory(category)
+            categoryTable[name] = category
+        }
+    }
+
+    /// Turning subcategories on gives every category its parents (turning them off removes none).
+    func expandCategories() async {
+        for name in categoryTable.keys.sorted() {
+            do { try await createParentCategories(of: name) } catch {
+                log.add("Could not create the parent categories of \"\(name)\": \(error)", kind: .warning)
+            }
+        }
+    }
+
 
     public func editCategory(_ category: Category) async throws {
         // qBittorrent refuses an edit that changes nothing as it refuses an unknown category.
         guard let current = categoryTable[category.name], current != category else { throw ServiceError.conflict("Unable to edit category") }
         try await checkCategoryPath(category.savePath)
-        if let download = category.downloadPath { try await checkCategoryPath(download) }
+        if let download = category.downloadPath { try await checkCategoryPath(download.path) }
         // qBittorrent's category_changed_tmm_enabled: move the category's automatic torrents, or (its default)
         // switch them to manual mode first, where they are.
         let follow = await settings.bool("category_changed_tmm_enabled")
@@ -100,11 +215,16 @@ extension TorrentService {
         }
     }
 
+    /// With subcategories, removing `A` removes `A/…` too; the torrents in them become uncategorized.
     public func removeCategories(_ names: [String]) async throws {
-        try await store.removeCategories(names)
-        for name in names {
-            categoryTable[name] = nil
-            for (id, stored) in torrents where stored.record.category == name { torrents[id]?.record.category = nil }
+        var removed = Set(names)
+        if await subcategoriesEnabled {
+            for name in names { removed.formUnion(categoryTable.keys.filter { $0.hasPrefix(name + "/") }) }
+        }
+        try await store.removeCategories(Array(removed).sorted())
+        for name in removed { categoryTable[name] = nil }
+        for (id, stored) in torrents where stored.record.category.map(removed.contains) ?? false {
+            torrents[id]?.record.category = nil
         }
     }
 

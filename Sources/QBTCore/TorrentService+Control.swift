@@ -172,7 +172,7 @@ extension TorrentService {
         if files.contains(where: { $0.path == newPath || $0.path.hasPrefix(newPath + "/") }) {
             throw ServiceError.conflict("The file already exists: '\(newPath)'.")
         }
-        try await engine.renameFile(id, index: file.index, to: newPath)
+        try await engine.renameFile(id, index: file.index, to: Self.diskPath(of: file, renamedTo: newPath))
     }
 
     /// Lays the files out as `layout` says, once the torrent has metadata.
@@ -180,7 +180,7 @@ extension TorrentService {
         guard let files = try? await engine.files(id), !files.isEmpty,
               let paths = layout.paths(for: files.map(\.path), torrentName: torrents[id]?.record.name ?? id) else { return }
         for (file, path) in zip(files, paths) where file.path != path {
-            try? await engine.renameFile(id, index: file.index, to: path)
+            try? await engine.renameFile(id, index: file.index, to: Self.diskPath(of: file, renamedTo: path))
         }
     }
 
@@ -196,7 +196,8 @@ extension TorrentService {
             throw ServiceError.conflict("The folder already exists: '\(newPath)'.")
         }
         for file in inside {
-            try await engine.renameFile(id, index: file.index, to: newPath + file.path.dropFirst(oldPath.count))
+            let path = newPath + file.path.dropFirst(oldPath.count)
+            try await engine.renameFile(id, index: file.index, to: Self.diskPath(of: file, renamedTo: path))
         }
     }
 
@@ -258,16 +259,23 @@ extension TorrentService {
     }
 
     /// Puts an automatically managed torrent where its category says.
+    /// An automatic torrent's paths follow its category: the save path always, the download path while it is
+    /// incomplete; the data moves to whichever of the two it lives in now (qBittorrent's `adjustStorageLocation`).
     func relocateManaged(_ id: TorrentID) async throws {
         guard let record = torrents[id]?.record, record.autoTMM else { return }
         let target = await categorySavePath(record.category)
-        guard target != record.savePath else { return }
-        try? FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        try await update(id) { $0.savePath = target }
-        if record.downloadPath == nil {
-            moving.insert(id)
-            try? await engine.moveStorage(id, to: target)
+        let finished = engine.snapshot.status(id).map { $0.isFinished || $0.isSeeding } ?? false
+        let download = finished ? nil : await categoryDownloadPath(record.category)
+        guard target != record.savePath || download != record.downloadPath else { return }
+        try await update(id) {
+            $0.savePath = target
+            $0.downloadPath = download
         }
+        let location = download ?? target
+        guard location != record.downloadPath ?? record.savePath else { return }
+        try? FileManager.default.createDirectory(atPath: location, withIntermediateDirectories: true)
+        moving.insert(id)
+        try? await engine.moveStorage(id, to: location)
     }
 
     // MARK: trackers and web seeds

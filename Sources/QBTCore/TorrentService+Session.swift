@@ -31,6 +31,21 @@ extension TorrentService {
         if !changed.isDisjoint(with: Self.ipFilterKeys) {
             await applyIPFilter(reload: !changed.isDisjoint(with: ["ip_filter_enabled", "ip_filter_path"]))
         }
+        if changed.contains("use_subcategories"), await subcategoriesEnabled { await expandCategories() }
+        if changed.contains("incomplete_files_ext") { await markIncompleteFiles(torrents.keys) }
+        if changed.contains("temp_path_enabled") {
+            // qBittorrent relocates every automatic torrent (nothing switches to manual mode).
+            for (id, stored) in torrents where stored.record.autoTMM { try await relocateManaged(id) }
+        }
+        if changed.contains("temp_path") {
+            // Like save_path below: the automatic torrents whose download path follows the global one move, or are
+            // switched to manual mode where they are.
+            let follow = await settings.bool("save_path_changed_tmm_enabled")
+            for (id, stored) in torrents where stored.record.autoTMM {
+                if follow { try await relocateManaged(id) }
+                else if await categoryDownloadPathFollowsGlobal(stored.record.category) { try await update(id) { $0.autoTMM = false } }
+            }
+        }
         if changed.contains("save_path") {
             // qBittorrent's save_path_changed_tmm_enabled: move the automatic torrents that follow the default save
             // path, or (its default) switch them to manual mode where they are.

@@ -48,6 +48,9 @@ public actor TorrentService {
     var folderEvents: FolderEvents?
     var watchRetries: [String: Int] = [:]
     var watchRetryTask: Task<Void, Never>?
+    /// Renames of `.!qB` files not yet confirmed, and finished torrents waiting for them.
+    var renamesInFlight: [TorrentID: Int] = [:]
+    var finishAfterRenames: Set<TorrentID> = []
     /// Hidden metadata fetches (5.2's `fetchMetadata`), oldest first, and the .torrent files they produced.
     var prefetching: [TorrentID] = []
     var prefetched: [TorrentID: [UInt8]] = [:]
@@ -80,6 +83,7 @@ public actor TorrentService {
         self.engine = engine
         queueingEnabled = await settings.bool("queueing_enabled")
         for category in try await store.categories() { categoryTable[category.name] = category }
+        if await subcategoriesEnabled { await expandCategories() }
         tagSet = Set(try await store.tags())
         let events = await engine.events()
         tasks.append(Task { [weak self] in
@@ -210,6 +214,7 @@ public actor TorrentService {
                 if let layout = pendingLayouts.removeValue(forKey: id) { await applyContentLayout(id, layout) }
                 try await engine.saveResumeData(id)
                 await applyExcludedFileNames(id)  // a magnet's, now that it has files
+                await markIncompleteFiles([id])
                 await exportTorrentFile(id, to: "export_dir")  // and something to export
             } catch {
                 logger.error("could not store the metadata of \(id): \(error)")
@@ -222,6 +227,7 @@ public actor TorrentService {
                 try? await store.updateTorrent(id) { $0.completedOn = $0.completedOn ?? now }
                 log.add("Torrent download finished. Torrent: \"\(stored.record.name)\"")
             }
+            await markIncompleteFiles([id])
             // Done downloading in the temp path: move it where it belongs.
             if stored.record.downloadPath != nil {
                 torrents[id]?.record.downloadPath = nil
@@ -231,6 +237,8 @@ public actor TorrentService {
                 try? await engine.moveStorage(id, to: stored.record.savePath)
             } else if moving.contains(id) {
                 finishAfterMove.insert(id)  // a move asked for by hand: finished once the data is there
+            } else if renamesInFlight[id] != nil {
+                finishAfterRenames.insert(id)  // finished once its files have their own names
             } else {
                 await torrentFinished(id)
             }
@@ -246,14 +254,19 @@ public actor TorrentService {
         case .stateChanged(let id, let state) where [.downloading, .downloadingMetadata].contains(state):
             finishedTorrents.remove(id)
         case .checked(let id):
+            await markIncompleteFiles([id])
             if torrents[id]?.record.stopCondition == StopCondition.filesChecked.rawValue,
                (try? engine.status(id).hasMetadata) == true {
                 await meetStopCondition(id)
             }
         case .fileRenamed(let id, _, _):
+            await renameDone(id)
             try? await engine.saveResumeData(id)
         case .fileRenameFailed(let id, let file, let why):
+            await renameDone(id)
             log.add("Failed to rename file \(file) of torrent \(id): \(why)", kind: .warning)
+        case .fileCompleted(let id, let file):
+            await fileCompleted(id, file: file)
         case .torrentError(let id, let why), .fileError(let id, let why):
             logger.warning("torrent \(id): \(why)")
         case .trackerStatus(let id, let url, let status, let message):
@@ -277,11 +290,12 @@ public actor TorrentService {
     public func add(_ parsed: [ParsedTorrent], options: AddOptions) async -> [AddOutcome] {
         var outcomes = [AddOutcome?](repeating: nil, count: parsed.count)
         let category = options.category.flatMap { $0.isEmpty ? nil : $0 }
-        let defaultTMM = await settings.bool("auto_tmm_enabled")
-        let autoTMM = options.autoTMM ?? defaultTMM
-        let defaultSavePath = await settings.defaultSavePath
-        let savePath = autoTMM ? await categorySavePath(category) : options.savePath ?? defaultSavePath
-        let tempPath = options.skipChecking ? nil : await downloadPath(options, category: category, autoTMM: autoTMM)
+        let placement: Placement
+        do { placement = try await self.placement(options, category: category) } catch {
+            return parsed.map { _ in .invalid("\(error)") }
+        }
+        let (autoTMM, savePath) = (placement.autoTMM, placement.savePath)
+        let tempPath = options.skipChecking ? nil : placement.downloadPath
         let limits = await connectionLimits()
         let preallocate = await settings.bool("preallocate_all")
         let tags = Array(Set(options.tags.filter(Self.validTag))).sorted()
@@ -337,7 +351,10 @@ public actor TorrentService {
             return outcomes.map { $0! }
         }
         guard !records.isEmpty else { return outcomes.map { $0! } }
-        if let category, categoryTable[category] == nil { categoryTable[category] = Category(name: category, savePath: "") }
+        if let category, categoryTable[category] == nil {
+            categoryTable[category] = Category(name: category, savePath: "")
+            try? await createParentCategories(of: category)
+        }
         tagSet.formUnion(tags)
         let preferred = ContentLayout(rawValue: await settings.string("torrent_content_layout")) ?? .original
         let layout = options.contentLayout ?? preferred
@@ -396,6 +413,8 @@ public actor TorrentService {
             moving.remove(id)
             finishedTorrents.remove(id)
             finishAfterMove.remove(id)
+            renamesInFlight[id] = nil
+            finishAfterRenames.remove(id)
             try? await engine.remove(id, deleteFiles: deleteFiles)
             log.add(deleteFiles ? "Removed torrent and deleted its content. Torrent: \"\(name)\""
                                 : "Removed torrent. Torrent: \"\(name)\"")

@@ -5,20 +5,36 @@ import GRDB
 public struct Category: Sendable, Equatable, Codable {
     public var name: String
     public var savePath: String
-    public var downloadPath: String?
+    /// nil: follows the global temp path setting.
+    public var downloadPath: DownloadPathOption?
 
-    public init(name: String, savePath: String, downloadPath: String? = nil) {
+    public init(name: String, savePath: String, downloadPath: DownloadPathOption? = nil) {
         self.name = name
         self.savePath = savePath
         self.downloadPath = downloadPath
     }
 }
 
+/// qBittorrent's `CategoryOptions::DownloadPathOption`: a category's temp path on or off, and its path when on
+/// ("" when on: a folder named after the category under the global temp path).
+public struct DownloadPathOption: Sendable, Equatable, Codable {
+    public var enabled: Bool
+    public var path: String
+
+    public init(enabled: Bool, path: String = "") {
+        self.enabled = enabled
+        self.path = path
+    }
+}
+
 extension Store {
     public func categories() async throws -> [Category] {
         try await db.read { db in
-            try Row.fetchAll(db, sql: "SELECT name, save_path, download_path FROM categories ORDER BY name").map {
-                Category(name: $0["name"], savePath: $0["save_path"], downloadPath: $0["download_path"])
+            let sql = "SELECT name, save_path, download_path, download_path_enabled FROM categories ORDER BY name"
+            return try Row.fetchAll(db, sql: sql).map { row in
+                let enabled: Bool? = row["download_path_enabled"]
+                return Category(name: row["name"], savePath: row["save_path"],
+                                downloadPath: enabled.map { DownloadPathOption(enabled: $0, path: row["download_path"] ?? "") })
             }
         }
     }
@@ -27,8 +43,9 @@ extension Store {
     @discardableResult
     public func createCategory(_ category: Category) async throws -> Bool {
         try await db.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO categories (name, save_path, download_path) VALUES (?, ?, ?)",
-                           arguments: [category.name, category.savePath, category.downloadPath])
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO categories (name, save_path, download_path, download_path_enabled) VALUES (?, ?, ?, ?)
+                """, arguments: [category.name, category.savePath, category.downloadPath?.path, category.downloadPath?.enabled])
             return db.changesCount > 0
         }
     }
@@ -37,8 +54,9 @@ extension Store {
     @discardableResult
     public func editCategory(_ category: Category) async throws -> Bool {
         try await db.write { db in
-            try db.execute(sql: "UPDATE categories SET save_path = ?, download_path = ? WHERE name = ?",
-                           arguments: [category.savePath, category.downloadPath, category.name])
+            try db.execute(sql: "UPDATE categories SET save_path = ?, download_path = ?, download_path_enabled = ? WHERE name = ?",
+                           arguments: [category.savePath, category.downloadPath?.path, category.downloadPath?.enabled,
+                                       category.name])
             return db.changesCount > 0
         }
     }

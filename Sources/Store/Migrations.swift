@@ -112,6 +112,15 @@ extension Store {
                 t.add(column: "share_limit_action", .text)  // NULL: the global max_ratio_act
             }
         }
+        migrator.registerMigration("v9: category download paths on with no path of their own") { db in
+            try db.alter(table: "categories") { t in
+                t.add(column: "download_path_enabled", .boolean)  // NULL = follow the global setting
+            }
+            // v2 kept '' for "off" and a path for "on".
+            try db.execute(sql: """
+                UPDATE categories SET download_path_enabled = (download_path <> '') WHERE download_path IS NOT NULL
+                """)
+        }
         return migrator
     }
 }

@@ -60,7 +60,7 @@ extension TorrentStatus {
 extension TorrentFile {
     init(_ f: qbt_file) {
         self.init(
-            index: Int(f.index), path: String(cString: f.path), size: f.size, offset: f.offset,
+            index: Int(f.index), diskPath: String(cString: f.path), size: f.size, offset: f.offset,
             downloaded: f.downloaded, priority: Int(f.priority),
             pieceRange: Int(f.first_piece)...Int(max(f.first_piece, f.last_piece)))
     }
@@ -113,6 +113,7 @@ extension RawEvent {
         case QBT_EVENT_STORAGE_MOVE_FAILED: self = .event(.storageMoveFailed(id, message))
         case QBT_EVENT_ALERTS_DROPPED: self = .alertsDropped(message)
         case QBT_EVENT_FILE_RENAMED: self = .event(.fileRenamed(id, file: piece, path: message))
+        case QBT_EVENT_FILE_COMPLETED: self = .event(.fileCompleted(id, file: piece))
         case QBT_EVENT_FILE_RENAME_FAILED: self = .event(.fileRenameFailed(id, file: piece, message))
         case QBT_EVENT_TRACKER_STATUS:
             let url = e.data.map { String(decoding: UnsafeBufferPointer(start: $0, count: e.size), as: UTF8.self) } ?? ""

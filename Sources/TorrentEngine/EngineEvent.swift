@@ -23,6 +23,8 @@ public enum EngineEvent: Sendable, Equatable {
     case storageMoveFailed(TorrentID, String)
     case fileRenamed(TorrentID, file: Int, path: String)
     case fileRenameFailed(TorrentID, file: Int, String)
+    /// Every piece of one file is in (libtorrent's index).
+    case fileCompleted(TorrentID, file: Int)
     /// A tracker's status after an announce went out (a reply, a warning or an error), with its message.
     case trackerStatus(TorrentID, url: String, TrackerEntry.Status, String)
     case peerBlocked(ip: String)
@@ -36,7 +38,7 @@ extension EngineEvent {
              .deleteFailed(let id, _), .pieceFinished(let id, _), .hashFailed(let id, _), .stateChanged(let id, _),
              .paused(let id), .resumed(let id), .checked(let id), .torrentError(let id, _), .fileError(let id, _),
              .storageMoved(let id), .storageMoveFailed(let id, _), .fileRenamed(let id, _, _),
-             .fileRenameFailed(let id, _, _), .trackerStatus(let id, _, _, _):
+             .fileRenameFailed(let id, _, _), .trackerStatus(let id, _, _, _), .fileCompleted(let id, _):
             id
         case .listening, .listenFailed, .peerBlocked:
             nil

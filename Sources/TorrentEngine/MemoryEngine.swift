@@ -47,7 +47,7 @@ public actor MemoryEngine: TorrentEngine {
         for (index, file) in sizes.enumerated() {
             let first = Int(offset / Int64(pieceLength))
             let last = Int(max(offset, offset + file.size - 1) / Int64(pieceLength))
-            list.append(TorrentFile(index: index, path: file.path, size: file.size, offset: offset, downloaded: 0,
+            list.append(TorrentFile(index: index, diskPath: file.path, size: file.size, offset: offset, downloaded: 0,
                                     priority: 4, pieceRange: first...last))
             offset += file.size
         }
@@ -159,7 +159,8 @@ public actor MemoryEngine: TorrentEngine {
     public func renameFile(_ id: TorrentID, index: Int, to path: String) throws {
         _ = try current(id)
         guard files[id]?.indices.contains(index) == true else { throw EngineError.invalidArgument("no file \(index)") }
-        files[id]![index].path = path
+        files[id]![index].diskPath = path
+        files[id]![index].path = TorrentFile.withoutIncompleteSuffix(path)
         emit(.fileRenamed(id, file: index, path: path))
     }
 

@@ -69,8 +69,15 @@ public struct TorrentStatus: Sendable, Equatable {
 
 /// One file of a torrent with metadata (pad files are left out; `index` is libtorrent's own).
 public struct TorrentFile: Sendable, Equatable {
+    /// What qBittorrent appends to an incomplete file's name on disk (its `incomplete_files_ext`).
+    public static let incompleteSuffix = ".!qB"
+
     public var index: Int
+    /// The file's own path, relative to the save path: what every reader wants. It leaves out the `.!qB` an
+    /// incomplete file may carry on disk, as qBittorrent's user paths do.
     public var path: String
+    /// The name on disk, relative to the save path (`path`, or `path` + `.!qB`).
+    public var diskPath: String
     public var size: Int64
     public var offset: Int64
     public var downloaded: Int64
@@ -78,4 +85,22 @@ public struct TorrentFile: Sendable, Equatable {
     public var pieceRange: ClosedRange<Int>
 
     public var progress: Double { size == 0 ? 1 : Double(downloaded) / Double(size) }
+
+    public init(index: Int, diskPath: String, size: Int64, offset: Int64, downloaded: Int64, priority: Int,
+                pieceRange: ClosedRange<Int>) {
+        self.index = index
+        self.path = Self.withoutIncompleteSuffix(diskPath)
+        self.diskPath = diskPath
+        self.size = size
+        self.offset = offset
+        self.downloaded = downloaded
+        self.priority = priority
+        self.pieceRange = pieceRange
+    }
+
+    /// `name.!qB` → `name` (any case, as qBittorrent's `Path::removeExtension`).
+    public static func withoutIncompleteSuffix(_ path: String) -> String {
+        guard path.count > incompleteSuffix.count, path.lowercased().hasSuffix(incompleteSuffix.lowercased()) else { return path }
+        return String(path.dropLast(incompleteSuffix.count))
+    }
 }

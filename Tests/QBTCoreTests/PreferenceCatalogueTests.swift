@@ -3,6 +3,7 @@
 // catalogue. The e2e suite checks the same against a running qbittorrent-nox.
 import EngineTestSupport
 import Foundation
+import Store
 import XCTest
 
 @testable import QBTCore
@@ -299,6 +300,20 @@ final class PreferenceCatalogueTests: XCTestCase {
         .ipFilter: { "\(await $0.engine.filter)" },
         .paths: { "\(await $0.service.settings.defaultSavePath) \(String(describing: await $0.service.settings.tempPath))" },
         .torrentLimits: { "\(await $0.service.connectionLimits())" },
+        // A subcategory's path (under its parent's with subcategories on), the name of an incomplete file, and where a
+        // manual torrent's relative path goes.
+        .placement: { server in
+            try? await server.service.createCategory(Category(name: "p", savePath: "/tmp/qbtd-probe-p"))
+            let torrent = MemoryServer.magnet(424_242)
+            _ = await server.service.add([torrent], options: AddOptions())
+            try? await server.engine.setFiles(torrent.id, pieceLength: 16384, sizes: [("t/f.bin", 100)])
+            await server.service.markIncompleteFiles([torrent.id])
+            let names = try await server.engine.files(torrent.id).map(\.diskPath)
+            var manual = AddOptions()
+            (manual.autoTMM, manual.savePath) = (false, "rel")
+            let placed = try await server.service.placement(manual, category: "p").savePath
+            return "\(await server.service.categorySavePath("p/c")) \(names) \(placed)"
+        },
         // max_ratio_act is read where a limit is reached (enforceShareLimits); this only proves it is stored.
         .shareLimits: { "\(await ShareLimits($0.service.settings)) \(await $0.service.settings.int("max_ratio_act"))" },
         .speedSchedule: { String(describing: await $0.service.settings.scheduleWantsAlternative(at: PreferenceCatalogueTests.monday, calendar: PreferenceCatalogueTests.utc)) },

@@ -27,7 +27,7 @@ Session\\Port={peer_port}
 Session\\BTProtocol=TCP
 Session\\DefaultSavePath={save}
 Session\\QueueingSystemEnabled=false
-
+{bittorrent}
 [Network]
 PortForwardingEnabled=false
 
@@ -46,7 +46,8 @@ WebUI\\HostHeaderValidation={host_validation}
 class QbittorrentNox:
     """One qbittorrent-nox process with its own profile directory under `root`."""
 
-    def __init__(self, root, csrf=True, host_validation=True):
+    def __init__(self, root, csrf=True, host_validation=True, bittorrent=None):
+        """`bittorrent`: extra `Session\\<key>` settings, for what 4.5.2's WebAPI cannot set."""
         self.root = Path(root)
         self.port = free_port()
         self.peer_port = free_port()
@@ -56,6 +57,7 @@ class QbittorrentNox:
         self.host_validation = host_validation
         self.proc = None
         self.username, self.password = USERNAME, PASSWORD
+        self.bittorrent = "".join(f"Session\\{k}={v}\n" for k, v in (bittorrent or {}).items())
 
     def start(self):
         if not NOX:
@@ -65,7 +67,8 @@ class QbittorrentNox:
         self.save.mkdir(parents=True, exist_ok=True)
         (conf / "qBittorrent.conf").write_text(CONF.format(
             peer_port=self.peer_port, web_port=self.port, save=self.save,
-            csrf=str(self.csrf).lower(), host_validation=str(self.host_validation).lower()))
+            csrf=str(self.csrf).lower(), host_validation=str(self.host_validation).lower(),
+            bittorrent=self.bittorrent))
         self.log = open(self.root / "nox.log", "ab")
         self.proc = subprocess.Popen([NOX, f"--profile={self.root / 'profile'}"], stdout=self.log,
                                      stderr=subprocess.STDOUT)

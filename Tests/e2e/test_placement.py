@@ -143,3 +143,80 @@ def test_share_limit_action_per_torrent(qbtd_factory, tmp_path):
 
     wait_for(lambda: ids[0] not in listed() and listed().get(ids[1]) == "stoppedUP", 40,
              what="the Remove torrent to go and the Default one to stop (global action)")
+
+
+def test_qbittorrent_5_1_category_rules(qbtd_factory, tmp_path):
+    """5.1.4's rules where 4.5.2's differ (sessionimpl.cpp categorySavePath/categoryDownloadPath/
+    initLoadTorrentParams at release-5.1.4): a subcategory's implicit paths sit under its parent's, a category that
+    follows the global temp path gets a folder of its own there, an add that names a path is manual with the path
+    under its category's, and a parent lists its subcategories only while subcategories are on."""
+    seeders = [FileSeeder(tmp_path / f"seed{i}", f"r{i}", {"f.bin": os.urandom(1000 + i)}, piece_size=16 * 1024)
+               for i in range(6)]
+    ids = [str(x.info.info_hashes().get_best()) for x in seeders]
+    q = qbtd_factory()
+    s = q.session()
+    root = s.get(q.url("app/preferences")).json()["save_path"]
+    set_prefs(s, q, use_subcategories=True, temp_path_enabled=True, temp_path=f"{root}/temp", auto_tmm_enabled=True)
+    assert s.get(q.url("sync/maindata")).json()["server_state"]["use_subcategories"] is True
+    for c in ({"category": "A", "savePath": ""}, {"category": "A/B", "savePath": ""},
+              {"category": "G", "savePath": "gsave", "downloadPathEnabled": "true", "downloadPath": "gdl"},
+              {"category": "G/H", "savePath": ""}):
+        assert s.post(q.url("torrents/createCategory"), data=c).status_code == 200
+
+    def add(seeder, **params):
+        r = s.post(q.url("torrents/add"), files={"torrents": ("t.torrent", seeder.torrent)}, data={**params, "stopped": "true"})
+        assert r.text == "Ok."
+
+    add(seeders[0], category="A")
+    add(seeders[1], category="G/H")
+    add(seeders[2], category="A", savepath="rel")  # a path: manual, under A's path (automatic is the default)
+    add(seeders[3], category="A", savepath="rel", autoTMM="false")  # manual asked for: under the default path
+    set_prefs(s, q, use_category_paths_in_manual_mode=True)
+    add(seeders[4], category="A", savepath="rel2", autoTMM="false", downloadPath="part")
+    rows = [{k: info(s, q, i)[k] for k in ("auto_tmm", "save_path", "download_path")} for i in ids[:5]]
+    assert rows == [
+        {"auto_tmm": True, "save_path": f"{root}/A", "download_path": f"{root}/temp/A"},
+        {"auto_tmm": True, "save_path": f"{root}/gsave/H", "download_path": f"{root}/temp/gdl/gdl"},
+        {"auto_tmm": False, "save_path": f"{root}/A/rel", "download_path": f"{root}/temp/A"},
+        {"auto_tmm": False, "save_path": f"{root}/rel", "download_path": f"{root}/temp"},
+        {"auto_tmm": False, "save_path": f"{root}/A/rel2", "download_path": f"{root}/temp/A/part"},
+    ], rows
+    add(seeders[5], category="A/B")
+    in_a = {t["hash"] for t in s.get(q.url("torrents/info"), params={"category": "A"}).json()}
+    assert ids[5] in in_a
+    set_prefs(s, q, use_subcategories=False)
+    in_a = {t["hash"] for t in s.get(q.url("torrents/info"), params={"category": "A"}).json()}
+    assert ids[5] not in in_a and ids[0] in in_a, "without subcategories, A/B is a name of its own"
+
+
+def test_incomplete_suffix_follows_the_preference_and_rechecks(qbtd_factory, tmp_path):
+    """`.!qB` comes and goes with the preference on a half-downloaded torrent, survives a recheck while the file is
+    incomplete, and goes once it completes; the API shows the plain names throughout."""
+    seeder = FileSeeder(tmp_path / "seed", "half", {"big.bin": os.urandom(3_000_000), "empty.txt": b""},
+                        piece_size=16 * 1024, upload_limit=600_000)
+    torrent_id = str(seeder.info.info_hashes().get_best())
+    q = qbtd_factory()
+    s = q.session()
+    root = Path(s.get(q.url("app/preferences")).json()["save_path"])
+    r = s.post(q.url("torrents/add"), files={"torrents": ("t.torrent", seeder.torrent)})
+    assert r.text == "Ok."
+    s.post(q.url("torrents/addPeers"), data={"hashes": torrent_id, "peers": f"127.0.0.1:{seeder.port}"})
+    wait_for(lambda: 0.2 < info(s, q, torrent_id)["progress"] < 0.7, 30, interval=0.05, what="part of the download")
+    s.post(q.url("torrents/stop"), data={"hashes": torrent_id})
+    folder = root / "half"
+    assert sorted(os.listdir(folder)) == ["big.bin", "empty.txt"]
+    set_prefs(s, q, incomplete_files_ext=True)
+    wait_for(lambda: sorted(os.listdir(folder)) == ["big.bin.!qB", "empty.txt"], 10, what="the suffix on")
+    names = [f["name"] for f in s.get(q.url("torrents/files"), params={"hash": torrent_id}).json()]
+    assert names == ["half/big.bin", "half/empty.txt"]
+    s.post(q.url("torrents/recheck"), data={"hashes": torrent_id})
+    wait_for(lambda: info(s, q, torrent_id)["state"] in ("stoppedDL", "pausedDL"), 30, what="the recheck")
+    assert sorted(os.listdir(folder)) == ["big.bin.!qB", "empty.txt"]
+    set_prefs(s, q, incomplete_files_ext=False)
+    wait_for(lambda: sorted(os.listdir(folder)) == ["big.bin", "empty.txt"], 10, what="the suffix off")
+    set_prefs(s, q, incomplete_files_ext=True)
+    wait_for(lambda: sorted(os.listdir(folder)) == ["big.bin.!qB", "empty.txt"], 10, what="the suffix on again")
+    s.post(q.url("torrents/start"), data={"hashes": torrent_id})
+    wait_for(lambda: info(s, q, torrent_id)["progress"] == 1, 60, what="the download to finish")
+    wait_for(lambda: sorted(os.listdir(folder)) == ["big.bin", "empty.txt"], 10, what="the suffix gone")
+    assert (folder / "big.bin").read_bytes() == (tmp_path / "seed" / "half" / "big.bin").read_bytes()

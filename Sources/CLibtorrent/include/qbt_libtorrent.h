@@ -70,12 +70,13 @@ typedef enum {
                                 // message = its message
     QBT_EVENT_PEER_BLOCKED,     // message = ip
     QBT_EVENT_ADD_FAILED,       // an async add refused: state 1 for a duplicate; message = why
+    QBT_EVENT_FILE_COMPLETED,   // piece = the file's index
 } qbt_event_kind;
 
 typedef struct {
     qbt_event_kind kind;
     char id[QBT_ID_LEN];      // empty for session-level events
-    int32_t piece;            // PIECE_FINISHED, HASH_FAILED, READ_PIECE; -1 otherwise
+    int32_t piece;            // PIECE_FINISHED, HASH_FAILED, READ_PIECE; FILE_*: the file index; -1 otherwise
     int32_t state;            // STATE_CHANGED: torrent_status::state_t; LISTEN_*: the port;
                               // RESUME_DATA_FAILED: 1 when nothing had changed (not an error)
     const char *message;      // human-readable detail, never NULL

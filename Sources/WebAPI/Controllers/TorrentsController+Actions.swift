@@ -351,19 +351,19 @@ extension TorrentsController {
         let name = try p.required("category").trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw QBitError.badParams("Category cannot be empty") }
         var category = Category(name: name, savePath: (p["savePath"] ?? "").trimmingCharacters(in: .whitespaces))
-        switch p.bool("downloadPathEnabled") {
-        case true?: category.downloadPath = (p["downloadPath"] ?? "").trimmingCharacters(in: .whitespaces)
-        case false?: category.downloadPath = ""
-        case nil: category.downloadPath = nil
+        // Only `true` or `false` (any case) set the option; anything else leaves it following the global setting.
+        if let enabled = p.bool("downloadPathEnabled") {
+            category.downloadPath = DownloadPathOption(
+                enabled: enabled, path: (p["downloadPath"] ?? "").trimmingCharacters(in: .whitespaces))
         }
         return category
     }
 
     /// `{name, savePath, download_path?}`: the key is absent when the category follows the global setting,
-    /// `false` when it has none, else its path.
+    /// `false` when it has none, else its path ("" for a folder named after it).
     static func json(_ c: Category) -> JSONValue {
         var o: [String: JSONValue] = ["name": .string(c.name), "savePath": .string(c.savePath)]
-        if let download = c.downloadPath { o["download_path"] = download.isEmpty ? .bool(false) : .string(download) }
+        if let download = c.downloadPath { o["download_path"] = download.enabled ? .string(download.path) : .bool(false) }
         return .object(o)
     }
 }

@@ -84,12 +84,15 @@ public struct TorrentsController: APIController {
         let filter = QBTFilter(p["filter"])
         let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
         let board = await service.currentBoard()
+        let subcategories = await service.subcategoriesEnabled
         var ids = board.order.filter { id in
             guard let view = board.entries[id]?.view else { return false }
             if let wanted, !wanted.contains(view.id) { return false }
             if let category = p["category"] {
                 let mine = view.record.category ?? ""
-                if category.isEmpty ? !mine.isEmpty : !(mine == category || mine.hasPrefix(category + "/")) { return false }
+                // A subcategory is in its parent's listing only with subcategories on.
+                let inside = mine == category || (subcategories && mine.hasPrefix(category + "/"))
+                if category.isEmpty ? !mine.isEmpty : !inside { return false }
             }
             if let tag = p["tag"] {
                 if tag.isEmpty ? !view.tags.isEmpty : !view.tags.contains(tag) { return false }
@@ -210,16 +213,20 @@ public struct TorrentsController: APIController {
 
     func add(_ p: Parameters) async throws -> APIReply {
         var options = AddOptions()
+        // Relative paths are resolved by the service, as qBittorrent resolves them; a path no base can make
+        // acceptable (outside `--allowed-paths`) is a 400 here.
         if let requested = p["savepath"]?.trimmingCharacters(in: .whitespaces), !requested.isEmpty {
-            do { options.savePath = try service.paths.savePath(requested, relativeTo: await service.settings.defaultSavePath) } catch {
+            do { _ = try service.paths.savePath(requested, relativeTo: await service.settings.defaultSavePath) } catch {
                 throw QBitError.badParams("\(error)")
             }
+            options.savePath = requested
         }
         // 4.4+: where the data lives until it completes (manual mode); `useDownloadPath` false means none.
         if let requested = p["downloadPath"]?.trimmingCharacters(in: .whitespaces), !requested.isEmpty {
-            do { options.downloadPath = try service.paths.savePath(requested, relativeTo: await service.settings.defaultSavePath) } catch {
+            do { _ = try service.paths.savePath(requested, relativeTo: await service.settings.defaultSavePath) } catch {
                 throw QBitError.badParams("\(error)")
             }
+            options.downloadPath = requested
         }
         options.useDownloadPath = p.bool("useDownloadPath")
         options.category = p["category"]?.trimmingCharacters(in: .whitespaces)
