@@ -33,6 +33,9 @@ public actor MemoryEngine: TorrentEngine {
 
     // MARK: test controls
 
+    /// Raises an event as the session would (a tracker's answer, a file completing…).
+    public func post(_ event: EngineEvent) { emit(event) }
+
     /// Changes a torrent's status and publishes it.
     public func update(_ id: TorrentID, _ change: (inout TorrentStatus) -> Void) throws {
         var status = try current(id)
