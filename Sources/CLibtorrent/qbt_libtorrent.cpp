@@ -866,10 +866,11 @@ qbt_result qbt_set_limits(qbt_session *session, const char *id, int32_t upload, 
 }
 
 qbt_result qbt_save_resume(qbt_session *session, const char *id, bool only_if_modified) {
-    // The periodic saves leave the info dict out: the .torrent is stored apart and is the restore's fallback, and
-    // re-encoding it every interval for every downloading torrent is most of what such a save costs.
+    // Resume data never carries the info dict: the .torrent is stored apart (a magnet's as soon as its metadata
+    // arrives) and the restore parses it; a copy in every resume blob would double what a restart reads, and
+    // re-encoding it every interval for every downloading torrent would be most of what a save costs.
     QBT_WITH_HANDLE({
-        h.save_resume_data(only_if_modified ? lt::torrent_handle::only_if_modified : lt::torrent_handle::save_info_dict);
+        h.save_resume_data(only_if_modified ? lt::torrent_handle::only_if_modified : lt::resume_data_flags_t{});
     })
 }
 
@@ -883,7 +884,7 @@ int qbt_save_resume_all(qbt_session *session) {
         int asked = 0;
         for (auto &h : handles) {
             if (!h.is_valid()) continue;
-            h.save_resume_data(lt::torrent_handle::save_info_dict);
+            h.save_resume_data(lt::resume_data_flags_t{});  // no info dict: see qbt_save_resume
             ++asked;
         }
         return asked;

@@ -32,6 +32,37 @@ extension Store {
         }
     }
 
+    /// Every torrent with its tags but without its .torrent and resume data (a restart reads those per batch,
+    /// with `sources(of:)`, while the engine takes the batch before).
+    public func torrentsWithoutSources() async throws -> [StoredTorrent] {
+        try await db.read { db in
+            let columns = try db.columns(in: TorrentRecord.databaseTableName).map(\.name)
+                .filter { $0 != "metainfo" && $0 != "resume_data" }
+            let records = try TorrentRecord.select(columns.map { Column($0) }).order(Column("added_on"), Column("id")).fetchAll(db)
+            var tags: [String: [String]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT torrent_id, tag FROM torrent_tags ORDER BY tag") {
+                tags[row["torrent_id"], default: []].append(row["tag"])
+            }
+            return records.map { StoredTorrent(record: $0, tags: tags[$0.id] ?? []) }
+        }
+    }
+
+    /// The .torrent and fast-resume data of these torrents (absent ones left out).
+    public func sources(of ids: [String]) async throws -> [String: (metainfo: Data?, resumeData: Data?)] {
+        try await db.read { db in
+            var out: [String: (metainfo: Data?, resumeData: Data?)] = [:]
+            out.reserveCapacity(ids.count)
+            for start in stride(from: 0, to: ids.count, by: 500) {  // SQLite's bound-parameter limit
+                let chunk = Array(ids[start..<min(ids.count, start + 500)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, metainfo, resume_data FROM torrents WHERE id IN (\(marks))",
+                                               arguments: StatementArguments(chunk))
+                while let row = try rows.next() { out[row["id"]] = (row["metainfo"], row["resume_data"]) }
+            }
+            return out
+        }
+    }
+
     public func torrent(_ id: String) async throws -> StoredTorrent? {
         try await db.read { db in
             guard let record = try TorrentRecord.fetchOne(db, key: id) else { return nil }

@@ -1,4 +1,5 @@
 import CLibtorrent
+import Dispatch
 
 /// A .torrent or magnet parsed once: its id and name for the checks before an add, and the parse itself
 /// for the add (libtorrent's torrent_info is shared, not parsed again).
@@ -30,4 +31,15 @@ public final class ParsedTorrent: @unchecked Sendable {
     }
 
     deinit { qbt_torrent_free(handle) }
+
+    /// Parses many sources at once, spread over every core (blocking: call it off the concurrency pool). A source
+    /// that does not parse gives nil.
+    public static func parseAll(_ sources: [AddTorrentRequest.Source]) -> [ParsedTorrent?] {
+        let slots = UnsafeMutableBufferPointer<ParsedTorrent?>.allocate(capacity: sources.count)
+        slots.initialize(repeating: nil)
+        defer { slots.deinitialize().deallocate() }
+        nonisolated(unsafe) let shared = slots  // each iteration writes its own slot only
+        DispatchQueue.concurrentPerform(iterations: sources.count) { i in shared[i] = try? ParsedTorrent(sources[i]) }
+        return Array(slots)
+    }
 }
