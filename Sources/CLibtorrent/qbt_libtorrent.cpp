@@ -38,7 +38,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <sstream>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -633,23 +632,12 @@ qbt_torrent *qbt_torrent_parse(const uint8_t *torrent, size_t size, const char *
 
 void qbt_torrent_free(qbt_torrent *parsed) { delete parsed; }
 
-static std::string hex_of(const lt::sha1_hash &h) {
-    std::ostringstream out;
-    out << h;
-    return out.str();
-}
-
 void qbt_torrent_describe(const qbt_torrent *parsed, qbt_summary_fn fn, void *context) {
     try {
         const auto &atp = parsed->atp;
         const auto hashes = atp.ti ? atp.ti->info_hashes() : atp.info_hashes;
-        const std::string v1 = hashes.has_v1() ? hex_of(hashes.v1) : "";
-        std::string v2;
-        if (hashes.has_v2()) {
-            std::ostringstream out;
-            out << hashes.v2;
-            v2 = out.str();
-        }
+        const std::string v1 = hashes.has_v1() ? hex(hashes.v1) : "";
+        const std::string v2 = hashes.has_v2() ? hex(hashes.v2) : "";
         std::vector<std::string> paths, trackers, seeds;
         std::vector<int64_t> sizes;
         std::vector<int32_t> tiers;
@@ -676,10 +664,12 @@ void qbt_torrent_describe(const qbt_torrent *parsed, qbt_summary_fn fn, void *co
             }
             for (const auto &w : atp.url_seeds) seeds.push_back(w);
         }
-        std::vector<const char *> path_ptrs, tracker_ptrs, seed_ptrs;
-        for (const auto &x : paths) path_ptrs.push_back(x.c_str());
-        for (const auto &x : trackers) tracker_ptrs.push_back(x.c_str());
-        for (const auto &x : seeds) seed_ptrs.push_back(x.c_str());
+        auto pointers = [](const std::vector<std::string> &strings) {
+            std::vector<const char *> out;
+            for (const auto &x : strings) out.push_back(x.c_str());
+            return out;
+        };
+        const auto path_ptrs = pointers(paths), tracker_ptrs = pointers(trackers), seed_ptrs = pointers(seeds);
         const std::string name = atp.ti ? atp.ti->name() : atp.name;
         const std::string creator = atp.ti ? atp.ti->creator() : "";
         const std::string comment = atp.ti ? atp.ti->comment() : "";

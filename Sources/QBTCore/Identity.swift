@@ -37,6 +37,9 @@ public struct Identity: Sendable, Equatable {
     /// 5.2: the void actions that set no result (tracker edits, `setTags`, `setComment`, `deleteAPIKey`,
     /// `clientdata/store`) answer 204; every other void action still answers 200 with an empty body.
     public var voidActionsNoContent: Bool { profile == .v5_2 }
+    /// 5.2: `addTrackers`/`removeTrackers` take a `|` list or `all` (unknown torrents skipped), and `editTracker`
+    /// takes a `tier` with `newUrl` optional.
+    public var trackerEditsTakeLists: Bool { profile == .v5_2 }
 
     public func cookieName(port: Int) -> String { modernAuth ? "QBT_SID_\(port)" : "SID" }
 

@@ -27,20 +27,7 @@ extension TorrentService {
     }
 
     /// qBittorrent's `Utils::Fs::toValidPath`: each run of `:?"*<>|` becomes one space.
-    static func validPathName(_ name: String) -> String {
-        var out = ""
-        var inRun = false
-        for c in name {
-            if ":?\"*<>|".contains(c) {
-                if !inRun { out.append(" ") }
-                inRun = true
-            } else {
-                out.append(c)
-                inRun = false
-            }
-        }
-        return out
-    }
+    static func validPathName(_ name: String) -> String { spacingOut(":?\"*<>|", in: name) }
 
     /// qBittorrent's `categorySavePath`: the category's own path (a relative one under the default save path), else
     /// its name under the default save path, or (with subcategories) its last name under its parent's path.
@@ -112,19 +99,22 @@ extension TorrentService {
     /// qBittorrent's `categoryDownloadPath`: none when the option in force is off; else the option's path, or the
     /// category's name when it has none (its last name with subcategories), relative ones under the parent's
     /// download path (worked out as if it were on) or the global temp path.
-    func categoryDownloadPath(_ category: String?, option: DownloadPathOption?? = nil) async -> String? {
+    func categoryDownloadPath(_ category: String?) async -> String? {
         let name = category ?? ""
-        let own = option ?? categoryTable[name]?.downloadPath
-        let resolved = await resolvedDownloadPathOption(name, own)
+        return await downloadPath(of: name, option: categoryTable[name]?.downloadPath)
+    }
+
+    /// `categoryDownloadPath` with the category's option given (a parent's is worked out as if it were on).
+    private func downloadPath(of name: String, option: DownloadPathOption?) async -> String? {
+        let resolved = await resolvedDownloadPathOption(name, option)
         guard resolved.enabled else { return nil }
         if name.isEmpty { return await globalDownloadPath() }
         let subcategories = await subcategoriesEnabled
         let path = !resolved.path.isEmpty ? resolved.path : Self.validPathName(subcategories ? Self.lastSegment(name) : name)
         if path.hasPrefix("/") { return try? paths.savePath(path) }
         let parent = subcategories ? Self.parentCategory(name) : ""
-        var parentOption = categoryTable[parent]?.downloadPath
-        if !(parentOption?.enabled ?? false) { parentOption = DownloadPathOption(enabled: true) }
-        let parentPath = await categoryDownloadPath(parent, option: .some(parentOption))
+        let parentOption = categoryTable[parent]?.downloadPath.flatMap { $0.enabled ? $0 : nil } ?? DownloadPathOption(enabled: true)
+        let parentPath = await downloadPath(of: parent, option: parentOption)
         let base = if let parentPath { parentPath } else { await globalDownloadPath() }
         return try? paths.savePath(base + "/" + path)
     }

@@ -29,9 +29,15 @@ extension TorrentService {
 
     /// qBittorrent's `toValidFileName`: each run of `\ / : ? " * < > |` becomes one space; trimmed.
     static func validFileName(_ name: String) -> String {
+        let trimmed = spacingOut(":?\"*<>|\\/", in: name).trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty || trimmed == "." || trimmed == ".." ? "torrent" : trimmed
+    }
+
+    /// Each run of the characters in `set` becomes one space (qBittorrent's `toValidFileName`/`toValidPath`).
+    static func spacingOut(_ set: String, in name: String) -> String {
         var out = "", inRun = false
         for c in name {
-            if "\\/:?\"*<>|".contains(c) {
+            if set.contains(c) {
                 if !inRun { out.append(" ") }
                 inRun = true
             } else {
@@ -39,7 +45,6 @@ extension TorrentService {
                 inRun = false
             }
         }
-        let trimmed = out.trimmingCharacters(in: .whitespaces)
-        return trimmed.isEmpty || trimmed == "." || trimmed == ".." ? "torrent" : trimmed
+        return out
     }
 }

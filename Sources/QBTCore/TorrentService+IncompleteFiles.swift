@@ -6,9 +6,12 @@ import TorrentEngine
 /// recheck), when a magnet's metadata arrives, when it finishes, and on every torrent when the preference changes;
 /// each file that completes is renamed at once.
 extension TorrentService {
-    /// Renames every file of these torrents to what it should be called on disk now.
-    func markIncompleteFiles(_ ids: some Sequence<TorrentID>) async {
+    /// Renames every file of these torrents to what it should be called on disk now. While the preference is off
+    /// only its change (`preferenceChanged`) renames: a check or a finish then has nothing to put right, and a
+    /// restart's thousands of checks cost no file listing each.
+    func markIncompleteFiles(_ ids: some Sequence<TorrentID>, preferenceChanged: Bool = false) async {
         let on = await settings.bool("incomplete_files_ext")
+        guard on || preferenceChanged else { return }
         for id in ids { await markIncompleteFiles(id, on: on) }
     }
 

@@ -32,7 +32,7 @@ extension TorrentService {
             await applyIPFilter(reload: !changed.isDisjoint(with: ["ip_filter_enabled", "ip_filter_path"]))
         }
         if changed.contains("use_subcategories"), await subcategoriesEnabled { await expandCategories() }
-        if changed.contains("incomplete_files_ext") { await markIncompleteFiles(torrents.keys) }
+        if changed.contains("incomplete_files_ext") { await markIncompleteFiles(torrents.keys, preferenceChanged: true) }
         if changed.contains("temp_path_enabled") {
             // qBittorrent relocates every automatic torrent (nothing switches to manual mode).
             for (id, stored) in torrents where stored.record.autoTMM { try await relocateManaged(id) }

@@ -2,7 +2,7 @@ import CLibtorrent
 
 /// What a .torrent or magnet says about itself, read without adding it (5.2's torrent-info object). A magnet has
 /// only its hashes, name, trackers and web seeds.
-public struct MetainfoSummary: Sendable, Equatable {
+public struct MetainfoSummary: Sendable {
     public struct File: Sendable, Equatable {
         public var path: String
         public var length: Int64
@@ -23,14 +23,6 @@ public struct MetainfoSummary: Sendable, Equatable {
     public var files: [File] = []
     public var trackers: [(url: String, tier: Int)] = []
     public var webSeeds: [String] = []
-
-    public static func == (a: MetainfoSummary, b: MetainfoSummary) -> Bool {
-        a.infoHashV1 == b.infoHashV1 && a.infoHashV2 == b.infoHashV2 && a.name == b.name && a.createdBy == b.createdBy
-            && a.comment == b.comment && a.creationDate == b.creationDate && a.hasMetadata == b.hasMetadata
-            && a.isPrivate == b.isPrivate && a.totalSize == b.totalSize && a.pieceLength == b.pieceLength
-            && a.pieceCount == b.pieceCount && a.files == b.files && a.webSeeds == b.webSeeds
-            && a.trackers.map(\.url) == b.trackers.map(\.url) && a.trackers.map(\.tier) == b.trackers.map(\.tier)
-    }
 }
 
 extension ParsedTorrent {

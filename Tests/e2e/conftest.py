@@ -23,6 +23,36 @@ def free_port():
         return s.getsockname()[1]
 
 
+class BytesServer:
+    """An HTTP server on 127.0.0.1 that answers every GET with `body` (bytes or str, read at each request, so a test
+    may change it), counting the fetches. `url` names `path` on it."""
+
+    def __init__(self, body, path="/"):
+        import http.server
+        import threading
+        server = self
+        self.body, self.fetches = body, 0
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                server.fetches += 1
+                data = server.body.encode() if isinstance(server.body, str) else server.body
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
+
+    def stop(self):
+        self.httpd.shutdown()
+
+
 def wait_for(predicate, timeout, interval=0.2, what="condition"):
     """Polls `predicate` until it returns a truthy value; fails after `timeout` seconds."""
     deadline = time.monotonic() + timeout

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import libtorrent as lt
 
-from conftest import wait_for
+from conftest import BytesServer, wait_for
 from test_stream import FileSeeder
 
 # A torrent name a shell would mangle: spaces, both quotes, a command substitution.
@@ -181,30 +181,9 @@ def test_watched_folders_in_all_three_modes_and_across_a_restart(qbtd_factory, t
 
 # ---- extra trackers (add_trackers, add_trackers_url)
 
-class ListServer:
+def ListServer(body):
     """An HTTP server on 127.0.0.1 serving one tracker list, counting its fetches."""
-
-    def __init__(self, body):
-        import http.server
-        import threading
-        server = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                server.fetches += 1
-                data = server.body.encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.body, self.fetches = body, 0
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/trackers.txt"
+    return BytesServer(body, "/trackers.txt")
 
 
 def private_torrent(tmp_path):

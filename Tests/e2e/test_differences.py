@@ -3,36 +3,20 @@ it at once and leaves it complete and stopped (it stayed at 0 % in qbtd). A trac
 answers a failure reason ("Unregistered torrent") are "not working" (4) in qBittorrent 4.x, with the reason as the
 message; 5.x reports the failure reason as its own code (5, tracker error). Compared live with qbittorrent-nox 4.5.2
 (qbtd --profile 4.6) and checked against 5.1's codes (qbtd's default profile)."""
-import http.server
 import os
-import threading
 
 import libtorrent as lt
 import pytest
 
-from conftest import free_port, wait_for
+from conftest import BytesServer, free_port, wait_for
 from qbtnox import NOX, QbittorrentNox
 
 
-class FailingTracker:
+class FailingTracker(BytesServer):
     """An HTTP tracker on 127.0.0.1 that answers every announce with a failure reason (or the body given)."""
 
     def __init__(self, reason=b"Unregistered torrent", body=None):
-        body = body or b"d14:failure reason%d:%se" % (len(reason), reason)
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/announce"
+        super().__init__(body or b"d14:failure reason%d:%se" % (len(reason), reason), "/announce")
 
 
 def tracked_torrent(tmp_path, failing_url, refused_url):

@@ -1,9 +1,7 @@
 """Acceptance 1: real downloads over loopback, added by upload, by magnet, and by http URL."""
-import http.server
-import threading
 import time
 
-from conftest import wait_for
+from conftest import BytesServer, wait_for
 
 DONE_STATES = {"uploading", "stalledUP"}
 
@@ -56,30 +54,16 @@ def test_download_by_magnet(qbtd_factory, seeder):
 
 
 def test_add_by_http_url(qbtd_factory, seeder):
-    body = seeder.torrent
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = BytesServer(seeder.torrent, "/seed.torrent")
     try:
         q = qbtd_factory()
         s = q.session()
-        url = f"http://127.0.0.1:{server.server_address[1]}/seed.torrent"
-        r = s.post(q.url("torrents/add"), data={"urls": url, "stopped": "true"})
+        r = s.post(q.url("torrents/add"), data={"urls": server.url, "stopped": "true"})
         assert (r.status_code, r.text) == (200, "Ok.")
         t = torrent(s, q, seeder.id)
         assert t is not None and t["has_metadata"] and t["state"] == "stoppedDL"
     finally:
-        server.shutdown()
+        server.stop()
 
 
 def seeder_sizes(seeder):

@@ -14,14 +14,19 @@ def set_prefs(s, q, **values):
     assert r.status_code == 200, (r.status_code, r.text)
 
 
+def seeded(tmp_path, prefix, count, size):
+    """`count` single-file torrents of about `size` bytes, each seeded on loopback, and their IDs."""
+    seeders = [FileSeeder(tmp_path / f"seed{i}", f"{prefix}{i}", {"f.bin": os.urandom(size + i)}, piece_size=16 * 1024)
+               for i in range(count)]
+    return seeders, [str(x.info.info_hashes().get_best()) for x in seeders]
+
+
 def info(s, q, torrent_id):
     return s.get(q.url("torrents/info"), params={"hashes": torrent_id}).json()[0]
 
 
 def test_automatic_management_follows_the_three_switches(qbtd_factory, tmp_path):
-    seeders = [FileSeeder(tmp_path / f"seed{i}", f"tmm{i}", {"f.bin": os.urandom(20_000 + i)}, piece_size=16 * 1024)
-               for i in range(2)]
-    a, b = (str(x.info.info_hashes().get_best()) for x in seeders)
+    seeders, (a, b) = seeded(tmp_path, "tmm", 2, 20_000)
     q = qbtd_factory()
     s = q.session()
     root = s.get(q.url("app/preferences")).json()["save_path"]
@@ -66,9 +71,7 @@ def test_automatic_management_follows_the_three_switches(qbtd_factory, tmp_path)
 
 
 def test_download_paths_per_torrent_and_per_category(qbtd_factory, tmp_path):
-    seeders = [FileSeeder(tmp_path / f"seed{i}", f"dl{i}", {"f.bin": os.urandom(300_000 + i)}, piece_size=16 * 1024)
-               for i in range(3)]
-    ids = [str(x.info.info_hashes().get_best()) for x in seeders]
+    seeders, ids = seeded(tmp_path, "dl", 3, 300_000)
     q = qbtd_factory()
     s = q.session()
     root = s.get(q.url("app/preferences")).json()["save_path"]
@@ -125,9 +128,7 @@ def test_preallocate_all_allocates_new_torrents_whole(qbtd_factory, tmp_path):
 def test_share_limit_action_per_torrent(qbtd_factory, tmp_path):
     """5.x's shareLimitAction on torrents/add: the torrent's own action when its limit is reached, else the global
     max_ratio_act (Stop by default)."""
-    seeders = [FileSeeder(tmp_path / f"seed{i}", f"share{i}", {"f.bin": os.urandom(100_000 + i)}, piece_size=16 * 1024)
-               for i in range(2)]
-    ids = [str(x.info.info_hashes().get_best()) for x in seeders]
+    seeders, ids = seeded(tmp_path, "share", 2, 100_000)
     q = qbtd_factory()
     s = q.session()
     for seeder, action in zip(seeders, ("Remove", "Default")):
@@ -150,9 +151,7 @@ def test_qbittorrent_5_1_category_rules(qbtd_factory, tmp_path):
     initLoadTorrentParams at release-5.1.4): a subcategory's implicit paths sit under its parent's, a category that
     follows the global temp path gets a folder of its own there, an add that names a path is manual with the path
     under its category's, and a parent lists its subcategories only while subcategories are on."""
-    seeders = [FileSeeder(tmp_path / f"seed{i}", f"r{i}", {"f.bin": os.urandom(1000 + i)}, piece_size=16 * 1024)
-               for i in range(6)]
-    ids = [str(x.info.info_hashes().get_best()) for x in seeders]
+    seeders, ids = seeded(tmp_path, "r", 6, 1000)
     q = qbtd_factory()
     s = q.session()
     root = s.get(q.url("app/preferences")).json()["save_path"]

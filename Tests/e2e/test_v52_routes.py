@@ -8,7 +8,7 @@ import os
 
 import libtorrent as lt
 
-from conftest import free_port, wait_for
+from conftest import BytesServer, free_port, wait_for
 from test_differences import FailingTracker
 from test_stream import FileSeeder
 
@@ -163,8 +163,6 @@ def test_metadata_routes(qbtd_factory, tmp_path):
     """fetchMetadata fetches a magnet's metadata without adding the torrent (202 until it is in, then 200 with the
     torrent-info object), downloads an http .torrent in the background, and leaves the .torrent for saveMetadata
     and for add (with filePriorities); parseMetadata reads uploads. Each as 5.2.3 answers it."""
-    import http.server
-    import threading
     import urllib.parse
 
     seeder = FileSeeder(tmp_path / "seed", "album", {"a.bin": os.urandom(100_000), "b/c.bin": os.urandom(60_000)},
@@ -231,26 +229,15 @@ def test_metadata_routes(qbtd_factory, tmp_path):
     # An http .torrent downloads in the background: 202 {} until it is in.
     other = FileSeeder(tmp_path / "seed2", "single", {"one.bin": os.urandom(40_000)}, piece_size=16 * 1024)
     body = other.torrent
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/single.torrent"
+    served = BytesServer(body, "/single.torrent")
+    url = served.url
     r = s.post(q.url("torrents/fetchMetadata"), data={"source": url})
     assert (r.status_code, r.json()) == (202, {})
     info = wait_for(lambda: (lambda r: r.json() if r.status_code == 200 else None)(
         s.post(q.url("torrents/fetchMetadata"), data={"source": url})), 20, what="the downloaded .torrent")
     assert info["info"]["files"] == [{"path": "single/one.bin", "length": 40_000}] and info["creation_date"] > 0
     assert s.get(q.url("torrents/saveMetadata"), params={"source": url}).content == body
-    httpd.shutdown()
+    served.stop()
 
     # parseMetadata: every upload read (and kept); a bad one is a 415.
     r = s.post(q.url("torrents/parseMetadata"), files=[("f1", ("a.torrent", seeder.torrent)), ("f2", ("b.torrent", body))])

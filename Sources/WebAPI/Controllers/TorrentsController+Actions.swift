@@ -19,7 +19,7 @@ extension TorrentsController {
             "addTrackers": .post { p, _ in
                 let entries = Self.trackerEntries(try p.required("urls"))
                 // 5.2 takes a `|` list or `all` and skips unknown torrents; before, one torrent that must exist.
-                let ids = identity.voidActionsNoContent ? try await applied(p, "hash") : [try await existing(p)]
+                let ids = identity.trackerEditsTakeLists ? try await applied(p, "hash") : [try await existing(p)]
                 for id in ids { try await service.addTrackers(id, entries) }
                 return .done
             },
@@ -28,9 +28,9 @@ extension TorrentsController {
                 // 2.13 renamed `origUrl` to `url`; either is taken.
                 guard let old = p["origUrl"] ?? p["url"] else { throw QBitError.badParams() }
                 // 5.2: `newUrl` and `tier` are each optional, but one of them is needed.
-                let new = identity.voidActionsNoContent ? p["newUrl"] : try p.required("newUrl")
+                let new = identity.trackerEditsTakeLists ? p["newUrl"] : try p.required("newUrl")
                 var tier: Int?
-                if identity.voidActionsNoContent, let raw = p["tier"] {
+                if identity.trackerEditsTakeLists, let raw = p["tier"] {
                     guard let number = Int(raw) else { throw QBitError.badParams("tier must be an integer") }
                     guard (0...255).contains(number) else { throw QBitError.badParams("tier must be between 0 and 255") }
                     tier = number
@@ -49,7 +49,7 @@ extension TorrentsController {
                 let ids: [TorrentID]
                 if raw == "*" { ids = await service.ids }
                 // 5.2 takes a `|` list or `all` and skips unknown torrents.
-                else if identity.voidActionsNoContent { ids = try await applied(p, "hash") }
+                else if identity.trackerEditsTakeLists { ids = try await applied(p, "hash") }
                 else { ids = [try await existing(p)] }
                 for id in ids { try await service.removeTrackers(id, urls: urls) }
                 return .done

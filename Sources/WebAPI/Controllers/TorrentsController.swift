@@ -257,7 +257,7 @@ public struct TorrentsController: APIController {
 
         let urls = (p["urls"] ?? "").split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if identity.profile == .v5_2 { try await checkV52AddParameters(p, urls: urls) }
+        let filePriorities = identity.profile == .v5_2 ? try await checkV52AddParameters(p, urls: urls) : nil
         // Every uploaded file must parse before anything is added: a bad upload changes nothing. The parse is
         // the one the engine adds from.
         var parsed: [ParsedTorrent] = []
@@ -272,22 +272,24 @@ public struct TorrentsController: APIController {
         for url in urls {
             var options = options
             let source: AddTorrentRequest.Source?
-            // 5.2: metadata fetched or parsed before is what gets added (with `filePriorities`, if given).
-            if identity.profile == .v5_2, let known = knownMetadata(url) {
-                source = .metainfo(known.metainfo)
-                if let priorities = try Self.filePriorities(p) {
-                    guard priorities.count == known.summary.files.count else {
+            // 5.2: metadata fetched or parsed before is what gets added (with `filePriorities`, if given); `add`
+            // takes both look-ups for the URL.
+            let known = identity.profile == .v5_2 ? metadata.torrent(forSource: url) ?? Self.parseSource(url)?.id : nil
+            if let entry = known.flatMap(metadata.entry) {
+                source = .metainfo(entry.metainfo)
+                if let filePriorities {
+                    guard filePriorities.count == entry.summary.files.count else {
                         throw QBitError.badParams("Length of filePriorities must equal number of files in torrent")
                     }
-                    options.filePriorities = priorities
+                    options.filePriorities = filePriorities
                 }
             } else {
-                if identity.profile == .v5_2, try Self.filePriorities(p) != nil {
+                if filePriorities != nil {
                     throw QBitError.badParams("`filePriorities` may only be specified when metadata has already been fetched")
                 }
                 source = await fetcher.source(for: url, route: route)
             }
-            if let id = Self.parseSource(url)?.id { metadata.forget(torrent: id) }
+            if let known { metadata.forget(torrent: known) }
             metadata.forget(source: url)
             guard let source else { failed += 1; continue }
             if case .added(let id) = await service.add(source, options: options) { added.append(id) } else { failed += 1 }
@@ -305,15 +307,18 @@ public struct TorrentsController: APIController {
         ]))
     }
 
-    /// 5.2's checks before anything is added: `filePriorities` for one URL only, and a `downloader` that exists.
-    private func checkV52AddParameters(_ p: Parameters, urls: [String]) async throws {
-        if try Self.filePriorities(p) != nil {
+    /// 5.2's checks before anything is added: `filePriorities` (returned) for one URL only, and a `downloader`
+    /// that exists.
+    private func checkV52AddParameters(_ p: Parameters, urls: [String]) async throws -> [Int]? {
+        if !(p["filePriorities"] ?? "").split(separator: ",").isEmpty {  // these two come first, as in 5.2.3
             if urls.count > 1 { throw QBitError.badParams("Cannot specify filePriorities when adding multiple torrents") }
             if !p.files.isEmpty { throw QBitError.badParams("Cannot specify filePriorities when uploading torrent files") }
         }
+        let priorities = try Self.filePriorities(p)
         if let name = p["downloader"], !name.isEmpty, !(await searchPlugins()).contains(name) {
             throw QBitError.badParams("`downloader` must be a valid search plugin")
         }
+        return priorities
     }
 
     /// `filePriorities`: comma-separated qBittorrent priorities (0, 1, 6, 7, or -1 for "mixed"); nil when none.
@@ -325,12 +330,6 @@ public struct TorrentsController: APIController {
             guard [0, 1, 6, 7, -1].contains(value) else { throw QBitError.badParams("Priority is not valid") }
             return value
         }
-    }
-
-    /// The metadata `fetchMetadata` or `parseMetadata` left for a URL (by the URL, or the torrent it names).
-    private func knownMetadata(_ url: String) -> MetadataCache.Entry? {
-        guard let id = metadata.torrent(forSource: url) ?? Self.parseSource(url)?.id else { return nil }
-        return metadata.entry(id)
     }
 
     // MARK: peers
