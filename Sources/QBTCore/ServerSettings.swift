@@ -193,7 +193,6 @@ public actor ServerSettings {
             s.activeLimit = -1
         }
         s.activeChecking = max(1, int("max_active_checking_torrents"))
-        s.refreshInterval = .milliseconds(min(max(int("refresh_interval"), 100), 60_000))
         s.dontCountSlowTorrents = bool("dont_count_slow_torrents")
         s.encryption = int("encryption")
         s.anonymousMode = bool("anonymous_mode")

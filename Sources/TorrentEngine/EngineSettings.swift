@@ -35,8 +35,6 @@ public struct EngineSettings: Sendable, Equatable {
     public var rateLimitLAN = true
     public var userAgent = "qBittorrent/5.1.4"
     public var peerFingerprint = "-qB5140-"
-    /// How often statuses and counters are refreshed: qBittorrent's `refresh_interval` (its session's refresh timer).
-    public var refreshInterval: Duration = .milliseconds(1500)
     /// qBittorrent's Advanced › libtorrent settings, in qBittorrent's units (converted in `pack`).
     public var advanced = Advanced()
     /// `dht_bootstrap_nodes`; "" means qBittorrent's default list.

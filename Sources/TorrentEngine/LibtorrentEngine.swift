@@ -32,8 +32,6 @@ public actor LibtorrentEngine: TorrentEngine {
     private var nextAddBatch = 0
     private let background = BackgroundTasks()
     private(set) var closed = false
-    /// How often `postUpdates` runs (the settings' `refreshInterval`).
-    private var refreshInterval: Duration = .milliseconds(1500)
 
     /// Every call into libtorrent checks this first: after `shutdown` the session is gone.
     @discardableResult
@@ -58,7 +56,6 @@ public actor LibtorrentEngine: TorrentEngine {
         qbt_set_rate_limit_scope(raw, settings.rateLimitLAN, settings.rateLimitUTP)
         self.logger = logger
         self.onResumeData = onResumeData
-        self.refreshInterval = settings.refreshInterval
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.notifier = AlertNotifier(wake)
         qbt_session_set_notify(raw, { context in
@@ -77,15 +74,15 @@ public actor LibtorrentEngine: TorrentEngine {
                 await self?.saveResumeData(onlyIfModified: true)
             }
         }
-        // Fresh session counters and the statuses that changed, every `refresh_interval` as qBittorrent's refresh
-        // timer (1.5 s by default); every fifth time while the session is idle (every torrent paused, no peer), when
-        // nothing changes between events (which publish at once anyway).
+        // Fresh session counters and the statuses that changed, each second, as qBittorrent's refresh timer; every
+        // fifth second while the session is idle (every torrent paused, no peer), when nothing changes between
+        // events (which publish at once anyway).
         let stats = Task { [weak self] in
-            var tick = 0
+            var second = 0
             while !Task.isCancelled {
-                if tick % 5 == 0 || self?.snapshot.isIdle == false { await self?.postUpdates() }
-                tick += 1
-                try? await Task.sleep(for: await self?.refreshInterval ?? .seconds(1))
+                if second % 5 == 0 || self?.snapshot.isIdle == false { await self?.postUpdates() }
+                second += 1
+                try? await Task.sleep(for: .seconds(1))
             }
         }
         background.tasks.withLock { $0 = [drainer, saver, stats] }
@@ -106,7 +103,6 @@ public actor LibtorrentEngine: TorrentEngine {
         try Self.fill(pack, settings)
         var error: UnsafeMutablePointer<CChar>?
         if !qbt_session_apply(session.raw, pack, &error) { throw EngineError.failed(takeCString(error)) }
-        refreshInterval = settings.refreshInterval
         qbt_set_rate_limit_scope(session.raw, settings.rateLimitLAN, settings.rateLimitUTP)
     }
 
