@@ -318,6 +318,24 @@ class Run:
         fields = Path(f"/proc/{self.server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")      # utime + stime
 
+    def thread_cpu(self):
+        """CPU seconds so far split in two: libtorrent's threads and the rest. qbtd names libtorrent's threads
+        "libtorrent"; qbittorrent-nox names every thread alike, so there the rest is its main (Qt event loop) thread
+        and every other thread counts as libtorrent's."""
+        pid = self.server.proc.pid
+        split = {"libtorrent": 0.0, "rest": 0.0}
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                raw = (task / "stat").read_text()
+            except OSError:
+                continue
+            name = raw[raw.index("(") + 1:raw.rindex(")")]
+            fields = raw.rsplit(")", 1)[1].split()
+            seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            mine = name == "libtorrent" if self.name == "qbtd" else int(task.name) != pid
+            split["libtorrent" if mine else "rest"] += seconds
+        return split
+
     def execute(self, seeder, empty_rss=False):
         cfg = self.cfg
         self.start()
@@ -357,11 +375,16 @@ class Run:
                       f" (the clients used {client_cpu:.0%} of a core)", flush=True)
         self.figures["rss"] = self.rss()
         time.sleep(2)
-        c0, w0 = self.cpu_seconds(), time.monotonic()
+        c0, w0, t0 = self.cpu_seconds(), time.monotonic(), self.thread_cpu()
         time.sleep(cfg.idle)
-        self.figures["idle cpu"] = (self.cpu_seconds() - c0) / (time.monotonic() - w0) * cfg.idle
+        scale_to = cfg.idle / (time.monotonic() - w0)
+        self.figures["idle cpu"] = (self.cpu_seconds() - c0) * scale_to
+        t1 = self.thread_cpu()
+        self.figures["idle split"] = {k: (t1[k] - t0[k]) * scale_to for k in t1}
+        rest = "qbtd's own threads" if self.name == "qbtd" else "its main thread"
         print(f"  {self.name}: {self.figures['rss'] / MiB:.0f} MiB resident, {self.figures['idle cpu']:.2f} s CPU "
-              f"in {cfg.idle} s idle", flush=True)
+              f"in {cfg.idle} s idle (libtorrent's threads {self.figures['idle split']['libtorrent']:.2f} s, "
+              f"{rest} {self.figures['idle split']['rest']:.2f} s)", flush=True)
         for x in sessions:
             x.close()
         self.stop()
@@ -610,6 +633,9 @@ def ratio_table(q, nox, cfg):
     line("resident memory", q.figures["rss"] / MiB, nox.figures["rss"] / MiB, " MiB", "≤ 0.5×", r <= 0.5, 0)
     a, b = q.figures["idle cpu"], nox.figures["idle cpu"]
     line(f"CPU over {cfg.idle} s idle", a, b, " s", "≤ 0.5×", a <= 0.5 * b or a == b == 0, 2)
+    qs, ns = q.figures["idle split"], nox.figures["idle split"]
+    line("  of which libtorrent's threads", qs["libtorrent"], ns["libtorrent"], " s", "—", None, 2)
+    line("  of which the rest (qbtd's own; nox's main thread)", qs["rest"], ns["rest"], " s", "—", None, 2)
     return misses
 
 

@@ -12,7 +12,7 @@ public actor LibtorrentEngine: TorrentEngine {
     /// Takes every fast-resume answer one drain brought, so they are stored in one transaction.
     public typealias ResumeDataHandler = @Sendable ([(id: TorrentID, data: [UInt8])]) async -> Void
 
-    private nonisolated let thread = EngineThread(name: "libtorrent")
+    private nonisolated let thread = EngineThread(name: "qbtd-engine")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     private nonisolated let publisher = SnapshotPublisher()
     public nonisolated var snapshot: EngineSnapshot { publisher.snapshot }

@@ -53,7 +53,7 @@ final class LoopbackTransferTests: XCTestCase {
         // The add published the torrent at once; commands run on the engine's own thread, not the pool.
         XCTAssertNotNil(leecher.snapshot.status(id))
         let threadName = await leecher.currentThreadName()
-        XCTAssertEqual(threadName, "libtorrent")
+        XCTAssertEqual(threadName, "qbtd-engine")
         await XCTAssertThrowsErrorAsync(try await leecher.add(AddTorrentRequest(source: .metainfo(torrent), savePath: "/tmp"))) {
             XCTAssertEqual($0 as? EngineError, .duplicate(id))
         }
