@@ -50,6 +50,9 @@ let package = Package(
                                                 .product(name: "HashTreeCollections", package: "swift-collections")]),
         // qBittorrent's search: nova3 Python plugins run as supervised child processes, Torznab indexers, jobs.
         .target(name: "Search", dependencies: ["QBTCore", "Store", "HTTPFetch"]),
+        // qBittorrent's RSS: feeds parsed (RSS 2.0, Atom), the item tree, articles and rules kept in SQLite, the
+        // refresh schedule and the auto-downloader with qBittorrent's matching rules.
+        .target(name: "RSS", dependencies: ["QBTCore", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log")]),
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
         .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine"]),
         // The MP3 library served as HLS: scanning, frame indexes, segments, keys.
@@ -59,7 +62,7 @@ let package = Package(
         .target(
             name: "WebAPI",
             dependencies: [
-                "QBTCore", "Search", "Streaming", "Uploads", "Music", "HTTPFetch", .product(name: "Hummingbird", package: "hummingbird"),
+                "QBTCore", "Search", "RSS", "Streaming", "Uploads", "Music", "HTTPFetch", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
             ]
@@ -67,7 +70,7 @@ let package = Package(
         .target(
             name: "QBTServer",
             dependencies: [
-                "WebAPI", "QBTCore", "Uploads", "Music", .product(name: "Hummingbird", package: "hummingbird"),
+                "WebAPI", "QBTCore", "RSS", "Uploads", "Music", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -100,6 +103,7 @@ let package = Package(
         .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer", "ServerTestSupport", "QBTCore", "Store",
                                                        "TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "SearchTests", dependencies: ["Search"]),
+        .testTarget(name: "RSSTests", dependencies: ["RSS", "QBTCore", "Store", "EngineTestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming", "QBTCore", "Store", "TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads"]),
         .testTarget(name: "MusicTests", dependencies: ["Music"]),

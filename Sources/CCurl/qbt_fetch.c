@@ -40,11 +40,24 @@ static size_t write_body(char *data, size_t size, size_t count, void *user) {
     return box->sink(box->context, data, size * count);
 }
 
-long qbt_fetch(const qbt_fetch_request *request, qbt_fetch_sink sink, void *context, char *error, size_t error_size) {
+long qbt_fetch(const qbt_fetch_request *request, qbt_fetch_sink sink, qbt_fetch_sink header_sink, void *context,
+               char *error, size_t error_size) {
     char message[CURL_ERROR_SIZE];
     CURL *curl = start_transfer(request->url, "http,https", message, error, error_size);
     if (!curl) return -1;
     sink_box box = {sink, context};
+    sink_box head = {header_sink, context};
+    struct curl_slist *headers = NULL;
+    for (size_t i = 0; request->headers && i < request->header_count; i++) {
+        struct curl_slist *next = curl_slist_append(headers, request->headers[i]);
+        if (!next) break;
+        headers = next;
+    }
+    if (headers) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    if (header_sink) {
+        curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, write_body);
+        curl_easy_setopt(curl, CURLOPT_HEADERDATA, &head);
+    }
     curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
@@ -67,6 +80,7 @@ long qbt_fetch(const qbt_fetch_request *request, qbt_fetch_sink sink, void *cont
         describe_failure(code, message, error, error_size);
     }
     curl_easy_cleanup(curl);
+    curl_slist_free_all(headers);
     return status;
 }
 

@@ -54,6 +54,9 @@ public struct PreferenceEntry: Sendable {
         case syncState
         /// `AppController.setMusicDirectories`: qbtd's HLS music folders.
         case music
+        /// `RSSService`: the refresh schedule, the fetch pacing and proxy route, the article limit and the
+        /// auto-downloader (it hears of changes through `ServerSettings.changes()`).
+        case rss
         /// `TorrentService+Automation`, `+WatchedFolders` and `+ExtraTrackers`: what qbtd does by itself (external
         /// programs, export folders and e-mail when a torrent is added or finishes; watched folders; extra trackers;
         /// excluded file names).
@@ -248,7 +251,7 @@ public enum PreferenceCatalogue {
         .init("proxy_bittorrent", .bool(true), .all, .applied(.engine)),  // qBittorrent (fresh profile): false
         .init("proxy_peer_connections", .bool(false), .all, .applied(.engine)),
         .init("proxy_torrents_only", .bool(false), [], .applied(.httpFetch)),  // 4.5 only: setPreferences turns it into proxy_bittorrent/proxy_rss/proxy_misc
-        .init("proxy_rss", .bool(true), .all, .inert(Reason.rss)),  // qBittorrent (fresh profile): false
+        .init("proxy_rss", .bool(true), .all, .applied(.rss)),  // qBittorrent (fresh profile): false
         .init("proxy_misc", .bool(true), .all, .applied(.httpFetch)),  // qBittorrent (fresh profile): false
         // MARK: Connection: IP filtering
         .init("ip_filter_enabled", .bool(false), .all, .applied(.ipFilter)),
@@ -342,13 +345,13 @@ public enum PreferenceCatalogue {
         .init("dyndns_password", .string(""), .all, .inert(Reason.dynDNSOff)),
         .init("dyndns_domain", .string("changeme.dyndns.org"), .all, .inert(Reason.dynDNSOff)),
         // MARK: RSS
-        .init("rss_refresh_interval", .int(30), .all, .inert(Reason.rss)),
-        .init("rss_fetch_delay", .int(2), .v5, .inert(Reason.rss)),
-        .init("rss_max_articles_per_feed", .int(50), .all, .inert(Reason.rss)),
-        .init("rss_processing_enabled", .bool(false), .all, .fixed(Reason.noRSS)),
-        .init("rss_auto_downloading_enabled", .bool(false), .all, .fixed(Reason.noRSS)),
-        .init("rss_download_repack_proper_episodes", .bool(true), .all, .inert(Reason.rss)),
-        .init("rss_smart_episode_filters", .string(PreferenceCatalogue.smartEpisodeFilters), .all, .inert(Reason.rss)),
+        .init("rss_refresh_interval", .int(30), .all, .applied(.rss)),
+        .init("rss_fetch_delay", .int(2), .v5, .applied(.rss)),
+        .init("rss_max_articles_per_feed", .int(50), .all, .applied(.rss)),
+        .init("rss_processing_enabled", .bool(false), .all, .applied(.rss)),
+        .init("rss_auto_downloading_enabled", .bool(false), .all, .applied(.rss)),
+        .init("rss_download_repack_proper_episodes", .bool(true), .all, .applied(.rss)),
+        .init("rss_smart_episode_filters", .string(PreferenceCatalogue.smartEpisodeFilters), .all, .applied(.rss)),
         // MARK: Advanced: qBittorrent
         .init("resume_data_storage_type", .string("SQLite"), .all, .fixed(Reason.sqliteResume)),  // qBittorrent: Legacy
         .init("torrent_content_remove_option", .string("Delete"), .v5, .fixed(Reason.deleteOutright)),
@@ -463,7 +466,6 @@ public enum PreferenceCatalogue {
         static let apiKeyHashed = "qbtd keeps only a hash of the API key; app/rotateAPIKey shows a new one"
         static let noWebUIFiles = "qbtd serves no WebUI files"
         static let noDynDNS = "qbtd has no dynamic DNS updater"
-        static let noRSS = "qbtd has no RSS yet (issue 17)"
         static let sqliteResume = "qbtd always keeps resume data in its SQLite database"
         static let deleteOutright = "qbtd deletes content outright; it has no trash"
         static let resumeInterval = "qbtd saves resume data every --resume-interval seconds (15 by default), so at least once a minute"
@@ -482,7 +484,6 @@ public enum PreferenceCatalogue {
         static let sslListenOff = "qbtd opens no SSL listen port for torrents (ssl_enabled is always false)"
         static let i2pOff = "qbtd does not connect to I2P (i2p_enabled is always false)"
         static let i2pTunnels = "libtorrent 2.0.8, which qbtd uses, has no I2P tunnel settings (2.0.9 added them)"
-        static let rss = "qbtd has no RSS yet (issue 17)"
         static let webUIFilesOff = "qbtd serves no WebUI files (alternative_webui_enabled is always false)"
         static let dynDNSOff = "qbtd has no dynamic DNS updater"
         static let windowsOnly = "Windows only; qBittorrent ignores it on Linux too"

@@ -28,6 +28,9 @@ public actor ServerSettings {
     private var stored: [String: JSONValue]
     public private(set) var alternativeSpeed: Bool
     static let alternativeSpeedKey = "qbtd_alternative_speed_enabled"
+    /// Who hears of changed keys (`changes()`).
+    private var watchers: [Int: AsyncStream<Set<String>>.Continuation] = [:]
+    private var nextWatcher = 0
 
     /// Keys that are never echoed back nor set as plain preferences: the password and qbtd's own state.
     static func isPrivate(_ key: String) -> Bool { key == Credentials.passwordKey || key.hasPrefix("qbtd_") }
@@ -114,8 +117,21 @@ public actor ServerSettings {
         guard !accepted.isEmpty else { return [] }
         try await store.setPreferences(accepted.mapValues { $0 as any Encodable & Sendable })
         for (key, value) in accepted { stored[key] = value }
+        for watcher in watchers.values { watcher.yield(Set(accepted.keys)) }
         return Set(accepted.keys)
     }
+
+    /// The keys each `update` changed, from now on: how a service that owns some preferences (RSS) hears of them.
+    public func changes() -> AsyncStream<Set<String>> {
+        let (stream, continuation) = AsyncStream<Set<String>>.makeStream()
+        let id = nextWatcher
+        nextWatcher += 1
+        watchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.stopWatching(id) } }
+        return stream
+    }
+
+    private func stopWatching(_ id: Int) { watchers[id] = nil }
 
     /// Stores a value outside the preference set (qbtd's own state, e.g. `app/setCookies`).
     public func setPrivate(_ key: String, _ value: JSONValue) async throws {

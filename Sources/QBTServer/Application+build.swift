@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import Music
 import QBTCore
+import RSS
 import Search
 import Store
 import Streaming
@@ -56,6 +57,9 @@ public func buildApplication(
     let streams = try await StreamService(engine: service.engine, torrents: service, configuration: streamSettings)
     let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,
                                          log: config.eventLog, timeout: config.searchTimeout)
+    let rss = try await RSSService(store: store, settings: settings, torrents: service, modern: identity.profile == .v5_2,
+                                   logger: logger)
+    await rss.start()
 
     var uploadSettings = UploadConfiguration(uploadsDirectory: paths.uploadsDirectory, confinement: paths.confinement)
     uploadSettings.margin = config.uploadMargin
@@ -96,6 +100,7 @@ public func buildApplication(
         TorrentsController(service: service, identity: identity, rows: rows,
                            searchPlugins: { Set(await search.pluginList.map(\.record.name)) }),
         SearchController(search: search, service: service, identity: identity),
+        RSSController(rss: rss, identity: identity),
         QbtdController(keys: keys, sessions: sessions, search: search, paths: paths),
         StreamController(streams: streams),
         TorrentCreatorController(creator: creator, paths: paths),

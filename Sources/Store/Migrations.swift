@@ -121,6 +121,30 @@ extension Store {
                 UPDATE categories SET download_path_enabled = (download_path <> '') WHERE download_path IS NOT NULL
                 """)
         }
+        migrator.registerMigration("v10: RSS feeds, articles and auto-download rules") { db in
+            // The item tree: a folder has no url; a feed has its uid and url. Paths use qBittorrent's backslash.
+            try db.create(table: "rss_items") { t in
+                t.primaryKey("path", .text)
+                t.column("uid", .text)
+                t.column("url", .text).unique()
+                t.column("refresh_interval", .integer).notNull().defaults(to: 0)  // seconds; 0 = the global interval
+                t.column("etag", .text)  // the last answer's validators, for conditional GETs
+                t.column("last_modified", .text)
+            }
+            try db.create(table: "rss_articles") { t in
+                t.column("feed_uid", .text).notNull()
+                t.column("id", .text).notNull()
+                t.column("date", .double).notNull()  // seconds since 1970, for the newest-first order
+                t.column("data", .text).notNull()  // the article's JSON record, as rss/items shows it (without isRead)
+                t.column("is_read", .boolean).notNull().defaults(to: false)
+                t.primaryKey(["feed_uid", "id"])
+            }
+            try db.create(table: "rss_rules") { t in
+                t.primaryKey("name", .text)
+                t.column("position", .integer).notNull()  // the order rules were added in (ties of priority)
+                t.column("definition", .text).notNull()  // the rule's JSON, as rss/rules shows it
+            }
+        }
         return migrator
     }
 }

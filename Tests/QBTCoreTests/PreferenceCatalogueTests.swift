@@ -414,7 +414,8 @@ final class PreferenceCatalogueTests: XCTestCase {
 
     func testEveryAppliedKeyReachesItsApplier() async throws {
         for entry in PreferenceCatalogue.entries {
-            guard let applier = entry.applier, !Self.probedInWebAPITests.contains(entry.key) else { continue }
+            // `.rss` lives in the RSS target: RSSServiceTests.testEveryRSSPreferenceActs probes each of its keys.
+            guard let applier = entry.applier, applier != .rss, !Self.probedInWebAPITests.contains(entry.key) else { continue }
             guard let probe = Self.probes[applier] else {
                 XCTAssertTrue(Self.probedInWebAPITests.contains(entry.key), "\(entry.key): no probe for .\(applier)")
                 continue

@@ -1,6 +1,6 @@
 """Acceptance: the Python qbittorrent-api package exercises every group against qbtd without an error.
 
-Every method of the client's auth, app, log, sync, transfer and torrents groups that qBittorrent 5.1
+Every method of the client's auth, app, log, sync, transfer, torrents and rss groups that qBittorrent 5.1
 (WebAPI 2.11.4) serves is called, through the flat `client.torrents_*` methods and through the helper
 objects (`client.torrents.info.stopped()`, `TorrentDictionary`, `client.torrent_tags`, ...), and each
 result is checked for sense: values set are read back, things created are listed, things removed are gone.
@@ -679,6 +679,39 @@ def exercise(server, seeder, username, password):
         assert seen(client.log.main.normal()) == [e for e in everything if e.type in (1, 4, 8)]
         assert seen(client.log.main.warning()) == [e for e in everything if e.type in (4, 8)]
         assert seen(client.log.main.critical()) == [e for e in everything if e.type == 8]
+
+    # ---- rss ------------------------------------------------------------------------------------------------
+    feed_url = "http://127.0.0.1:9/feed.xml"  # nothing listens there: the feed shows hasError, nothing else
+    with step("rss_add_folder / rss_add_feed / rss_items"):
+        client.rss_add_folder(folder_path="Shows")
+        client.rss.add_feed(url=feed_url, item_path="Shows\\Example")
+        items = client.rss_items()
+        assert set(items["Shows"]["Example"]) >= {"uid", "url"} and items["Shows"]["Example"]["url"] == feed_url
+        data = client.rss.items.with_data
+        assert set(data["Shows"]["Example"]) >= {"title", "isLoading", "hasError", "articles"}
+    with step("rss_refresh_item / rss_mark_as_read"):
+        client.rss_refresh_item(item_path="Shows")
+        client.rss_mark_as_read(item_path="Shows\\Example")
+    with step("rss_move_item"):
+        client.rss_move_item(orig_item_path="Shows\\Example", new_item_path="Example")
+        assert client.rss_items()["Example"]["url"] == feed_url
+    if api >= Version("2.9.1"):
+        with step("rss_set_feed_url"):
+            client.rss_set_feed_url(url=feed_url + "?2", item_path="Example")
+            assert client.rss_items()["Example"]["url"] == feed_url + "?2"
+            feed_url += "?2"
+    with step("rss_set_rule / rss_rules / rss_rename_rule / rss_matching_articles / rss_remove_rule"):
+        client.rss_set_rule(rule_name="r1", rule_def={"mustContain": "example", "affectedFeeds": [feed_url]})
+        assert client.rss_rules()["r1"]["mustContain"] == "example"
+        client.rss_rename_rule(orig_rule_name="r1", new_rule_name="r2")
+        assert list(client.rss.rules) == ["r2"]
+        assert client.rss_matching_articles(rule_name="r2") == {}
+        client.rss_remove_rule(rule_name="r2")
+        assert client.rss_rules() == {}
+    with step("rss_remove_item"):
+        client.rss_remove_item(item_path="Example")
+        client.rss_remove_item(item_path="Shows")
+        assert client.rss_items() == {}
 
     # ---- cleanup ----------------------------------------------------------------------------------------
     with step("torrents_delete"):

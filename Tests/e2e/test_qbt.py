@@ -313,3 +313,32 @@ def test_qbt_upload_resumes_and_seeds(qbtd_factory, tmp_path):
     assert cli.json("info", out["torrent"][:8])["name"] == "album"
     cli.run("upload", tmp_path / "missing", code=2)
     cli.run("upload", big, "--to", "/etc", code=1)
+
+
+def test_qbt_rss(qbtd_factory, tmp_path):
+    """Feeds, articles and rules through `qbt rss`, against a feed served on 127.0.0.1."""
+    from rss_support import FeedServer, day, make_torrent, rss
+    feeds = FeedServer()
+    try:
+        data, ih = make_torrent(tmp_path / "t", "Show.S01E01.720p")
+        feeds.put("/e1.torrent", data, "application/x-bittorrent")
+        url = feeds.put("/tv.xml", rss("TV", [{"title": "Show.S01E01.720p", "guid": "e1", "enclosure": feeds.url("/e1.torrent"),
+                                                "date": day(1)}, {"title": "Other", "guid": "o", "date": day(2)}]))
+        q = qbtd_factory()
+        cli = Cli(tmp_path)
+        cli.run("login", q.base, "--password-stdin", input=q.password + "\n")
+        assert "Added" in cli.run("rss", "add", url, "--path", "TV").stdout
+        cli.run("rss", "refresh", "TV", "--wait", "30")
+        got = cli.json("rss", "articles", "TV")
+        assert sorted(a["article"]["title"] for a in got) == ["Other", "Show.S01E01.720p"]
+        assert "TV" in cli.run("rss", "feeds").stdout
+        cli.run("rss", "rules", "add", "Show", "--must-contain", "show 720p", "--feed", url, "--category", "tv", "--stopped")
+        assert cli.json("rss", "rules")["Show"]["torrentParams"]["category"] == "tv"
+        assert cli.json("rss", "matching", "Show") == {"TV": ["Show.S01E01.720p"]}
+        cli.run("rss", "rules", "add", "Bad", code=64)  # no --feed
+        cli.run("rss", "rules", "remove", "Show")
+        assert cli.json("rss", "rules") == {}
+        cli.run("rss", "remove", "TV")
+        assert cli.json("rss", "feeds") == {}
+    finally:
+        feeds.stop()

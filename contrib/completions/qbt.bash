@@ -173,13 +173,13 @@ _qbt() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|logout|servers|list|add|info|files|prio|trackers|peers|stop|start|delete|move|rename|recheck|category|tag|limits|watch|search|stream|upload|music|app|transfer|log|prefs|help)
+    login|logout|servers|list|add|info|files|prio|trackers|peers|stop|start|delete|move|rename|recheck|category|tag|limits|watch|search|rss|stream|upload|music|app|transfer|log|prefs|help)
         # Offer subcommand argument completions
         "_qbt_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login logout servers list add info files prio trackers peers stop start delete move rename recheck category tag limits watch search stream upload music app transfer log prefs help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login logout servers list add info files prio trackers peers stop start delete move rename recheck category tag limits watch search rss stream upload music app transfer log prefs help' -- "${cur}"))
         ;;
     esac
 }
@@ -1118,6 +1118,274 @@ _qbt_search_plugins_update() {
     repeating_options=()
     non_repeating_options=(--server --url --ca-cert)
     __qbt_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    esac
+}
+
+_qbt_rss() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __qbt_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    feeds|add|remove|refresh|articles|rules|matching)
+        # Offer subcommand argument completions
+        "_qbt_rss_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'feeds add remove refresh articles rules matching' -- "${cur}"))
+        ;;
+    esac
+}
+
+_qbt_rss_feeds() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert)
+    __qbt_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    esac
+}
+
+_qbt_rss_add() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert --path)
+    __qbt_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    '--path')
+        return
+        ;;
+    esac
+}
+
+_qbt_rss_remove() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert)
+    __qbt_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    esac
+}
+
+_qbt_rss_refresh() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert --wait)
+    __qbt_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    '--wait')
+        return
+        ;;
+    esac
+}
+
+_qbt_rss_articles() {
+    repeating_flags=()
+    non_repeating_flags=(--json --unread --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert --limit)
+    __qbt_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    '--limit')
+        return
+        ;;
+    esac
+}
+
+_qbt_rss_rules() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __qbt_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list|add|remove)
+        # Offer subcommand argument completions
+        "_qbt_rss_rules_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list add remove' -- "${cur}"))
+        ;;
+    esac
+}
+
+_qbt_rss_rules_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert)
+    __qbt_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    esac
+}
+
+_qbt_rss_rules_add() {
+    repeating_flags=()
+    non_repeating_flags=(--json --regex --smart --stopped --disabled --version -h --help)
+    repeating_options=(--feed --tag)
+    non_repeating_options=(--server --url --ca-cert --must-contain --must-not-contain --episode-filter --category --save-path --ignore-days)
+    __qbt_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    '--must-contain')
+        return
+        ;;
+    '--must-not-contain')
+        return
+        ;;
+    '--episode-filter')
+        return
+        ;;
+    '--feed')
+        return
+        ;;
+    '--category')
+        return
+        ;;
+    '--tag')
+        return
+        ;;
+    '--save-path')
+        return
+        ;;
+    '--ignore-days')
+        return
+        ;;
+    esac
+}
+
+_qbt_rss_rules_remove() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert)
+    __qbt_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    esac
+}
+
+_qbt_rss_matching() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert)
+    __qbt_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in

@@ -17,14 +17,19 @@ typedef struct {
     /// NULL for none.
     const char *proxy_username;
     const char *proxy_password;
+    /// Extra request header lines ("Name: value"), `header_count` of them (a conditional GET's validators).
+    const char *const *headers;
+    size_t header_count;
 } qbt_fetch_request;
 
 /// Receives the body as it arrives; returning anything but `length` aborts the transfer.
 typedef size_t (*qbt_fetch_sink)(void *context, const char *data, size_t length);
 
-/// Performs the GET (blocking: call it off the concurrency pool). Returns the HTTP status, or -1 with a message
-/// in `error` (at least 256 bytes).
-long qbt_fetch(const qbt_fetch_request *request, qbt_fetch_sink sink, void *context, char *error, size_t error_size);
+/// Performs the GET (blocking: call it off the concurrency pool). The answers' header lines (status lines included,
+/// one set per redirect) go to `header_sink` when it is not NULL. Returns the HTTP status, or -1 with a message in
+/// `error` (at least 256 bytes).
+long qbt_fetch(const qbt_fetch_request *request, qbt_fetch_sink sink, qbt_fetch_sink header_sink, void *context,
+               char *error, size_t error_size);
 
 /// One request of any method, for qbt's client: headers in, status, headers and body out; no proxy but the
 /// environment's (as curl), no redirects followed.

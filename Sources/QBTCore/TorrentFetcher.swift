@@ -1,3 +1,4 @@
+import Foundation
 import HTTPFetch
 import TorrentEngine
 
@@ -18,7 +19,7 @@ public struct TorrentFetcher: Sendable {
 
     /// A bare info-hash (40 hex or 32 base32 v1, 64 hex v2) is a magnet, as qBittorrent's `TorrentDescriptor::parse`
     /// takes it.
-    static func magnet(forBareHash text: String) -> String? {
+    public static func magnet(forBareHash text: String) -> String? {
         if text.count == 32, text.uppercased().allSatisfy({ ("A"..."Z").contains($0) || ("2"..."7").contains($0) }) {
             return "magnet:?xt=urn:btih:\(text.uppercased())"
         }

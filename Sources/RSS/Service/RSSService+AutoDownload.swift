@@ -1,0 +1,98 @@
+import Foundation
+import QBTCore
+import TorrentEngine
+
+/// The auto-downloader: unread articles with a torrent URL go through the enabled rules of their feed, by priority;
+/// the first rule that accepts one adds its torrent with the rule's parameters, and the article is marked read, so
+/// each article is downloaded at most once.
+extension RSSService {
+    func startDownloading() async {
+        downloading = true
+        requeueUnread()
+    }
+
+    func stopDownloading() {
+        downloading = false
+        queue.removeAll()
+        queued.removeAll()
+    }
+
+    /// Every unread article with a torrent URL, newest first.
+    func requeueUnread() {
+        guard downloading else { return }
+        queue.removeAll()
+        queued.removeAll()
+        let all = feeds.flatMap { entry in entry.feed.articles.map { (entry.feed.uid, $0) } }
+        for (uid, article) in all.sorted(by: { $0.1.date > $1.1.date }) { enqueue(uid, article) }
+        pump()
+    }
+
+    /// New articles of a refresh, oldest first.
+    func articlesArrived(feedUID: String, _ articles: [FeedArticle]) {
+        guard downloading else { return }
+        for article in articles { enqueue(feedUID, article) }
+        pump()
+    }
+
+    func enqueue(_ uid: String, _ article: FeedArticle) {
+        guard !article.isRead, article.downloadURL != nil, queued.insert(uid + "\n" + article.id).inserted else { return }
+        queue.append((uid, article.id))
+    }
+
+    func pump() {
+        guard downloader == nil, !queue.isEmpty else { return }
+        downloader = Task {
+            while let job = self.nextJob() { await self.process(feedUID: job.feed, articleID: job.article) }
+        }
+    }
+
+    func nextJob() -> (feed: String, article: String)? {
+        guard downloading, !queue.isEmpty else { downloader = nil; return nil }
+        let job = queue.removeFirst()
+        queued.remove(job.feed + "\n" + job.article)
+        return job
+    }
+
+    func process(feedUID: String, articleID: String) async {
+        // Read again now: it may have been read, or pushed out, since it was queued.
+        guard let feed = feed(uid: feedUID), let article = feed.articles.first(where: { $0.id == articleID }),
+              !article.isRead, let url = article.downloadURL else { return }
+        let repacks = await settings.bool("rss_download_repack_proper_episodes")
+        for entry in orderedRules where entry.rule.enabled && entry.rule.affectedFeeds.contains(feed.url) {
+            guard let episodes = entry.matcher.match(
+                title: article.title, articleDate: article.date.date, lastMatch: entry.rule.lastMatch?.date,
+                previouslyMatched: entry.rule.previouslyMatchedEpisodes, smart: smartFilter, downloadRepacks: repacks,
+                rejectUnrecognizedEpisodes: modern) else { continue }
+            if let i = rules.firstIndex(where: { $0.name == entry.name }) {
+                rules[i].rule.lastMatch = article.date
+                rules[i].rule.previouslyMatchedEpisodes += episodes
+                try? await saveRule(entry.name)
+            }
+            log.add("RSS article '\(article.title)' is accepted by rule '\(entry.name)'. Trying to add torrent...", kind: .info)
+            await add(url, rule: entry.rule, feedUID: feedUID, articleID: articleID)
+            return
+        }
+    }
+
+    /// Adds the article's torrent; the article is read once the torrent is in (or already was).
+    func add(_ url: String, rule: DownloadRule, feedUID: String, articleID: String) async {
+        let fetcher = TorrentFetcher()
+        let route = await settings.fetchRoute(for: .misc)
+        let outcome: AddOutcome
+        let options = rule.torrentParams.addOptions(defaultStopped: await settings.bool("add_stopped_enabled"))
+        if let source = await fetcher.source(for: url, route: route) {
+            outcome = await torrents.add(source, options: options)
+        } else {
+            outcome = .invalid("the torrent could not be downloaded")
+        }
+        switch outcome {
+        case .added, .duplicate:
+            if let path = path(ofFeed: feedUID) { _ = try? await markAsRead(itemPath: path, articleID: articleID) }
+            if case .duplicate(let id) = outcome {
+                log.add("Detected an attempt to add a duplicate torrent. Source: \(url). Existing torrent: \(id). Result: the torrent is already there", kind: .info)
+            }
+        case .invalid(let why):
+            log.add("Failed to add torrent. Source: \"\(url)\". Reason: \"\(why)\"", kind: .warning)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import QBTCore
+import Store
+
+/// `rss/setRule`, `renameRule`, `removeRule`, `rules`, `matchingArticles`.
+extension RSSService {
+    /// Rules in the order they are tried: by priority, then the order they were added in.
+    var orderedRules: [(name: String, rule: DownloadRule, matcher: RuleMatcher)] {
+        rules.enumerated().sorted { a, b in
+            a.element.rule.priority != b.element.rule.priority ? a.element.rule.priority < b.element.rule.priority : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// Adds or replaces a rule; a changed rule makes every unread article a candidate again.
+    public func setRule(_ name: String, _ rule: DownloadRule) async throws {
+        if let i = rules.firstIndex(where: { $0.name == name }) {
+            guard rules[i].rule != rule else { return }
+            rules[i] = (name, rule, rule.matcher())
+        } else {
+            rules.append((name, rule, rule.matcher()))
+        }
+        try await saveRule(name)
+        requeueUnread()
+    }
+
+    func saveRule(_ name: String) async throws {
+        guard let i = rules.firstIndex(where: { $0.name == name }) else { return }
+        let definition = String(decoding: rules[i].rule.json(v5: true).serialized(), as: UTF8.self)
+        let position: Int
+        if let existing = try await store.rssRules().first(where: { $0.name == name }) {
+            position = existing.position
+        } else {
+            position = nextRulePosition
+            nextRulePosition += 1
+        }
+        do { try await store.saveRSSRule(RSSRuleRecord(name: name, position: position, definition: definition)) } catch {
+            throw RSSError.store("\(error)")
+        }
+    }
+
+    /// Nothing happens when `name` is unknown or `newName` taken (qBittorrent answers 200 either way).
+    public func renameRule(_ name: String, to newName: String) async throws {
+        guard let i = rules.firstIndex(where: { $0.name == name }), !rules.contains(where: { $0.name == newName }) else { return }
+        rules[i].name = newName
+        do { try await store.renameRSSRule(name, to: newName) } catch { throw RSSError.store("\(error)") }
+    }
+
+    public func removeRule(_ name: String) async throws {
+        guard let i = rules.firstIndex(where: { $0.name == name }) else { return }
+        rules.remove(at: i)
+        do { try await store.deleteRSSRule(name) } catch { throw RSSError.store("\(error)") }
+    }
+
+    public func rulesJSON(v5: Bool) -> JSONValue {
+        .object(Dictionary(rules.map { ($0.name, $0.rule.json(v5: v5)) }, uniquingKeysWith: { a, _ in a }))
+    }
+
+    public func rule(_ name: String) -> DownloadRule? { rules.first { $0.name == name }?.rule }
+
+    /// `rss/matchingArticles`: per feed name, the titles of its articles (newest first) the rule matches, read or
+    /// not, enabled or not; nothing is recorded.
+    public func matchingArticles(ruleName: String) async -> JSONValue {
+        guard let entry = rules.first(where: { $0.name == ruleName }) else { return .object([:]) }
+        let repacks = await settings.bool("rss_download_repack_proper_episodes")
+        var out: [String: JSONValue] = [:]
+        for url in entry.rule.affectedFeeds {
+            guard let (path, feed) = feeds.first(where: { $0.feed.url == url }) else { continue }
+            let titles = feed.articles.filter {
+                entry.matcher.match(title: $0.title, articleDate: $0.date.date, lastMatch: entry.rule.lastMatch?.date,
+                                    previouslyMatched: entry.rule.previouslyMatchedEpisodes, smart: smartFilter,
+                                    downloadRepacks: repacks, rejectUnrecognizedEpisodes: modern) != nil
+            }.map { JSONValue.string($0.title) }
+            if !titles.isEmpty { out[RSSPath.name(path)] = .array(titles) }
+        }
+        return .object(out)
+    }
+
+    /// A feed's URL changed: rules that named the old one name the new one.
+    func replaceAffectedFeed(_ old: String, with new: String) async {
+        for i in rules.indices where rules[i].rule.affectedFeeds.contains(old) {
+            rules[i].rule.affectedFeeds = rules[i].rule.affectedFeeds.map { $0 == old ? new : $0 }
+            try? await saveRule(rules[i].name)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+"""Issue 17, RSS against qbittorrent-nox 4.5.2: the same feeds and rules on both servers add the same torrents, with
+the same categories and states, and `rss/items` and `rss/rules` have the same shapes (qbtd's 4.6 profile adds 4.6's
+`priority` and `torrentParams` to a rule, as 4.6 does). Rules are written in 4.5's form, which every version reads."""
+import json
+
+import pytest
+
+from conftest import wait_for
+from qbtnox import NOX, QbittorrentNox
+from rss_support import FeedServer, day, make_torrent, rss
+
+pytestmark = pytest.mark.skipif(not NOX, reason="qbittorrent-nox is not installed")
+
+TITLES = ["Show.S01E01.720p", "Show.S01E02.720p", "Show.S01E02.1080p", "Show.S01E03.HDTV", "Linux.Distro.1.0.iso",
+          "Linux.Distro.1.0.iso.sig", "Other.Thing"]
+RULES = {
+    "Show": {"enabled": True, "mustContain": "show 720p|show 1080p", "smartFilter": True, "episodeFilter": "1x1-;",
+             "assignedCategory": "tv", "addPaused": True, "savePath": ""},
+    "Linux": {"enabled": True, "useRegex": True, "mustContain": r"linux\.distro.*iso", "mustNotContain": r"\.sig$",
+              "assignedCategory": "os", "addPaused": True},
+    "Off": {"enabled": False, "mustContain": "other", "assignedCategory": "never"},
+}
+
+
+def run(server, s, feeds, url):
+    def post(action, **data):
+        r = s.post(server.url(f"rss/{action}"), data=data, timeout=10)
+        assert r.status_code == 200, (action, r.status_code, r.text)
+    post("addFolder", path="Media")
+    for name, rule in RULES.items():
+        post("setRule", ruleName=name, ruleDef=json.dumps(dict(rule, affectedFeeds=[url])))
+    r = s.post(server.url("app/setPreferences"), timeout=10, data={"json": json.dumps(
+        {"rss_processing_enabled": True, "rss_auto_downloading_enabled": True, "rss_smart_episode_filters":
+         "s(\\d+)e(\\d+)\n(\\d+)x(\\d+)"})})
+    assert r.status_code == 200
+    post("addFeed", url=url, path="Media\\TV")
+
+    def torrents():
+        return {t["hash"]: (t["name"], t["category"], t["state"]) for t in s.get(server.url("torrents/info"), timeout=10).json()}
+    wait_for(lambda: len(torrents()) >= 3, 60, what=f"the rules' torrents on {server.base}")
+    wait_for(lambda: not feed(s, server)["isLoading"], 30, what="the feed loaded")
+    import time
+    time.sleep(3)  # anything more would come now
+    return torrents(), s.get(server.url("rss/items"), params={"withData": "true"}, timeout=10).json(), \
+        s.get(server.url("rss/rules"), timeout=10).json(), \
+        s.get(server.url("rss/matchingArticles"), params={"ruleName": "Linux"}, timeout=10).json()
+
+
+def feed(s, server):
+    return s.get(server.url("rss/items"), params={"withData": "true"}, timeout=10).json()["Media"]["TV"]
+
+
+def test_same_feeds_and_rules_add_the_same_torrents(qbtd_factory, tmp_path):
+    feeds = FeedServer()
+    try:
+        hashes = {}
+        items = []
+        for i, title in enumerate(TITLES):
+            data, ih = make_torrent(tmp_path / "t", title)
+            hashes[title] = ih
+            feeds.put(f"/{title}.torrent", data, "application/x-bittorrent")
+            items.append({"title": title, "guid": f"id-{i}", "enclosure": feeds.url(f"/{title}.torrent"), "date": day(i),
+                          "description": f"about {title}"})
+        url = feeds.put("/feed.xml", rss("Mixed feed", items))
+        nox = QbittorrentNox(tmp_path / "nox").start()
+        try:
+            want = run(nox, nox.session(), feeds, url)
+        finally:
+            nox.stop()
+        q = qbtd_factory(extra=["--profile", "4.6"])
+        got = run(q, q.session(), feeds, url)
+    finally:
+        feeds.stop()
+    added_nox, items_nox, rules_nox, matching_nox = want
+    added_q, items_q, rules_q, matching_q = got
+    expected = {hashes[t] for t in ("Show.S01E01.720p", "Show.S01E02.720p", "Linux.Distro.1.0.iso")}
+    assert set(added_nox) == expected, added_nox
+    assert added_q == added_nox
+    # The tree and the feed: the same keys, the same articles (qBittorrent lists them in no set order).
+    f_nox, f_q = items_nox["Media"]["TV"], items_q["Media"]["TV"]
+    assert set(items_q) == set(items_nox) == {"Media"} and set(f_q) == set(f_nox)
+    assert f_q["title"] == f_nox["title"] and f_q["hasError"] == f_nox["hasError"] is False
+    def articles(f):
+        return {a["id"]: {k: v for k, v in a.items()} for a in f["articles"]}
+    assert articles(f_q) == articles(f_nox)
+    # Rules: 4.5's keys with the same values; 4.6 adds priority and torrentParams.
+    assert set(rules_q) == set(rules_nox)
+    for name in rules_nox:
+        assert set(rules_q[name]) - set(rules_nox[name]) == {"priority", "torrentParams"}, name
+        for key, value in rules_nox[name].items():
+            assert rules_q[name][key] == value, (name, key, rules_q[name][key], value)
+    assert matching_q == matching_nox
