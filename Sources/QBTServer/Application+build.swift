@@ -57,8 +57,7 @@ public func buildApplication(
     let streams = try await StreamService(engine: service.engine, torrents: service, configuration: streamSettings)
     let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,
                                          log: config.eventLog, timeout: config.searchTimeout)
-    let rss = try await RSSService(store: store, settings: settings, torrents: service, modern: identity.profile == .v5_2,
-                                   logger: logger)
+    let rss = try await RSSService(store: store, settings: settings, torrents: service, profile: identity.profile, logger: logger)
     await rss.start()
 
     var uploadSettings = UploadConfiguration(uploadsDirectory: paths.uploadsDirectory, confinement: paths.confinement)
@@ -129,7 +128,7 @@ public func buildApplication(
         },
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "qbtd"),
         services: [
-            EngineLifecycle(service: service),
+            EngineLifecycle(service: service, before: { await rss.shutdown() }),
             Periodic(every: .seconds(60), startAtOnce: false) { await tus.sweep() },  // expired tus uploads
             Periodic(every: config.musicRescanInterval, startAtOnce: true) {  // the music folders, when there are some
                 if await !music.directories.isEmpty { await music.scan(join: true) }

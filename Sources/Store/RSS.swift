@@ -101,10 +101,13 @@ extension Store {
             for id in removed {
                 try db.execute(sql: "DELETE FROM rss_articles WHERE feed_uid = ? AND id = ?", arguments: [feedUID, id])
             }
+            // Only for a feed that is still there; a row that exists keeps its read state.
             for a in added {
                 try db.execute(sql: """
-                    INSERT OR REPLACE INTO rss_articles (feed_uid, id, date, data, is_read) VALUES (?, ?, ?, ?, ?)
-                    """, arguments: [a.feedUID, a.id, a.date, a.data, a.isRead])
+                    INSERT INTO rss_articles (feed_uid, id, date, data, is_read)
+                    SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM rss_items WHERE uid = ?)
+                    ON CONFLICT(feed_uid, id) DO UPDATE SET date = excluded.date, data = excluded.data
+                    """, arguments: [a.feedUID, a.id, a.date, a.data, a.isRead, a.feedUID])
             }
         }
     }

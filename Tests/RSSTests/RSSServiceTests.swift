@@ -13,8 +13,8 @@ final class RSSServiceTests: XCTestCase {
     override func setUp() async throws { dir = try temporaryFolder("rss") }
     override func tearDown() async throws { try? FileManager.default.removeItem(at: dir) }
 
-    func service(_ server: MemoryServer, modern: Bool = false) async throws -> RSSService {
-        try await RSSService(store: server.store, settings: server.service.settings, torrents: server.service, modern: modern)
+    func service(_ server: MemoryServer, profile: Identity.Profile = .v5_1) async throws -> RSSService {
+        try await RSSService(store: server.store, settings: server.service.settings, torrents: server.service, profile: profile)
     }
 
     func testTreeChangesAreCheckedInQBittorrentsOrder() async throws {
@@ -54,7 +54,7 @@ final class RSSServiceTests: XCTestCase {
 
     func testFiveTwoWordingAndNoOpMove() async throws {
         let server = try await MemoryServer.start(in: dir)
-        let rss = try await service(server, modern: true)
+        let rss = try await service(server, profile: .v5_2)
         try await rss.addFolder("A")
         try await rss.moveItem("A", to: "A")
         do { try await rss.moveItem("A", to: "A\\B"); XCTFail("moved into itself") } catch {
@@ -184,10 +184,14 @@ final class RSSServiceTests: XCTestCase {
         try await settings.update(["rss_refresh_interval": .int(7)])
         try await eventually("rss_refresh_interval re-arms the schedule") { await rss.scheduler != armed }
 
-        try await settings.update(["rss_fetch_delay": .int(3)])
-        await rss.waitForHost(of: "http://127.0.0.1:1/a")
-        let spacing = await rss.hostReadyAt["127.0.0.1:1"].map { $0 - ContinuousClock.now }
-        XCTAssertGreaterThan(try XCTUnwrap(spacing), .seconds(2))
+        // rss_fetch_delay: the next download from a host starts that long after the last one ended.
+        try await settings.update(["rss_fetch_delay": .int(1)])
+        await rss.acquireHost("h:80")
+        await rss.releaseHost("h:80")
+        let t0 = ContinuousClock.now
+        await rss.acquireHost("h:80")
+        XCTAssertGreaterThan(ContinuousClock.now - t0, .milliseconds(900))
+        await rss.releaseHost("h:80")
 
         try await settings.update(["proxy_type": .string("HTTP"), "proxy_ip": .string("127.0.0.1"), "proxy_port": .int(3128),
                                    "proxy_rss": .bool(false)])

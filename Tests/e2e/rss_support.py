@@ -106,3 +106,41 @@ def make_torrent(root, name, size=40_000):
     lt.set_piece_hashes(ct, str(Path(root)))
     data = lt.bencode(ct.generate())
     return data, str(lt.torrent_info(lt.bdecode(data)).info_hashes().v1)
+
+
+class ForwardProxy:
+    """A plain HTTP forward proxy on 127.0.0.1 that records the absolute URLs it is asked for."""
+
+    def __init__(self):
+        import urllib.request
+        self.seen = []
+        proxy = self
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # straight to the origin
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                proxy.seen.append(self.path)
+                request = urllib.request.Request(self.path, headers={k: v for k, v in self.headers.items()
+                                                                     if k.lower() not in ("host", "proxy-connection")})
+                try:
+                    with opener.open(request, timeout=10) as answer:
+                        status, headers, body = answer.status, answer.headers.items(), answer.read()
+                except urllib.error.HTTPError as e:
+                    status, headers, body = e.code, e.headers.items(), e.read()
+                self.send_response(status)
+                for k, v in headers:
+                    if k.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.port = self.httpd.server_address[1]
+
+    def stop(self):
+        self.httpd.shutdown()

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from conftest import wait_for
-from rss_support import FeedServer, day, make_torrent, rss
+from rss_support import FeedServer, ForwardProxy, day, make_torrent, rss
 from test_v52_routes import login
 
 
@@ -263,3 +263,49 @@ def test_v52_feed_refresh_interval(qbtd_factory, feeds):
     call(s, q, "setFeedRefreshInterval", path="A", refreshInterval="2")
     set_prefs(s, q, rss_processing_enabled=True)
     wait_for(lambda: feeds.requests.get("/a.xml", 0) >= 3, 30, what="three scheduled fetches")
+
+
+def test_feeds_go_through_the_proxy_only_with_proxy_rss(qbtd_factory, feeds):
+    proxy = ForwardProxy()
+    try:
+        q = qbtd_factory()
+        s = q.session()
+        set_prefs(s, q, proxy_type="HTTP", proxy_ip="127.0.0.1", proxy_port=proxy.port, proxy_rss=True,
+                  proxy_misc=False, proxy_bittorrent=False, rss_fetch_delay=0)
+        url = feeds.put("/p.xml", rss("P", [{"title": "one", "guid": "1"}]))
+        assert call(s, q, "addFeed", url=url, path="P").status_code == 200
+        call(s, q, "refreshItem", itemPath="P")
+        loaded(s, q, "P", 1)
+        assert url in proxy.seen
+        set_prefs(s, q, proxy_rss=False)
+        through = len(proxy.seen)
+        feeds.put("/p.xml", rss("P", [{"title": "one", "guid": "1"}, {"title": "two", "guid": "2"}]))
+        call(s, q, "refreshItem", itemPath="P")
+        loaded(s, q, "P", 2)
+        assert len(proxy.seen) == through
+    finally:
+        proxy.stop()
+
+
+def test_rule_save_path_and_content_layout(qbtd_factory, feeds, tmp_path):
+    q = qbtd_factory()
+    s = q.session()
+    data, ih = make_torrent(tmp_path / "t", "Album")
+    feeds.put("/album.torrent", data, "application/x-bittorrent")
+    url = feeds.put("/music.xml", rss("Music", [{"title": "Album FLAC", "guid": "a", "enclosure": feeds.url("/album.torrent")}]))
+    target = tmp_path / "rss-downloads"
+    rule = {"mustContain": "flac", "affectedFeeds": [url], "torrentParams": {
+        "save_path": str(target), "use_auto_tmm": False, "content_layout": "NoSubfolder", "stopped": False}}
+    call(s, q, "setRule", ruleName="FLAC", ruleDef=json.dumps(rule))
+    call(s, q, "addFeed", url=url, path="Music")
+    set_prefs(s, q, rss_auto_downloading_enabled=True)
+    call(s, q, "refreshItem", itemPath="Music")
+
+    def torrent():
+        got = s.get(q.url("torrents/info"), params={"hashes": ih}, timeout=10).json()
+        return got[0] if got else None
+    wait_for(torrent, 30, what="the album added")
+    t = torrent()
+    assert t["save_path"].rstrip("/") == str(target) and t["auto_tmm"] is False
+    assert t["content_path"] == str(target / "Album.bin")
+    assert t["state"] not in ("stoppedDL", "pausedDL")

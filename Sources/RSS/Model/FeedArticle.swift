@@ -53,10 +53,10 @@ public struct FeedArticle: Sendable, Equatable {
                                 data: String(decoding: data, as: UTF8.self), isRead: isRead)
     }
 
-    init?(id: String, data: String, isRead: Bool) {
-        guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(data.utf8)),
-              let date = FeedDate(stored: stored.date) else { return nil }
-        self.init(id: id, date: FeedDate(date: date.date, offset: stored.offset), torrentURL: stored.torrentURL,
-                  fields: stored.fields, isRead: isRead)
+    /// From its row: the instant from the numeric column (a date the text form cannot carry survives too).
+    init?(_ record: RSSArticleRecord) {
+        guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(record.data.utf8)), record.date.isFinite else { return nil }
+        self.init(id: record.id, date: FeedDate(date: Date(timeIntervalSince1970: record.date), offset: stored.offset),
+                  torrentURL: stored.torrentURL, fields: stored.fields, isRead: record.isRead)
     }
 }

@@ -54,10 +54,10 @@ extension RSSService {
     }
 
     func process(feedUID: String, articleID: String) async {
-        // Read again now: it may have been read, or pushed out, since it was queued.
+        let repacks = await settings.bool("rss_download_repack_proper_episodes")
+        // Read now, after the last wait: it may have been read, or pushed out, since it was queued.
         guard let feed = feed(uid: feedUID), let article = feed.articles.first(where: { $0.id == articleID }),
               !article.isRead, let url = article.downloadURL else { return }
-        let repacks = await settings.bool("rss_download_repack_proper_episodes")
         for entry in orderedRules where entry.rule.enabled && entry.rule.affectedFeeds.contains(feed.url) {
             guard let episodes = entry.matcher.match(
                 title: article.title, articleDate: article.date.date, lastMatch: entry.rule.lastMatch?.date,
@@ -74,25 +74,28 @@ extension RSSService {
         }
     }
 
-    /// Adds the article's torrent; the article is read once the torrent is in (or already was).
+    /// Adds the article's torrent. A magnet (or bare info-hash) article is read at once, whatever the add gives; a
+    /// .torrent URL's once the torrent is in, or (5.x) was already there.
     func add(_ url: String, rule: DownloadRule, feedUID: String, articleID: String) async {
-        let fetcher = TorrentFetcher()
         let route = await settings.fetchRoute(for: .misc)
-        let outcome: AddOutcome
         let options = rule.torrentParams.addOptions(defaultStopped: await settings.bool("add_stopped_enabled"))
-        if let source = await fetcher.source(for: url, route: route) {
+        let isMagnet = url.lowercased().hasPrefix("magnet:") || TorrentFetcher.magnet(forBareHash: url) != nil
+        let outcome: AddOutcome
+        if let source = await TorrentFetcher().source(for: url, route: route) {
             outcome = await torrents.add(source, options: options)
         } else {
             outcome = .invalid("the torrent could not be downloaded")
         }
+        var read = isMagnet
         switch outcome {
-        case .added, .duplicate:
-            if let path = path(ofFeed: feedUID) { _ = try? await markAsRead(itemPath: path, articleID: articleID) }
-            if case .duplicate(let id) = outcome {
-                log.add("Detected an attempt to add a duplicate torrent. Source: \(url). Existing torrent: \(id). Result: the torrent is already there", kind: .info)
-            }
+        case .added:
+            read = true
+        case .duplicate(let id):
+            read = read || profile != .v4_6
+            log.add("Detected an attempt to add a duplicate torrent. Source: \(url). Existing torrent: \(id). Result: the torrent is already there", kind: .info)
         case .invalid(let why):
             log.add("Failed to add torrent. Source: \"\(url)\". Reason: \"\(why)\"", kind: .warning)
         }
+        if read, let path = path(ofFeed: feedUID) { _ = try? await markAsRead(itemPath: path, articleID: articleID) }
     }
 }

@@ -3,30 +3,45 @@ import HTTPFetch
 import QBTCore
 
 /// Refreshing feeds: the schedule (each feed at its own interval, else `rss_refresh_interval` minutes, while
-/// `rss_processing_enabled`), downloads paced per host by `rss_fetch_delay` through the `proxy_rss` route, with
-/// conditional GETs, a size cap and a timeout; parsing off the pool; the merge; the log lines qBittorrent writes.
+/// `rss_processing_enabled`), downloads one at a time per host with `rss_fetch_delay` between them, through the
+/// `proxy_rss` route, with conditional GETs, a size cap and a timeout; parsing off the pool; the merge; the log lines
+/// qBittorrent writes.
 extension RSSService {
     static let fetchTimeout = 30
+    /// Longest interval and pause the schedule takes (a year; longer values are treated as a year).
+    static let longestInterval: TimeInterval = 365 * 86_400
+    /// The scheduler wakes at least this often, whatever the intervals (a clock change cannot park it for long).
+    static let longestSleep: TimeInterval = 3_600
 
     /// `rss/refreshItem`: a feed, or every feed under a folder ("" is all); works with processing off too.
     public func refresh(itemPath: String) {
         for feed in feeds(under: itemPath) ?? [] { refresh(uid: feed.uid) }
     }
 
-    /// Starts a feed's refresh unless one is under way.
+    /// Starts a feed's refresh; one under way already is followed by another once it ends.
     func refresh(uid: String) {
-        guard let feed = feed(uid: uid), !feed.isLoading else { return }
+        guard let feed = feed(uid: uid) else { return }
+        guard !feed.isLoading else { refreshAgain.insert(uid); return }
         update(uid: uid) { $0.isLoading = true }
         Task { await self.download(uid: uid) }
     }
 
+    /// A refresh ended, whichever way: the feed is not loading any more, and goes again if that was asked meanwhile.
+    func endLoad(uid: String, _ change: (inout RSSFeed) -> Void = { _ in }) {
+        update(uid: uid) { change(&$0); $0.isLoading = false }
+        if refreshAgain.remove(uid) != nil { refresh(uid: uid) }
+    }
+
     /// Re-arms the schedule; `refreshAll` makes every feed due at once (processing switched on, start-up).
     func reschedule(refreshAll: Bool) async {
+        let enabled = await settings.bool("rss_processing_enabled")
+        let minutes = min(max(1, await settings.int("rss_refresh_interval")), Int(Self.longestInterval / 60))
+        // Nothing awaits from here on: two calls cannot both keep a scheduler.
         scheduler?.cancel()
         scheduler = nil
-        guard await settings.bool("rss_processing_enabled") else { return }
+        guard enabled else { return }
         if refreshAll { for (path, item) in items { if var f = item.feed { f.nextRefresh = nil; items[path] = .feed(f) } } }
-        let global = TimeInterval(max(1, await settings.int("rss_refresh_interval")) * 60)
+        let global = TimeInterval(minutes) * 60
         scheduler = Task { [weak self] in
             while !Task.isCancelled {
                 guard let wait = await self?.refreshDue(global: global) else { return }
@@ -41,34 +56,59 @@ extension RSSService {
         var soonest: TimeInterval?
         for (path, item) in items {
             guard var feed = item.feed else { continue }
-            let interval = feed.refreshInterval > 0 ? TimeInterval(feed.refreshInterval) : global
-            if feed.nextRefresh.map({ $0.timeIntervalSince(now) <= 1 }) ?? true {
-                feed.nextRefresh = now.addingTimeInterval(interval)
+            let own = TimeInterval(min(max(0, feed.refreshInterval), Int(Self.longestInterval)))
+            let interval = own > 0 ? own : global
+            var next = feed.nextRefresh ?? now
+            if next.timeIntervalSince(now) <= 1 {
+                next = now.addingTimeInterval(interval)
+                feed.nextRefresh = next
                 items[path] = .feed(feed)
                 refresh(uid: feed.uid)
             }
-            let left = feed.nextRefresh!.timeIntervalSince(now)
+            let left = next.timeIntervalSince(now)
             soonest = min(soonest ?? left, left)
         }
-        return soonest.map { max(1, $0) }
+        return soonest.map { min(max(1, $0), Self.longestSleep) }
     }
 
-    /// Waits for the host's turn: one download start per `rss_fetch_delay` seconds per host and port (qBittorrent's
-    /// rule: the port is 80 whatever the scheme when the URL names none).
-    func waitForHost(of url: String) async {
-        let parts = URLComponents(string: url)
-        let host = parts.map { ($0.host?.lowercased() ?? "") + ":" + String($0.port ?? 80) } ?? url
-        let delay = max(0, await settings.int("rss_fetch_delay"))
-        let now = ContinuousClock.now
-        let start = max(now, hostReadyAt[host] ?? now)
-        hostReadyAt[host] = start + .seconds(delay)
-        if start > now { try? await Task.sleep(until: start) }
+    /// The host a download waits its turn on: host and port (80 whatever the scheme when the URL names none, as
+    /// qBittorrent counts it).
+    static func hostKey(_ url: String) -> String {
+        guard let parts = URLComponents(string: url) else { return url }
+        return (parts.host?.lowercased() ?? "") + ":" + String(parts.port ?? 80)
+    }
+
+    /// Waits until no other download from this host is under way or pausing.
+    func acquireHost(_ host: String) async {
+        if busyHosts.insert(host).inserted { return }
+        await withCheckedContinuation { hostWaiters[host, default: []].append($0) }  // the host is handed over
+    }
+
+    /// The download is over: after `rss_fetch_delay` seconds the next one from this host may start.
+    func releaseHost(_ host: String) async {
+        let delay = min(max(0, await settings.int("rss_fetch_delay")), 3_600)
+        guard delay > 0 else { return handOver(host) }
+        Task {
+            try? await Task.sleep(for: .seconds(delay))
+            self.handOver(host)
+        }
+    }
+
+    func handOver(_ host: String) {
+        guard var waiting = hostWaiters[host], !waiting.isEmpty else {
+            busyHosts.remove(host)
+            return
+        }
+        let next = waiting.removeFirst()
+        hostWaiters[host] = waiting.isEmpty ? nil : waiting
+        next.resume()
     }
 
     func download(uid: String) async {
         guard let feed = feed(uid: uid) else { return }
         let url = feed.url
-        await waitForHost(of: url)
+        let host = Self.hostKey(url)
+        await acquireHost(host)
         var validators: [String] = []
         if let etag = feed.etag { validators.append("If-None-Match: \(etag)") }
         if let modified = feed.lastModified { validators.append("If-Modified-Since: \(modified)") }
@@ -76,14 +116,16 @@ extension RSSService {
         do {
             page = try await HTTPFetch.fetch(url, route: await settings.fetchRoute(for: .rss), timeout: Self.fetchTimeout,
                                              maxBytes: FeedParser.maximumSize, headers: validators)
+            await releaseHost(host)
         } catch {
-            update(uid: uid) { $0.isLoading = false; $0.hasError = true }
+            await releaseHost(host)
+            endLoad(uid: uid) { $0.hasError = true }
             log.add("Failed to download RSS feed at '\(url)'. Reason: \(error)", kind: .warning)
             return
         }
-        guard self.feed(uid: uid)?.url == url else { update(uid: uid) { $0.isLoading = false }; return }
+        guard self.feed(uid: uid)?.url == url else { return endLoad(uid: uid) }
         if page.notModified {
-            update(uid: uid) { $0.isLoading = false; $0.hasError = false }
+            endLoad(uid: uid) { $0.hasError = false }
             log.add("RSS feed at '\(url)' updated. Added 0 new articles.", kind: .info)
             return
         }
@@ -91,38 +133,44 @@ extension RSSService {
         let previous = feed.lastBuildDate
         let body = page.body
         let parsed = (try? await offPool { FeedParser.parse(Data(body), previousLastBuildDate: previous) })
-            ?? ParsedFeed(title: "", lastBuildDate: "", articles: [], error: "Invalid RSS feed.", unchanged: false)
+            ?? ParsedFeed(error: "Invalid RSS feed.")
         await merge(uid: uid, url: url, parsed, etag: page.headers["etag"], lastModified: page.headers["last-modified"])
     }
 
     func merge(uid: String, url: String, _ parsed: ParsedFeed, etag: String?, lastModified: String?) async {
         let limit = await settings.int("rss_max_articles_per_feed")
-        // From here to `update` nothing awaits, so no read-state change made meanwhile is lost.
-        guard var feed = feed(uid: uid), feed.url == url else { return }
+        // From here to `endLoad` nothing awaits, so no change made meanwhile (read state, a new URL) is lost.
+        guard var feed = feed(uid: uid), feed.url == url else { return endLoad(uid: uid) }
         let outcome = ArticleMerge.merge(existing: feed.articles, parsed: parsed.articles, limit: limit, now: Date())
         feed.articles = outcome.articles
-        feed.isLoading = false
         feed.hasError = parsed.error != nil
         if !parsed.lastBuildDate.isEmpty { feed.lastBuildDate = parsed.lastBuildDate }
         if parsed.error == nil { feed.etag = etag; feed.lastModified = lastModified }
         let titleChanged = !parsed.title.isEmpty && parsed.title != feed.title
         if titleChanged { feed.title = parsed.title }
-        update(uid: uid) { $0 = feed }
+        let merged = feed
+        endLoad(uid: uid) { $0 = merged }
         if let error = parsed.error { log.add("Failed to parse RSS feed at '\(url)'. Reason: \(error)", kind: .warning) }
+        // A feed still named after its URL takes its title.
+        var renamed = false
+        if titleChanged, let path = path(ofFeed: uid), RSSPath.name(path) == url {
+            let newPath = RSSPath.join(RSSPath.parent(path), parsed.title)
+            if (try? checkDestination(newPath)) != nil {
+                items[newPath] = items.removeValue(forKey: path)
+                renamed = true
+            }
+        }
+        let added = outcome.added.map { $0.record(feedUID: uid) }, removed = outcome.removed
+        let validators = parsed.error == nil ? (etag, lastModified) : nil
         do {
-            try await store.updateRSSArticles(feedUID: uid, added: outcome.added.map { $0.record(feedUID: uid) },
-                                              removed: outcome.removed)
-            if parsed.error == nil { try await store.setRSSValidators(uid: uid, etag: etag, lastModified: lastModified) }
+            // The articles before the validators: a crash between the two fetches the feed whole again.
+            try await persist { store in
+                try await store.updateRSSArticles(feedUID: uid, added: added, removed: removed)
+                if let validators { try await store.setRSSValidators(uid: uid, etag: validators.0, lastModified: validators.1) }
+            }
+            if renamed { try await saveTree() }
         } catch {
             log.add("Failed to save RSS feed in '\(url)', Reason: \(error)", kind: .warning)
-        }
-        // A feed still named after its URL takes its title.
-        if titleChanged, let path = path(ofFeed: uid), RSSPath.name(path) == url {
-            let renamed = RSSPath.join(RSSPath.parent(path), parsed.title)
-            if (try? checkDestination(renamed)) != nil {
-                items[renamed] = items.removeValue(forKey: path)
-                try? await saveTree()
-            }
         }
         log.add("RSS feed at '\(url)' updated. Added \(outcome.added.count) new articles.", kind: .info)
         articlesArrived(feedUID: uid, outcome.added)

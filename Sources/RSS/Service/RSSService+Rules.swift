@@ -5,50 +5,43 @@ import Store
 /// `rss/setRule`, `renameRule`, `removeRule`, `rules`, `matchingArticles`.
 extension RSSService {
     /// Rules in the order they are tried: by priority, then the order they were added in.
-    var orderedRules: [(name: String, rule: DownloadRule, matcher: RuleMatcher)] {
-        rules.enumerated().sorted { a, b in
-            a.element.rule.priority != b.element.rule.priority ? a.element.rule.priority < b.element.rule.priority : a.offset < b.offset
-        }.map(\.element)
+    var orderedRules: [(name: String, rule: DownloadRule, matcher: RuleMatcher, position: Int)] {
+        rules.sorted { a, b in a.rule.priority != b.rule.priority ? a.rule.priority < b.rule.priority : a.position < b.position }
     }
 
     /// Adds or replaces a rule; a changed rule makes every unread article a candidate again.
     public func setRule(_ name: String, _ rule: DownloadRule) async throws {
         if let i = rules.firstIndex(where: { $0.name == name }) {
             guard rules[i].rule != rule else { return }
-            rules[i] = (name, rule, rule.matcher())
+            rules[i].rule = rule
+            rules[i].matcher = rule.matcher()
         } else {
-            rules.append((name, rule, rule.matcher()))
+            rules.append((name, rule, rule.matcher(), nextRulePosition))
+            nextRulePosition += 1
         }
         try await saveRule(name)
         requeueUnread()
     }
 
+    /// Writes the rule as it is now (nothing when it is gone meanwhile).
     func saveRule(_ name: String) async throws {
-        guard let i = rules.firstIndex(where: { $0.name == name }) else { return }
-        let definition = String(decoding: rules[i].rule.json(v5: true).serialized(), as: UTF8.self)
-        let position: Int
-        if let existing = try await store.rssRules().first(where: { $0.name == name }) {
-            position = existing.position
-        } else {
-            position = nextRulePosition
-            nextRulePosition += 1
-        }
-        do { try await store.saveRSSRule(RSSRuleRecord(name: name, position: position, definition: definition)) } catch {
-            throw RSSError.store("\(error)")
-        }
+        guard let entry = rules.first(where: { $0.name == name }) else { return }
+        let record = RSSRuleRecord(name: name, position: entry.position,
+                                   definition: String(decoding: entry.rule.json(v5: true).serialized(), as: UTF8.self))
+        do { try await persist { try await $0.saveRSSRule(record) } } catch { throw RSSError.store("\(error)") }
     }
 
     /// Nothing happens when `name` is unknown or `newName` taken (qBittorrent answers 200 either way).
     public func renameRule(_ name: String, to newName: String) async throws {
         guard let i = rules.firstIndex(where: { $0.name == name }), !rules.contains(where: { $0.name == newName }) else { return }
         rules[i].name = newName
-        do { try await store.renameRSSRule(name, to: newName) } catch { throw RSSError.store("\(error)") }
+        do { try await persist { try await $0.renameRSSRule(name, to: newName) } } catch { throw RSSError.store("\(error)") }
     }
 
     public func removeRule(_ name: String) async throws {
         guard let i = rules.firstIndex(where: { $0.name == name }) else { return }
         rules.remove(at: i)
-        do { try await store.deleteRSSRule(name) } catch { throw RSSError.store("\(error)") }
+        do { try await persist { try await $0.deleteRSSRule(name) } } catch { throw RSSError.store("\(error)") }
     }
 
     public func rulesJSON(v5: Bool) -> JSONValue {
@@ -75,11 +68,13 @@ extension RSSService {
         return .object(out)
     }
 
-    /// A feed's URL changed: rules that named the old one name the new one.
-    func replaceAffectedFeed(_ old: String, with new: String) async {
+    /// A feed's URL changed: rules that named the old one name the new one (in memory; returns their names to save).
+    func replaceAffectedFeed(_ old: String, with new: String) -> [String] {
+        var changed: [String] = []
         for i in rules.indices where rules[i].rule.affectedFeeds.contains(old) {
             rules[i].rule.affectedFeeds = rules[i].rule.affectedFeeds.map { $0 == old ? new : $0 }
-            try? await saveRule(rules[i].name)
+            changed.append(rules[i].name)
         }
+        return changed
     }
 }

@@ -49,8 +49,9 @@ extension RSSService {
                 items[renamed] = items.removeValue(forKey: path)
             }
         }
+        let renamedRules = replaceAffectedFeed(old, with: url)
         try await saveTree()
-        await replaceAffectedFeed(old, with: url)
+        for name in renamedRules { try await saveRule(name) }
         if await settings.bool("rss_processing_enabled") { refresh(uid: feed.uid) }
     }
 
@@ -101,7 +102,7 @@ extension RSSService {
                                              etag: f.etag, lastModified: f.lastModified)
             }
         }
-        do { try await store.replaceRSSItems(records) } catch { throw RSSError.store("\(error)") }
+        do { try await persist { try await $0.replaceRSSItems(records) } } catch { throw RSSError.store("\(error)") }
     }
 
     // MARK: reading
@@ -148,22 +149,29 @@ extension RSSService {
     // MARK: read state
 
     /// `rss/markAsRead`: one article of a feed, or everything at or under a path; false when the path is unknown.
+    /// Memory changes first, with no wait in between, then SQLite in one write.
     @discardableResult
     public func markAsRead(itemPath: String, articleID: String?) async throws -> Bool {
         guard itemPath.isEmpty || items[itemPath] != nil else { return false }
+        var marks: [(uid: String, ids: [String]?)] = []
         if let articleID {
             guard var feed = items[itemPath]?.feed, let i = feed.articles.firstIndex(where: { $0.id == articleID }) else { return true }
             feed.articles[i].isRead = true
             items[itemPath] = .feed(feed)
-            do { try await store.markRSSArticlesRead(feedUID: feed.uid, ids: [articleID]) } catch { throw RSSError.store("\(error)") }
-            return true
+            marks.append((feed.uid, [articleID]))
+        } else {
+            for (path, item) in items where RSSPath.isWithin(path, itemPath) {
+                guard var feed = item.feed else { continue }
+                for i in feed.articles.indices { feed.articles[i].isRead = true }
+                items[path] = .feed(feed)
+                marks.append((feed.uid, nil))
+            }
         }
-        for (path, item) in items where RSSPath.isWithin(path, itemPath) {
-            guard var feed = item.feed else { continue }
-            for i in feed.articles.indices { feed.articles[i].isRead = true }
-            items[path] = .feed(feed)
-            do { try await store.markRSSArticlesRead(feedUID: feed.uid, ids: nil) } catch { throw RSSError.store("\(error)") }
-        }
+        do {
+            try await persist { [marks] store in
+                for mark in marks { try await store.markRSSArticlesRead(feedUID: mark.uid, ids: mark.ids) }
+            }
+        } catch { throw RSSError.store("\(error)") }
         return true
     }
 }

@@ -11,34 +11,40 @@ public actor RSSService {
     let torrents: TorrentService
     let log: EventLog
     let logger: Logger
-    /// 5.2's wording and smart filter (an article without an episode number is refused).
-    let modern: Bool
+    let profile: Identity.Profile
+    /// 5.2's wording, per-feed intervals and smart filter (an article without an episode number is refused).
+    var modern: Bool { profile == .v5_2 }
 
     /// Every item by path; the root folder "" is implied.
     var items: [String: RSSItem] = [:]
-    /// Rules in the order they were added; `rss/rules` and matching take them by priority, then this order.
-    var rules: [(name: String, rule: DownloadRule, matcher: RuleMatcher)] = []
+    /// Rules with the position they were added at; `rss/rules` and matching take them by priority, then position.
+    var rules: [(name: String, rule: DownloadRule, matcher: RuleMatcher, position: Int)] = []
     var nextRulePosition = 0
     var smartFilter = SmartEpisodeFilter(filters: SmartEpisodeFilter.defaultFilters)
 
     var scheduler: Task<Void, Never>?
     var watcher: Task<Void, Never>?
-    /// Per host: when the next download may start (`rss_fetch_delay`).
-    var hostReadyAt: [String: ContinuousClock.Instant] = [:]
+    /// Feeds asked to refresh while a refresh of theirs was under way (their URL changed, say): once more after it.
+    var refreshAgain: Set<String> = []
+    /// Hosts with a download under way or in its `rss_fetch_delay` pause, and the downloads waiting for each.
+    var busyHosts: Set<String> = []
+    var hostWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    /// The last write to SQLite: every write waits for the one before, so they land in the order the actor made them.
+    var lastWrite: Task<Void, Never>?
     /// The auto-downloader's queue: (feed uid, article id), each once.
     var queue: [(feed: String, article: String)] = []
     var queued: Set<String> = []
     var downloader: Task<Void, Never>?
     var downloading = false
 
-    public init(store: Store, settings: ServerSettings, torrents: TorrentService, modern: Bool,
+    public init(store: Store, settings: ServerSettings, torrents: TorrentService, profile: Identity.Profile,
                 logger: Logger = Logger(label: "rss")) async throws {
         self.store = store
         self.settings = settings
         self.torrents = torrents
         self.log = torrents.log
         self.logger = logger
-        self.modern = modern
+        self.profile = profile
         try await load()
     }
 
@@ -56,7 +62,7 @@ public actor RSSService {
         }
         var byFeed: [String: [FeedArticle]] = [:]
         for record in try await store.rssArticles() {
-            guard let article = FeedArticle(id: record.id, data: record.data, isRead: record.isRead) else { continue }
+            guard let article = FeedArticle(record) else { continue }
             byFeed[record.feedUID, default: []].append(article)
         }
         for (path, item) in items {
@@ -68,7 +74,7 @@ public actor RSSService {
             guard let data = record.definition.data(using: .utf8),
                   case .object(let definition)? = try? JSONDecoder().decode(JSONValue.self, from: data) else { continue }
             let rule = DownloadRule(definition: definition)
-            rules.append((record.name, rule, rule.matcher()))
+            rules.append((record.name, rule, rule.matcher(), record.position))
             nextRulePosition = max(nextRulePosition, record.position + 1)
         }
         await reloadSmartFilter()
@@ -84,10 +90,24 @@ public actor RSSService {
         if await settings.bool("rss_auto_downloading_enabled") { await startDownloading() }
     }
 
-    public func shutdown() {
+    /// Stops refreshing and downloading (before the torrent engine stops), then waits for the last write.
+    public func shutdown() async {
         watcher?.cancel()
         scheduler?.cancel()
+        downloading = false
         downloader?.cancel()
+        await lastWrite?.value
+    }
+
+    /// Runs a write after every write made before it; its error is the caller's.
+    func persist(_ write: @escaping @Sendable (Store) async throws -> Void) async throws {
+        let previous = lastWrite, store = store
+        let task = Task<Void, Error> {
+            await previous?.value
+            try await write(store)
+        }
+        lastWrite = Task { _ = try? await task.value }
+        try await task.value
     }
 
     func preferencesChanged(_ keys: Set<String>) async {
@@ -108,18 +128,25 @@ public actor RSSService {
         smartFilter = SmartEpisodeFilter(filters: text.components(separatedBy: "\n"))
     }
 
-    /// `rss_max_articles_per_feed` went down: every feed keeps its newest.
+    /// `rss_max_articles_per_feed` went down: every feed keeps its newest (in memory first, then in SQLite).
     func trimAll() async {
         let limit = await settings.int("rss_max_articles_per_feed")
+        var removals: [(uid: String, ids: [String])] = []
         for (path, item) in items {
             guard var feed = item.feed else { continue }
             let (kept, removed) = ArticleMerge.trim(feed.articles, limit: limit)
             guard !removed.isEmpty else { continue }
             feed.articles = kept
             items[path] = .feed(feed)
-            do { try await store.updateRSSArticles(feedUID: feed.uid, added: [], removed: removed) } catch {
-                log.add("Couldn't save RSS session data. Error: \"\(error)\"", kind: .warning)
+            removals.append((feed.uid, removed))
+        }
+        guard !removals.isEmpty else { return }
+        do {
+            try await persist { [removals] store in
+                for r in removals { try await store.updateRSSArticles(feedUID: r.uid, added: [], removed: r.ids) }
             }
+        } catch {
+            log.add("Couldn't save RSS session data. Error: \"\(error)\"", kind: .warning)
         }
     }
 
