@@ -71,6 +71,9 @@ public struct APIRouter: Sendable {
             handOver(auth, caller, &response)
             if method == .head { response.body = .init() }
             return response
+        } catch QBitError.missingParameter(let name) where identity.modernAuth || (action?.jsonErrors ?? false) {
+            // 5.2 names the parameter; so do qbtd's own routes, in every profile.
+            return Self.error(.badParams("Missing required parameters: \(name)"), json: action?.jsonErrors ?? false)
         } catch let error as QBitError {
             return Self.error(error, json: action?.jsonErrors ?? false)
         } catch let error as ServiceError {

@@ -20,9 +20,9 @@ public struct Parameters: Sendable {
 
     public subscript(_ name: String) -> String? { fields[name] }
 
-    /// A required parameter; its absence is qBittorrent's 400 "Bad Request".
+    /// A required parameter; its absence is qBittorrent's 400 ("Bad Request"; 5.2 names the parameter).
     public func required(_ name: String) throws -> String {
-        guard let value = fields[name] else { throw QBitError.badParams() }
+        guard let value = fields[name] else { throw QBitError.missingParameter(name) }
         return value
     }
 

@@ -3,6 +3,8 @@ import HTTPTypes
 /// qBittorrent's API errors (`APIErrorType`), turned into a status and a plain-text body in one place.
 public enum QBitError: Error, Equatable, Sendable {
     case badParams(String? = nil)
+    /// A required parameter is absent: 400 `Bad Request`, in 5.2 `Missing required parameters: <name>` (`APIRouter`).
+    case missingParameter(String)
     case accessDenied(String? = nil)
     case notFound(String? = nil)
     case conflict(String)
@@ -15,7 +17,7 @@ public enum QBitError: Error, Equatable, Sendable {
 
     public var status: HTTPResponse.Status {
         switch self {
-        case .badParams: .badRequest
+        case .badParams, .missingParameter: .badRequest
         case .accessDenied: .forbidden
         case .notFound: .notFound
         case .conflict: .conflict
@@ -31,6 +33,7 @@ public enum QBitError: Error, Equatable, Sendable {
     public var body: String {
         switch self {
         case .badParams(let m): m ?? "Bad Request"
+        case .missingParameter: "Bad Request"
         case .accessDenied(let m): m ?? "Forbidden"
         case .notFound(let m): m ?? "Not Found"
         case .conflict(let m), .unsupportedMediaType(let m): m

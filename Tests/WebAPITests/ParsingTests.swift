@@ -32,7 +32,7 @@ final class ParsingTests: XCTestCase {
         XCTAssertNil(p.bool("c"))
         XCTAssertNil(p.bool("d"))
         XCTAssertNil(p.bool("missing"))
-        XCTAssertThrowsError(try p.required("missing")) { XCTAssertEqual($0 as? QBitError, .badParams()) }
+        XCTAssertThrowsError(try p.required("missing")) { XCTAssertEqual($0 as? QBitError, .missingParameter("missing")) }
     }
 
     func testPeerParsing() {

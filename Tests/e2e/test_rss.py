@@ -259,6 +259,8 @@ def test_v52_feed_refresh_interval(qbtd_factory, feeds):
     r = call(s, q, "setFeedRefreshInterval", path="B", refreshInterval="1")
     assert (r.status_code, r.text) == (409, "Feed doesn't exist: B.")
     assert call(s, q, "markAsRead", itemPath="Nope").status_code == 204
+    r = call(s, q, "addFeed", url=url + "?x")
+    assert (r.status_code, r.text) == (400, "Missing required parameters: path")
     # A per-feed interval refreshes on its own schedule once processing is on.
     call(s, q, "setFeedRefreshInterval", path="A", refreshInterval="2")
     set_prefs(s, q, rss_processing_enabled=True)
