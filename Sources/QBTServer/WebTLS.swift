@@ -21,12 +21,20 @@ struct SwitchableTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
     let tls: WebTLS
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        guard let context = tls.context else { return base.setup(channel: channel, logger: logger) }
         let base = self.base
-        return channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-        }.flatMap {
-            base.setup(channel: channel, logger: logger)
+        let setUp: EventLoopFuture<Value>
+        if let context = tls.context {
+            setUp = channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+            }.flatMap {
+                base.setup(channel: channel, logger: logger)
+            }
+        } else {
+            setUp = base.setup(channel: channel, logger: logger)
+        }
+        return setUp.map { value in
+            MalformedRequestGuard.install(in: channel)
+            return value
         }
     }
 
