@@ -90,6 +90,28 @@ def rss(title, items, last_build=None):
     return "\n".join(out)
 
 
+def atom(title, entries, base=None):
+    """An Atom document. `entries`: dicts with title, id, and any of link (href), updated (datetime), summary, author."""
+    base_attribute = f' xml:base="{escape(base)}"' if base else ""
+    out = ['<?xml version="1.0" encoding="utf-8"?>', f'<feed xmlns="http://www.w3.org/2005/Atom"{base_attribute}>',
+           f"<title>{escape(title)}</title>", "<updated>2026-01-01T00:00:00Z</updated>"]
+    for e in entries:
+        out.append("<entry>")
+        out.append(f"<title>{escape(e['title'])}</title>")
+        out.append(f"<id>{escape(e['id'])}</id>")
+        if "link" in e:
+            out.append(f'<link rel="enclosure" type="application/x-bittorrent" href="{escape(e["link"])}"/>')
+        if "updated" in e:
+            out.append(f"<updated>{e['updated'].strftime('%Y-%m-%dT%H:%M:%SZ')}</updated>")
+        if "summary" in e:
+            out.append(f"<summary>{escape(e['summary'])}</summary>")
+        if "author" in e:
+            out.append(f"<author><name>{escape(e['author'])}</name></author>")
+        out.append("</entry>")
+    out.append("</feed>")
+    return "\n".join(out)
+
+
 def day(n):
     """A fixed date n days after 2026-01-01, UTC."""
     return datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc) + timedelta(days=n)

@@ -2,12 +2,13 @@
 the same categories and states, and `rss/items` and `rss/rules` have the same shapes (qbtd's 4.6 profile adds 4.6's
 `priority` and `torrentParams` to a rule, as 4.6 does). Rules are written in 4.5's form, which every version reads."""
 import json
+from datetime import datetime, timezone
 
 import pytest
 
 from conftest import wait_for
 from qbtnox import NOX, QbittorrentNox
-from rss_support import FeedServer, day, make_torrent, rss
+from rss_support import FeedServer, atom, day, make_torrent, rss
 
 pytestmark = pytest.mark.skipif(not NOX, reason="qbittorrent-nox is not installed")
 
@@ -22,7 +23,7 @@ RULES = {
 }
 
 
-def run(server, s, feeds, url):
+def run(server, s, feeds, url, others=()):
     def post(action, **data):
         r = s.post(server.url(f"rss/{action}"), data=data, timeout=10)
         assert r.status_code == 200, (action, r.status_code, r.text)
@@ -34,11 +35,17 @@ def run(server, s, feeds, url):
          "s(\\d+)e(\\d+)\n(\\d+)x(\\d+)"})})
     assert r.status_code == 200
     post("addFeed", url=url, path="Media\\TV")
+    for i, other in enumerate(others):
+        post("addFeed", url=other, path=f"Other{i}")
 
     def torrents():
         return {t["hash"]: (t["name"], t["category"], t["state"]) for t in s.get(server.url("torrents/info"), timeout=10).json()}
     wait_for(lambda: len(torrents()) >= 3, 60, what=f"the rules' torrents on {server.base}")
-    wait_for(lambda: not feed(s, server)["isLoading"], 30, what="the feed loaded")
+    def all_loaded():
+        tree = s.get(server.url("rss/items"), params={"withData": "true"}, timeout=10).json()
+        feeds = [tree["Media"]["TV"]] + [tree.get(f"Other{i}", {"isLoading": True}) for i in range(len(others))]
+        return not any(f["isLoading"] for f in feeds) and all(f["articles"] for f in feeds)
+    wait_for(all_loaded, 30, what="the feeds loaded")
     import time
     time.sleep(3)  # anything more would come now
     return torrents(), s.get(server.url("rss/items"), params={"withData": "true"}, timeout=10).json(), \
@@ -62,13 +69,26 @@ def test_same_feeds_and_rules_add_the_same_torrents(qbtd_factory, tmp_path):
             items.append({"title": title, "guid": f"id-{i}", "enclosure": feeds.url(f"/{title}.torrent"), "date": day(i),
                           "description": f"about {title}"})
         url = feeds.put("/feed.xml", rss("Mixed feed", items))
+        # Atom with a relative link under xml:base; RSS with magnet links, no guids, an untyped enclosure, odd dates.
+        others = [
+            feeds.put("/atom.xml", atom("Atom feed", [
+                {"title": f"Atom {i}", "id": f"urn:x:{i}", "link": f"/files/a{i}.torrent", "updated": day(i),
+                 "summary": f"<p>entry {i}</p>", "author": "Someone"} for i in range(3)], base=feeds.base)),
+            feeds.put("/magnets.xml", rss("Magnets", [
+                {"title": "Magnet one", "magnet": "magnet:?xt=urn:btih:" + "ab" * 20 + "&dn=one", "date": day(5)},
+                {"title": "Linked", "link": "http://127.0.0.1:9/page.html"},
+                {"title": "Titled only"},
+            ]).replace("<title>Linked</title>", "<title>Linked</title><enclosure url=\"http://127.0.0.1:9/x.torrent\"/>")
+              .replace("<title>Titled only</title>", "<title>Titled only</title><pubDate>Mon, 05 Feb 2024 12:00:00 +0200</pubDate>"
+                       "<category>misc</category>")),
+        ]
         nox = QbittorrentNox(tmp_path / "nox").start()
         try:
-            want = run(nox, nox.session(), feeds, url)
+            want = run(nox, nox.session(), feeds, url, others)
         finally:
             nox.stop()
         q = qbtd_factory(extra=["--profile", "4.6"])
-        got = run(q, q.session(), feeds, url)
+        got = run(q, q.session(), feeds, url, others)
     finally:
         feeds.stop()
     added_nox, items_nox, rules_nox, matching_nox = want
@@ -78,11 +98,19 @@ def test_same_feeds_and_rules_add_the_same_torrents(qbtd_factory, tmp_path):
     assert added_q == added_nox
     # The tree and the feed: the same keys, the same articles (qBittorrent lists them in no set order).
     f_nox, f_q = items_nox["Media"]["TV"], items_q["Media"]["TV"]
-    assert set(items_q) == set(items_nox) == {"Media"} and set(f_q) == set(f_nox)
+    assert set(items_q) == set(items_nox) == {"Media", "Other0", "Other1"} and set(f_q) == set(f_nox)
     assert f_q["title"] == f_nox["title"] and f_q["hasError"] == f_nox["hasError"] is False
+    today = datetime.now(timezone.utc).strftime("%d %b %Y")
+
     def articles(f):
-        return {a["id"]: {k: v for k, v in a.items()} for a in f["articles"]}
+        """Articles by id; an undated article's date is its server's fetch time: only its day is compared."""
+        return {a["id"]: {k: (v[:11] if k == "date" and v.startswith(today) else v) for k, v in a.items()}
+                for a in f["articles"]}
     assert articles(f_q) == articles(f_nox)
+    for other in ("Other0", "Other1"):
+        a, b = items_q[other], items_nox[other]
+        assert (a["title"], a["hasError"]) == (b["title"], b["hasError"]), other
+        assert articles(a) == articles(b), other
     # Rules: 4.5's keys with the same values; 4.6 adds priority and torrentParams.
     assert set(rules_q) == set(rules_nox)
     for name in rules_nox:
