@@ -345,22 +345,24 @@ public actor MusicLibrary {
     public func snapshot() async throws -> (version: Int, file: FileHandle) {
         let v = version
         let dir = configuration.dataDirectory
-        let path = dir + "/library-v\(v).sqlite"
+        // ".relative": snapshots from before paths were made relative (same version numbers) are not served again.
+        let path = dir + "/library-v\(v).relative.sqlite"
         if !FileManager.default.fileExists(atPath: path) {
-            let library = self.library
+            let library = self.library, folders = directories
             try await Self.offPool {
                 Result {
                     let temp = path + ".tmp"
                     try? FileManager.default.removeItem(atPath: temp)
                     let copy = try DatabaseQueue(path: temp)
                     try library.backup(to: copy)
+                    try LibraryPaths.relativize(copy, folders: folders)
                     try copy.close()
                     guard rename(temp, path) == 0 else { throw MusicError.unreadable(path) }
                 }
             }.get()
             // Older snapshots go.
             for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-            where name.hasPrefix("library-v") && name != "library-v\(v).sqlite" && !name.hasSuffix(".tmp") {
+            where name.hasPrefix("library-v") && name != "library-v\(v).relative.sqlite" && !name.hasSuffix(".tmp") {
                 try? FileManager.default.removeItem(atPath: dir + "/" + name)
             }
         }

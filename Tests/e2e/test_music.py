@@ -151,6 +151,11 @@ def test_library_tags_rescans_and_db(qbtd_factory, library, tmp_path):
         assert db.execute("SELECT title, album_artist, year FROM albums").fetchall() == [("The Album", "Album Artist", "2021")]
         items = db.execute("SELECT t.title FROM playlist_items p JOIN tracks t ON t.id = p.track_id ORDER BY position").fetchall()
         assert items == [("VBR Song",), ("Short",)]
+        # Paths inside the music folder, never the server's own (issue 20): not in the rows, not in the file.
+        paths = [p for (p,) in db.execute("SELECT path FROM tracks UNION ALL SELECT path FROM playlists")]
+        assert paths and not any(p.startswith("/") for p in paths), paths
+        assert "Album/vbr.mp3" in paths, paths
+    assert str(lib).encode() not in (Path(q.data_dir) / "snapshot.sqlite").read_bytes()
     first = requests.get(q.base + "/music/db", headers=BEARER)
     etag = first.headers["ETag"]
     assert requests.get(q.base + "/music/db", headers={**BEARER, "If-None-Match": etag}).status_code == 304
