@@ -28,8 +28,10 @@ public actor SessionManager {
     private var failures: [String: Int] = [:]
     private var bannedUntil: [String: ContinuousClock.Instant] = [:]
     public private(set) var policy: Policy
-    /// Bounds the failure table against a flood of distinct addresses.
+    /// Bounds the failure and ban tables against a flood of distinct addresses (IPv6 gives an attacker plenty).
     static let maxTrackedAddresses = 10_000
+    /// Bounds the live sessions: past it, a login ends the session unused the longest.
+    static let maxSessions = 10_000
 
     public init(policy: Policy = Policy()) { self.policy = policy }
 
@@ -71,15 +73,30 @@ public actor SessionManager {
         if failures[ip] == nil && failures.count >= Self.maxTrackedAddresses { failures.removeAll() }
         failures[ip, default: 0] += 1
         if policy.maxFailures > 0 && failures[ip, default: 0] >= policy.maxFailures {
+            if bannedUntil[ip] == nil && bannedUntil.count >= Self.maxTrackedAddresses {
+                // Expired bans go first; if every ban is live, the one ending soonest makes room.
+                let now = ContinuousClock.now
+                bannedUntil = bannedUntil.filter { $0.value > now }
+                if bannedUntil.count >= Self.maxTrackedAddresses, let soonest = bannedUntil.min(by: { $0.value < $1.value }) {
+                    bannedUntil[soonest.key] = nil
+                }
+            }
             bannedUntil[ip] = ContinuousClock.now + policy.banDuration
         }
     }
+
+    /// How many addresses the failure and ban tables hold (for tests).
+    var trackedAddresses: (failures: Int, bans: Int) { (failures.count, bannedUntil.count) }
+    var sessionCount: Int { sessions.count }
 
     /// A new session for a successful login; expired ones are purged here, as qBittorrent does.
     public func open(for ip: String) -> String {
         failures[ip] = nil
         let now = ContinuousClock.now
         if policy.sessionTimeout > .zero { sessions = sessions.filter { now - $0.value.lastSeen <= policy.sessionTimeout } }
+        if sessions.count >= Self.maxSessions, let oldest = sessions.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
+            sessions[oldest.key] = nil
+        }
         let id = Self.newID()
         sessions[id] = Entry(lastSeen: now)
         return id
