@@ -117,6 +117,7 @@ public func buildApplication(
     // HTTP/1 with WebSocket upgrades, behind TLS whenever HTTPS is on when a connection is accepted.
     let socketResponder = sockets.buildResponder()
     let socketConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+        http1: .init(idleTimeout: .seconds(config.idleTimeout.components.seconds)),
         ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled, validateUTF8: true))
     let app = Application(
         router: router,
@@ -124,7 +125,7 @@ public func buildApplication(
             SwitchableTLSChannel(
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: socketResponder,
                                                    configuration: socketConfiguration),
-                tls: webTLS)
+                tls: webTLS, requestTimeout: .seconds(config.requestTimeout.components.seconds))
         },
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "qbtd"),
         services: [

@@ -25,10 +25,10 @@ final class MalformedRequestGuard: ChannelInboundHandler, RemovableChannelHandle
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }
 
-    /// Puts a guard after the channel's HTTP request decoder (nothing happens when there is none).
-    static func install(in channel: any Channel) {
+    /// Puts a guard (and `others`) right after the channel's HTTP request decoder (nothing happens without one).
+    static func install(in channel: any Channel, _ others: any ChannelHandler...) {
         let pipeline = channel.pipeline.syncOperations
         guard let decoder = try? pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) else { return }
-        try? pipeline.addHandler(MalformedRequestGuard(), position: .after(decoder))
+        try? pipeline.addHandlers([MalformedRequestGuard()] + others, position: .after(decoder))
     }
 }

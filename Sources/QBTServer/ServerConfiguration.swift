@@ -22,6 +22,10 @@ public struct ServerConfiguration: Sendable {
     public var resumeInterval: Duration = .seconds(15)
     /// How long one search plugin may run before it is stopped (qBittorrent: 3 minutes).
     public var searchTimeout: Duration = .seconds(180)
+    /// How long a connection may take to send a whole request head (an idle or slow-header client is closed after).
+    public var requestTimeout: Duration = .seconds(30)
+    /// How long a kept-alive connection may sit idle between requests, or a request body stall.
+    public var idleTimeout: Duration = .seconds(120)
     /// Where streams of torrents qbtd does not have download to; nil: `<data-dir>/stream-cache`.
     public var streamCacheDirectory: String?
     /// Bytes the stream cache may hold per torrent.

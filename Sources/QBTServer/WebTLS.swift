@@ -19,6 +19,8 @@ struct SwitchableTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
     let tls: WebTLS
+    /// How long the connection has to send its first whole request head (`FirstRequestDeadline`).
+    var requestTimeout: TimeAmount = .seconds(30)
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let base = self.base
@@ -32,8 +34,9 @@ struct SwitchableTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
         } else {
             setUp = base.setup(channel: channel, logger: logger)
         }
+        let requestTimeout = self.requestTimeout
         return setUp.map { value in
-            MalformedRequestGuard.install(in: channel)
+            MalformedRequestGuard.install(in: channel, FirstRequestDeadline(requestTimeout))
             return value
         }
     }

@@ -59,6 +59,12 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Seconds one search plugin may run before it is stopped. [QBTD_SEARCH_TIMEOUT] (default: 180)")
     var searchTimeout: Int?
 
+    @Option(help: "Seconds a connection may take to send a request's headers. [QBTD_REQUEST_TIMEOUT] (default: 30)")
+    var requestTimeout: Int?
+
+    @Option(help: "Seconds a connection may sit idle between requests, or a request body stall. [QBTD_IDLE_TIMEOUT] (default: 120)")
+    var idleTimeout: Int?
+
     @Option(help: "Where streamed torrents qbtd does not have download to. [QBTD_STREAM_CACHE_DIR] (default: <data-dir>/stream-cache)")
     var streamCacheDir: String?
 
@@ -136,6 +142,8 @@ struct QBTD: AsyncParsableCommand {
         }
         if let s = try number(resumeInterval, "QBTD_RESUME_INTERVAL", "resume-interval") { config.resumeInterval = .seconds(s) }
         if let s = try number(searchTimeout, "QBTD_SEARCH_TIMEOUT", "search-timeout") { config.searchTimeout = .seconds(s) }
+        if let s = try number(requestTimeout, "QBTD_REQUEST_TIMEOUT", "request-timeout") { config.requestTimeout = .seconds(s) }
+        if let s = try number(idleTimeout, "QBTD_IDLE_TIMEOUT", "idle-timeout") { config.idleTimeout = .seconds(s) }
         config.streamCacheDirectory = streamCacheDir ?? env["QBTD_STREAM_CACHE_DIR"]
         config.streamKeepCompleted = streamKeepCompleted || flag("QBTD_STREAM_KEEP_COMPLETED")
         if let mib = try number(streamCacheBudget, "QBTD_STREAM_CACHE_BUDGET", "stream-cache-budget", unit: " (MiB)") {
