@@ -108,7 +108,10 @@ def test_incomplete_files_suffix_as_qbittorrent(qbtd_factory, tmp_path):
         r = s.post(server.url("torrents/add"), files={"torrents": ("t.torrent", data)},
                    data={"stopped": "true", "paused": "true", "savepath": f"{root}/inc"})
         assert r.text == "Ok."
-        wait_for(lambda: s.get(server.url("torrents/files"), params={"hash": torrent_id}).json(), 20, what="files")
+        def files():
+            r = s.get(server.url("torrents/files"), params={"hash": torrent_id})
+            return r.json() if r.status_code == 200 else None  # 404 until qBittorrent's background add is done
+        wait_for(files, 20, what="files")
         s.post(server.url("torrents/filePrio"), data={"hash": torrent_id, "id": "0", "priority": "0"})
         s.post(server.url("torrents/start"), data={"hashes": torrent_id})
         s.post(server.url("torrents/resume"), data={"hashes": torrent_id})
