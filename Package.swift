@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "Search", dependencies: ["QBTCore", "Store", "HTTPFetch"]),
         // qBittorrent's RSS: feeds parsed (RSS 2.0, Atom), the item tree, articles and rules kept in SQLite, the
         // refresh schedule and the auto-downloader with qBittorrent's matching rules.
-        .target(name: "RSS", dependencies: ["QBTCore", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "RSS", dependencies: ["QBTCore", "Store", "HTTPFetch"]),
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
         .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine"]),
         // The MP3 library served as HLS: scanning, frame indexes, segments, keys.

@@ -57,7 +57,7 @@ public func buildApplication(
     let streams = try await StreamService(engine: service.engine, torrents: service, configuration: streamSettings)
     let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,
                                          log: config.eventLog, timeout: config.searchTimeout)
-    let rss = try await RSSService(store: store, settings: settings, torrents: service, profile: identity.profile, logger: logger)
+    let rss = try await RSSService(store: store, settings: settings, torrents: service, profile: identity.profile)
     await rss.start()
 
     var uploadSettings = UploadConfiguration(uploadsDirectory: paths.uploadsDirectory, confinement: paths.confinement)

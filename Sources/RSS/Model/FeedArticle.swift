@@ -38,16 +38,15 @@ public struct FeedArticle: Sendable, Equatable {
         return .object(out)
     }
 
-    /// How SQLite keeps it (read state apart).
+    /// How SQLite keeps it (the instant and the read state have columns of their own).
     struct Stored: Codable {
-        var date: String
         var offset: Int
         var torrentURL: String?
         var fields: [String: String]
     }
 
     func record(feedUID: String) -> RSSArticleRecord {
-        let data = (try? JSONEncoder().encode(Stored(date: date.formatted, offset: date.offset, torrentURL: torrentURL, fields: fields)))
+        let data = (try? JSONEncoder().encode(Stored(offset: date.offset, torrentURL: torrentURL, fields: fields)))
             ?? Data("{}".utf8)
         return RSSArticleRecord(feedUID: feedUID, id: id, date: date.date.timeIntervalSince1970,
                                 data: String(decoding: data, as: UTF8.self), isRead: isRead)

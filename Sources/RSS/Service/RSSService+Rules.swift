@@ -44,8 +44,9 @@ extension RSSService {
         do { try await persist { try await $0.deleteRSSRule(name) } } catch { throw RSSError.store("\(error)") }
     }
 
-    public func rulesJSON(v5: Bool) -> JSONValue {
-        .object(Dictionary(rules.map { ($0.name, $0.rule.json(v5: v5)) }, uniquingKeysWith: { a, _ in a }))
+    /// `rss/rules`: every rule as the profile writes it (4.6 has no 5.x keys in `torrentParams`).
+    public func rulesJSON() -> JSONValue {
+        .object(Dictionary(rules.map { ($0.name, $0.rule.json(v5: profile != .v4_6)) }, uniquingKeysWith: { a, _ in a }))
     }
 
     public func rule(_ name: String) -> DownloadRule? { rules.first { $0.name == name }?.rule }

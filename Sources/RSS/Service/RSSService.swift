@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import QBTCore
 import Store
 
@@ -10,7 +9,6 @@ public actor RSSService {
     let settings: ServerSettings
     let torrents: TorrentService
     let log: EventLog
-    let logger: Logger
     let profile: Identity.Profile
     /// 5.2's wording, per-feed intervals and smart filter (an article without an episode number is refused).
     var modern: Bool { profile == .v5_2 }
@@ -37,13 +35,11 @@ public actor RSSService {
     var downloader: Task<Void, Never>?
     var downloading = false
 
-    public init(store: Store, settings: ServerSettings, torrents: TorrentService, profile: Identity.Profile,
-                logger: Logger = Logger(label: "rss")) async throws {
+    public init(store: Store, settings: ServerSettings, torrents: TorrentService, profile: Identity.Profile) async throws {
         self.store = store
         self.settings = settings
         self.torrents = torrents
         self.log = torrents.log
-        self.logger = logger
         self.profile = profile
         try await load()
     }

@@ -82,7 +82,7 @@ public struct RSSController: APIController {
                 return try await change { try await rss.removeRule(name) }
             },
             "rules": .get { _, _ in
-                .json(await rss.rulesJSON(v5: identity.profile != .v4_6))
+                .json(await rss.rulesJSON())
             },
             "matchingArticles": .get { p, _ in
                 .json(await rss.matchingArticles(ruleName: try p.required("ruleName")))
