@@ -364,13 +364,26 @@ public actor StreamService {
             waiters[id, default: [:]][piece, default: [:]][key] = (token, continuation)
             // Registered first, then checked: a piece that finished meanwhile cannot be missed. From then on only
             // the piece's event wakes it; the timer only ends a stall.
-            Task {
-                if (try? await self.engine.havePiece(id, piece: piece)) == true { await self.resume(id, piece, key, with: nil); return }
-                try? await Task.sleep(for: stall)
-                await self.resume(id, piece, key, with: .stalled(Int(stall.components.seconds)))
-            }
+            Task { await self.watch(id, piece, key, stall: stall) }
         }
         confirmed[reader] = piece
+    }
+
+    /// Watches one parked reader: at once and then every few seconds until the stall timeout, a piece that is on
+    /// disk wakes it (whatever happened to its event), and a torrent that has lost every peer calls its known peers
+    /// again (a seed that dropped the connection mid-piece is otherwise never asked again).
+    func watch(_ id: TorrentID, _ piece: Int, _ key: UUID, stall: Duration) async {
+        let step = Duration.seconds(2)
+        var waited = Duration.zero
+        while waited < stall {
+            guard waiters[id]?[piece]?[key] != nil else { return }
+            if (try? await engine.havePiece(id, piece: piece)) == true { resume(id, piece, key, with: nil); return }
+            if waited > .zero, (try? engine.status(id))?.numPeers == 0 { reconnect(id) }
+            let nap = min(step, stall - waited)
+            try? await Task.sleep(for: nap)
+            waited += nap
+        }
+        resume(id, piece, key, with: .stalled(Int(stall.components.seconds)))
     }
 
     public func leave(_ token: String, reader: UUID) async {
@@ -379,12 +392,22 @@ public actor StreamService {
         await reschedule(id)
     }
 
-    /// Wakes a piece's readers when libtorrent has it (libtorrent counts a piece as had once it passed and every
-    /// block is written, in the same step that posts its event). A piece forgotten by an eviction meanwhile leaves
-    /// them waiting for its next event.
+    /// Wakes a piece's readers once libtorrent has it. libtorrent posts a piece's event when its hash passes, but
+    /// counts it as had only when its last block is written too: usually the same moment, under load some
+    /// milliseconds later, with no event of its own. So a piece not yet had is asked again, 5 ms, 10 ms, … up to
+    /// about 1.3 s; `watch` covers anything later (and a piece forgotten by an eviction meanwhile waits for its next
+    /// event).
     func wakeReaders(_ id: TorrentID, _ piece: Int) async {
-        guard (try? await engine.havePiece(id, piece: piece)) == true else { return }
-        for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
+        var delay = Duration.milliseconds(5)
+        for _ in 0..<8 {
+            guard waiters[id]?[piece]?.isEmpty == false else { return }
+            if (try? await engine.havePiece(id, piece: piece)) == true {
+                for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
+                return
+            }
+            try? await Task.sleep(for: delay)
+            delay *= 2
+        }
     }
 
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import QBTCore
 import Streaming
@@ -9,10 +10,14 @@ import Streaming
 /// soon as the piece under it is on disk. The token is the credential: a player needs no header.
 public struct StreamPlayback: Sendable {
     let streams: StreamService
+    let logger: Logger
     /// Bytes read from disk and written per step.
     static let chunk = 256 * 1024
 
-    public init(streams: StreamService) { self.streams = streams }
+    public init(streams: StreamService, logger: Logger) {
+        self.streams = streams
+        self.logger = logger
+    }
 
     public func addRoutes(to router: Router<QBTRequestContext>) {
         for prefix in ["/stream", "/torrent"] {
@@ -48,18 +53,22 @@ public struct StreamPlayback: Sendable {
         let length = max(0, last - first + 1)
         headers[.contentLength] = String(length)
         if request.method == .head || length == 0 { return Response(status: status, headers: headers) }
-        let streams = self.streams
+        let streams = self.streams, logger = self.logger
         return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(length)) { writer in
             let reader = UUID()
             var descriptor: Int32 = -1
             defer { if descriptor >= 0 { close(descriptor) } }
             var position = first
+            var ended = "the client went away"
             do {
                 while position <= last {
                     try await streams.waitForData(token, reader: reader, position: position)
                     if descriptor < 0 {
                         descriptor = open(stream.path, O_RDONLY)
-                        guard descriptor >= 0 else { break }
+                        guard descriptor >= 0 else {
+                            ended = "\(stream.path) cannot be opened (errno \(errno))"
+                            break
+                        }
                     }
                     let pieceEnd = stream.end(of: stream.piece(at: position))
                     let count = Int(min(last + 1, pieceEnd, position + Int64(Self.chunk)) - position)
@@ -73,16 +82,24 @@ public struct StreamPlayback: Sendable {
                         if read > 0 || attempt == 3 { break }
                         try await Task.sleep(for: .milliseconds(100))
                     }
-                    guard read > 0 else { break }
+                    guard read > 0 else {
+                        ended = "\(stream.path) has nothing at \(position) (errno \(errno))"
+                        break
+                    }
                     try await writer.write(buffer)
                     position += Int64(read)
                 }
+            } catch let failure as StreamService.Failure {
+                ended = failure.description  // stopped or stalled
             } catch {
-                // Stopped, stalled or the client went away: the body ends here.
+                // The client went away: the body ends here.
             }
             await streams.leave(token, reader: reader)
             // Short of the promised length, the connection must close: the player then sees the end at once.
-            guard position > last else { throw StreamEnded() }
+            guard position > last else {
+                logger.notice("stream \(stream.fileName): body ended at byte \(position) of \(first)-\(last): \(ended)")
+                throw StreamEnded()
+            }
             try await writer.finish(nil)
         })
     }

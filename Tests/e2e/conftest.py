@@ -121,6 +121,18 @@ class Qbtd:
         return f"{self.base}/api/v2/{path}"
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test shows the end of every qbtd log it wrote: a CI run keeps nothing else of the server's side."""
+    outcome = yield
+    report = outcome.get_result()
+    tmp = item.funcargs.get("tmp_path") if hasattr(item, "funcargs") else None
+    if report.failed and tmp is not None:
+        for log in sorted(Path(tmp).glob("**/qbtd-*.log"))[:4]:
+            lines = log.read_bytes().decode(errors="replace").splitlines()
+            report.sections.append((f"qbtd log {log.name} (last 60 of {len(lines)} lines)", "\n".join(lines[-60:])))
+
+
 @pytest.fixture
 def qbtd_factory(tmp_path):
     started = []
