@@ -68,6 +68,7 @@ public actor QBTClient {
         if !(200..<300).contains(response.status), let error = special(response.status) { throw error }
         switch response.status {
         case 200..<300: return response
+        case 403 where response.text.contains("API key's scope"): throw QBTClientError.outOfScope(Self.message(response, or: "out of scope"))
         case 401, 403: throw QBTClientError.forbidden(url: baseURL.absoluteString)
         case 404: throw QBTClientError.notFound(Self.message(response, or: "not found: \(path)"))
         case 409: throw QBTClientError.conflict(Self.message(response, or: "the server refused: \(path)"))

@@ -8,6 +8,8 @@ public enum QBTClientError: Error, CustomStringConvertible, Equatable, Sendable 
     case loginFailed(url: String)
     case banned(url: String)
     case forbidden(url: String)
+    /// A key whose scope does not reach the route (the server's message says what it reaches).
+    case outOfScope(String)
     case notFound(String)
     case conflict(String)
     case badRequest(String)
@@ -21,7 +23,7 @@ public enum QBTClientError: Error, CustomStringConvertible, Equatable, Sendable 
     public var exitCode: Int32 {
         switch self {
         case .unreachable, .timedOut: 3
-        case .notLoggedIn, .loginFailed, .banned, .forbidden, .invalidCredentials: 4
+        case .notLoggedIn, .loginFailed, .banned, .forbidden, .outOfScope, .invalidCredentials: 4
         case .notFound: 5
         case .invalidInput: 2
         case .conflict, .badRequest, .unsupported, .server, .badResponse: 1
@@ -41,6 +43,7 @@ public enum QBTClientError: Error, CustomStringConvertible, Equatable, Sendable 
         case .banned(let url):
             "\(url) has banned this IP after too many failed logins: wait for the ban to expire (see the server's settings)"
         case .forbidden(let url): "\(url) refused the request (403): the session expired or the key is wrong; run `qbt login \(url)`"
+        case .outOfScope(let message): "\(message): use a key with a wider scope, or log in (`qbt keys create NAME --scope …` makes one)"
         case .notFound(let what): what
         case .conflict(let message), .badRequest(let message): message
         case .unsupported(let message): message

@@ -22,6 +22,8 @@ public struct ServerParts: Sendable {
     public let credentialOutcome: Credentials.Outcome
     /// The API key made at this first start (music folders and no key yet): shown once.
     public let firstKey: String?
+    /// Every `/api/v2` route.
+    public let routes: [APIRouter.Route]
 }
 
 /// Builds the whole server: store, engine, controllers, HTTP. Used by `qbtd` and by the tests alike.
@@ -74,7 +76,7 @@ public func buildApplication(
         musicDirectories = stored.compactMap(\.stringValue)
     }
     var firstKey: String?
-    if let key = config.apiKey { try await keys.installDefault(key) }
+    if let key = config.apiKey { try await keys.installDefault(key, scope: config.apiKeyScope) }
     else if !musicDirectories.isEmpty, await keys.keys.isEmpty { firstKey = try await keys.rotateDefault().key }
     var musicSettings = MusicLibrary.Configuration(directories: musicDirectories, dataDirectory: paths.dataDirectory + "/music")
     musicSettings.encrypt = config.musicEncrypt
@@ -106,7 +108,7 @@ public func buildApplication(
     ] + (identity.profile == .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
     let api = APIRouter(controllers: controllers, sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
     api.addRoutes(to: router)
-    StreamPlayback(streams: streams).addRoutes(to: router)
+    StreamPlayback(streams: streams, logger: logger).addRoutes(to: router)
     UploadRoutes(api: api, configuration: uploadSettings, board: uploadBoard, service: service).addRoutes(to: router)
     TusRoutes(api: api, tus: tus, service: service).addRoutes(to: router)
     musicRoutes.addRoutes(to: router)
@@ -139,7 +141,7 @@ public func buildApplication(
         logger: logger)
     config.eventLog.add("qbtd started (presenting as qBittorrent \(identity.appVersion))", kind: .info)
     return (app, ServerParts(service: service, credentials: credentials, sessions: sessions, keys: keys,
-                             credentialOutcome: outcome, firstKey: firstKey))
+                             credentialOutcome: outcome, firstKey: firstKey, routes: api.routes))
 }
 
 /// `app/shutdown`: answer first, then stop the way SIGTERM does (fast-resume saved, session closed).

@@ -50,6 +50,7 @@ public struct ServerConfiguration: Sendable {
     public var musicRescanInterval: Duration = .seconds(300)
     /// An API key to install at start as the key named `default` (for automation).
     public var apiKey: String?
+    public var apiKeyScope: APIKeyScope = .full
     /// `--https-cert`/`--https-key`: serve HTTPS with these PEM files, whatever `use_https` says.
     public var https: HTTPSFiles?
     /// Which qBittorrent release qbtd presents itself as.

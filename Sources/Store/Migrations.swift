@@ -145,6 +145,11 @@ extension Store {
                 t.column("definition", .text).notNull()  // the rule's JSON, as rss/rules shows it
             }
         }
+        migrator.registerMigration("v11: API key scopes") { db in
+            try db.alter(table: "api_keys") { t in
+                t.add(column: "scope", .text).notNull().defaults(to: "full")  // full, read-only, music, stream, upload
+            }
+        }
         return migrator
     }
 }

@@ -35,8 +35,9 @@ public struct APICaller: Sendable {
     public var sync: SyncSlot?
     /// The port this request came in on (5.2's cookie is named after it).
     public var localPort: Int
-    /// The API key that authenticated the request, if any.
+    /// The API key that authenticated the request, if any, and what it may reach.
     public var apiKeyID: String?
+    public var keyScope: APIKeyScope?
     /// The `Host` the client used (for URLs handed back to it).
     public var host: String?
     /// HTTPS, or a trusted reverse proxy that says the client used HTTPS (the cookie may be `secure`).

@@ -30,6 +30,21 @@ public struct APIRouter: Sendable {
         self.logger = logger
     }
 
+    /// One `/api/v2/<group>/<action>` route as the table holds it.
+    public struct Route: Sendable, Hashable {
+        public let group: String
+        public let action: String
+        /// qBittorrent lets a client call it with GET: it only reads.
+        public let readOnly: Bool
+    }
+
+    /// Every route of the table, sorted.
+    public var routes: [Route] {
+        controllers.flatMap { group, actions in
+            actions.map { Route(group: group, action: $0.key, readOnly: $0.value.methods == .getOrPost) }
+        }.sorted { ($0.group, $0.action) < ($1.group, $1.action) }
+    }
+
     public func addRoutes(to router: Router<QBTRequestContext>) {
         for method in [HTTPRequest.Method.get, .post, .head, .put, .delete, .patch, .options] {
             router.on("/api/v2/:scope/:action", method: method) { request, context in
@@ -42,7 +57,7 @@ public struct APIRouter: Sendable {
     enum Authentication {
         case none
         case session(String, SyncSlot)
-        case apiKey(String, SyncSlot)
+        case apiKey(String, APIKeyScope, SyncSlot)
         /// A session made on this request (auth bypass or Basic credentials); its cookie goes out with the answer.
         case fresh(String, SyncSlot)
     }
@@ -60,6 +75,10 @@ public struct APIRouter: Sendable {
             // An API key is for the API proper: it cannot log in or out.
             if caller.apiKeyID != nil && scope == "auth" { throw QBitError.accessDenied() }
             guard let action else { throw QBitError.notFound(identity.modernAuth ? "Endpoint does not exist" : nil) }
+            if let keyScope = caller.keyScope,
+               !keyScope.permits(.api(group: scope, action: name, readOnly: action.methods == .getOrPost)) {
+                throw QBitError.accessDenied(Self.outOfScope(keyScope))
+            }
             let method = request.method
             guard method == .get || method == .post || method == .head else {
                 return Self.plain(.notImplemented, "Not Implemented")
@@ -123,7 +142,7 @@ public struct APIRouter: Sendable {
         switch auth {
         case .none: break
         case .session(let id, let slot), .fresh(let id, let slot): caller.sessionID = id; caller.sync = slot
-        case .apiKey(let id, let slot): caller.apiKeyID = id; caller.sync = slot
+        case .apiKey(let id, let keyScope, let slot): caller.apiKeyID = id; caller.keyScope = keyScope; caller.sync = slot
         }
         return .passed(caller, auth)
     }
@@ -136,9 +155,10 @@ public struct APIRouter: Sendable {
         }
     }
 
-    /// The API's gate for qbtd's streamed routes (uploads, tus): the session, an API key or HTTP Basic, after the
-    /// same CSRF and Host checks; `body` answers for an admitted caller, errors are JSON.
-    public func admitted(_ request: Request, _ context: QBTRequestContext,
+    /// The API's gate for qbtd's streamed routes (uploads, tus), which lie in `area`: the session, an API key whose
+    /// scope reaches the area, or HTTP Basic, after the same CSRF and Host checks; `body` answers for an admitted
+    /// caller, errors are JSON.
+    public func admitted(_ request: Request, _ context: QBTRequestContext, area: APIKeyScope.Area,
                          _ body: (APICaller) async -> Response) async -> Response {
         do {
             guard case .passed(let caller, let auth) = try await check(request, context) else {
@@ -146,6 +166,9 @@ public struct APIRouter: Sendable {
             }
             guard caller.sync != nil else {
                 return Self.jsonError(.forbidden, "Forbidden: log in, or send an API key (Authorization: Bearer) or Basic credentials")
+            }
+            if let keyScope = caller.keyScope, !keyScope.permits(area) {
+                return Self.jsonError(.forbidden, Self.outOfScope(keyScope))
             }
             var response = await body(caller)
             handOver(auth, caller, &response)
@@ -155,6 +178,11 @@ public struct APIRouter: Sendable {
         } catch {
             return Self.jsonError(.internalServerError, "\(error)")
         }
+    }
+
+    /// The refusal of a key whose scope does not reach the route.
+    public static func outOfScope(_ scope: APIKeyScope) -> String {
+        "Forbidden: this API key's scope is \(scope.rawValue), which reaches \(scope.reach)"
     }
 
     /// JSON bodies of qbtd's own routes.
@@ -174,7 +202,7 @@ public struct APIRouter: Sendable {
     func authenticate(_ request: Request, bearer: String?, clientIP: String, policy: WebSecurityPolicy) async throws -> Authentication {
         if let bearer {
             guard let key = await keys.verify(bearer) else { return .none }
-            return .apiKey(key.id, await sessions.keySession(key.id))
+            return .apiKey(key.id, key.keyScope, await sessions.keySession(key.id))
         }
         if let sid = sessionCookie(request), let slot = await sessions.touch(sid) { return .session(sid, slot) }
         // qBittorrent's auth bypass: localhost (when allowed) and whitelisted subnets get a session unasked.

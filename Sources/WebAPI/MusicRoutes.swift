@@ -94,11 +94,19 @@ public struct MusicRoutes: Sendable {
         }
     }
 
-    /// Whether the request carries a live API key, in the header or (for players without headers) the query.
+    enum Admission { case admitted, noKey, outOfScope(APIKeyScope) }
+
+    /// Whether the request carries a live API key whose scope reaches `/music`, in the header or (for players
+    /// without headers) the query.
+    func admission(_ request: Request) async -> Admission {
+        guard let key = APIRouter.credential(request, scheme: "Bearer") ?? request.uri.queryParameters["api_key"].map(String.init),
+              let record = await keys.verify(key) else { return .noKey }
+        return record.keyScope.permits(.music) ? .admitted : .outOfScope(record.keyScope)
+    }
+
     func isAuthorized(_ request: Request) async -> Bool {
-        guard let key = APIRouter.credential(request, scheme: "Bearer") ?? request.uri.queryParameters["api_key"].map(String.init)
-        else { return false }
-        return await keys.verify(key) != nil
+        if case .admitted = await admission(request) { return true }
+        return false
     }
 
     static let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
@@ -106,10 +114,14 @@ public struct MusicRoutes: Sendable {
     /// Runs `body` for an authenticated request with the query to carry on listed URIs (`?api_key=` when the key
     /// came that way); JSON errors otherwise.
     func guarded(_ request: Request, _ body: (_ query: String) async throws -> Response) async -> Response {
-        guard await isAuthorized(request) else {
+        switch await admission(request) {
+        case .admitted: break
+        case .noKey:
             var r = Self.error(.unauthorized, "send a valid API key: Authorization: Bearer <key>, or ?api_key=<key>")
             r.headers[.wwwAuthenticate] = "Bearer"
             return r
+        case .outOfScope(let scope):
+            return Self.error(.forbidden, APIRouter.outOfScope(scope))
         }
         let query = request.uri.queryParameters["api_key"].map { "?api_key=" + (String($0).addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "") } ?? ""
         do { return try await body(query) } catch let failure as MusicError {

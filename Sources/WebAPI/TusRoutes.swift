@@ -68,7 +68,7 @@ public struct TusRoutes: Sendable {
 
     /// Authentication, the protocol version, and errors as tus answers them.
     func guarded(_ request: Request, _ context: QBTRequestContext, _ body: (Request) async throws -> Response) async -> Response {
-        Self.tagged(await api.admitted(request, context) { _ in
+        Self.tagged(await api.admitted(request, context, area: .uploads) { _ in
             guard request.headers[.init("Tus-Resumable")!] == TusService.version else {
                 var r = APIRouter.jsonError(.preconditionFailed, "Tus-Resumable must be \(TusService.version)")
                 r.headers[.init("Tus-Version")!] = TusService.version

@@ -22,10 +22,10 @@ public struct UploadRoutes: Sendable {
 
     public func addRoutes(to router: Router<QBTRequestContext>) {
         router.on("/api/v2/uploads", method: .post) { request, context in
-            await api.admitted(request, context) { _ in await upload(request) }
+            await api.admitted(request, context, area: .uploads) { _ in await upload(request) }
         }
         router.on("/api/v2/uploads", method: .get) { request, context in
-            await api.admitted(request, context) { _ in list() }
+            await api.admitted(request, context, area: .uploads) { _ in list() }
         }
     }
 

@@ -20,7 +20,7 @@ struct QBT: AsyncParsableCommand {
             List.self, Add.self, Info.self, Files.self, Prio.self, Trackers.self, Peers.self,
             Stop.self, Start.self, Delete.self, Move.self, Rename.self, Recheck.self,
             CategoryCommand.self, TagCommand.self, Limits.self, Watch.self,
-            Search.self, RSS.self, StreamCommand.self, Upload.self, Music.self,
+            Search.self, RSS.self, StreamCommand.self, Upload.self, Music.self, Keys.self,
             App.self, Transfer.self, Log.self, Prefs.self,
         ]
     )

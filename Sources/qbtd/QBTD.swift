@@ -98,8 +98,11 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Seconds between rescans of the music folders. [QBTD_MUSIC_RESCAN] (default: 300)")
     var musicRescan: Int?
 
-    @Option(help: "An API key (qbt_…) to install as the key named default, for automation. [QBTD_API_KEY]")
+    @Option(help: "An API key to install as the key named default: qBittorrent's qbt_… or any key of at least 128 random bits (32 hex digits, 22 base64 characters), so clients keep the key they have. [QBTD_API_KEY]")
     var apiKey: String?
+
+    @Option(help: "What --api-key reaches: full, read-only, music, stream or upload. [QBTD_API_KEY_SCOPE] (default: full)")
+    var apiKeyScope: String?
 
     @Option(help: "Serve HTTPS with this PEM certificate (chain, leaf first); needs --https-key. Wins over the use_https preference. [QBTD_HTTPS_CERT]")
     var httpsCert: String?
@@ -171,9 +174,12 @@ struct QBTD: AsyncParsableCommand {
         config.musicEncrypt = musicEncrypt || flag("QBTD_MUSIC_ENCRYPT")
         if let s = try number(musicRescan, "QBTD_MUSIC_RESCAN", "music-rescan") { config.musicRescanInterval = .seconds(s) }
         config.apiKey = apiKey ?? env["QBTD_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        if let key = config.apiKey, !APIKeyRing.isWellFormed(key) {
-            throw ValidationError("--api-key takes a key of the form qbt_ and at least 16 more characters")
+        if let key = config.apiKey, let problem = KeyStrength.problem(key) { throw ValidationError("--api-key: \(problem)") }
+        let scopeName = apiKeyScope ?? env["QBTD_API_KEY_SCOPE"].flatMap { $0.isEmpty ? nil : $0 } ?? "full"
+        guard let scope = APIKeyScope(rawValue: scopeName) else {
+            throw ValidationError("--api-key-scope is one of \(APIKeyScope.names), not \(scopeName)")
         }
+        config.apiKeyScope = scope
 
         let certificate = httpsCert ?? env["QBTD_HTTPS_CERT"].flatMap { $0.isEmpty ? nil : $0 }
         let key = httpsKey ?? env["QBTD_HTTPS_KEY"].flatMap { $0.isEmpty ? nil : $0 }

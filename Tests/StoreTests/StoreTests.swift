@@ -25,7 +25,7 @@ final class StoreTests: XCTestCase {
                         "v3: SSL parameters of torrents", "v4: search plugins", "v5: tus uploads",
                         "v6: stop conditions of torrents", "v7: comments set on torrents",
                         "v8: share limit actions of torrents", "v9: category download paths on with no path of their own",
-                        "v10: RSS feeds, articles and auto-download rules"]
+                        "v10: RSS feeds, articles and auto-download rules", "v11: API key scopes"]
         XCTAssertEqual(try Store(path: path).appliedMigrations(), expected)
         XCTAssertEqual(try Store(path: path).appliedMigrations().count, expected.count)
     }
@@ -76,6 +76,11 @@ final class StoreTests: XCTestCase {
         let again = try await store.deleteAPIKey(id: "k1")
         XCTAssertTrue(revoked)
         XCTAssertFalse(again)
+        // A scope is kept, changed, and read back after a reopen.
+        try await store.insertAPIKey(APIKeyRecord(id: "k2", name: "phone", keyHash: "h2", createdAt: 2, scope: "music"))
+        try await store.setAPIKeyScope(id: "k2", scope: "read-only")
+        let reopened = try await Store(path: path).apiKeys()
+        XCTAssertEqual(reopened.map(\.scope), ["read-only"])
     }
 
     func testTorrentSurvivesReopenWithCategoryTagsAndResumeData() async throws {

@@ -284,14 +284,18 @@ def test_offline_download_with_qbt(qbtd_factory, library, tmp_path):
     cli.run("login", q.base, env={"QBT_PASSWORD": q.password})
     key = cli.json("music", "key")["apiKey"]
     assert key.startswith("qbt_")
+    # The key reaches /music only: a player that keeps it cannot touch torrents.
+    assert requests.get(q.url("torrents/info"), headers={"Authorization": f"Bearer {key}"}).status_code == 403
     cli.run("login", q.base, env={"QBT_PASSWORD": q.password})  # logging in again keeps the music key
     assert cli.json("music", "sync")["downloaded"] is True and cli.json("music", "sync")["downloaded"] is False
-    # Logged in with the API key itself: rotating it keeps qbt logged in, and /music takes the new one.
+    # Logged in with a full key: a new music key replaces the first, and /music takes the new one.
     keyed = Cli(tmp_path / "keyed", QBT_MUSIC_DIR=str(tmp_path / "music-keyed"))
-    keyed.run("login", q.base, "--api-key", key)
+    full = q.session().post(q.url("app/rotateAPIKey")).json()["apiKey"]
+    keyed.run("login", q.base, "--api-key", full)
     key = keyed.json("music", "key")["apiKey"]
     assert keyed.json("app")["version"] and keyed.json("music", "sync")["downloaded"] is True
-    cli.run("music", "sync", code=4)  # the first login's saved key was the one rotated away
+    assert [k["scope"] for k in q.session().get(q.url("qbtd/apiKeys")).json() if k["name"] == "music"] == ["music"]
+    cli.run("music", "sync", code=4)  # the first login's saved key was the one replaced
     cli.json("music", "key")
     listed = {t["title"]: t for t in cli.json("music", "tracks")}
     assert listed["Song Title"]["id"] == ids["cbr.mp3"]

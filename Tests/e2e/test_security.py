@@ -1,10 +1,13 @@
 """Acceptance 4: bans and their expiry, CSRF, Host validation, paths that try to escape, API keys."""
 import json
+import os
+import subprocess
 import time
+from pathlib import Path
 
 import requests
 
-from conftest import PASSWORD, wait_for
+from conftest import PASSWORD, QBTD, wait_for
 
 
 def prefs(s, q, **values):
@@ -121,3 +124,37 @@ def test_api_keys(qbtd_factory):
     assert requests.get(q.url("torrents/info"), headers={"Authorization": f"Bearer {rotated}"}).json() == []
     s.post(q.url("app/deleteAPIKey")).raise_for_status()
     assert requests.get(q.url("torrents/info"), headers={"Authorization": f"Bearer {rotated}"}).status_code == 403
+
+
+def test_scoped_keys_and_a_migrating_music_host(qbtd_factory, tmp_path):
+    """A music host keeps the 32-hex-digit key its players store (`--api-key` + `--api-key-scope music`): /music
+    takes it, the WebAPI does not; `qbt keys` makes a read-only key that reads and is refused on writes."""
+    existing = "9b2e4c6a8d0f1e3a5c7b9d2f4e6a8c0b"
+    music = tmp_path / "music"
+    music.mkdir()
+    q = qbtd_factory(extra=["--music-dir", str(music), "--api-key", existing, "--api-key-scope", "music"])
+    s = q.session()
+    assert requests.get(q.base + "/music/auth", params={"api_key": existing}).status_code == 200
+    refused = requests.get(q.url("torrents/info"), headers={"Authorization": f"Bearer {existing}"})
+    assert refused.status_code == 403 and "scope is music" in refused.text
+    assert [(k["name"], k["scope"]) for k in s.get(q.url("qbtd/apiKeys")).json()] == [("default", "music")]
+    # A weak key or an unknown scope stops qbtd at start, saying why.
+    for args, says in [(["--api-key", "hunter2hunter2"], "128 random bits"), (["--api-key", existing, "--api-key-scope", "admin"], "full, read-only")]:
+        out = subprocess.run([QBTD, "--data-dir", str(tmp_path / "x"), *args], capture_output=True, text=True, timeout=60)
+        assert out.returncode != 0 and says in out.stderr + out.stdout, out
+
+    qbt = os.environ.get("QBT_BIN", str(Path(QBTD).parent / "qbt"))
+    env = {**os.environ, "HOME": str(tmp_path), "QBT_URL": q.base, "QBT_PASSWORD": q.password}
+    made = json.loads(subprocess.run([qbt, "keys", "create", "dashboard", "--scope", "read-only", "--json"], env=env,
+                                     capture_output=True, text=True, timeout=60, check=True).stdout)
+    assert made["scope"] == "read-only" and made["key"].startswith("qbt_")
+    listed = subprocess.run([qbt, "keys"], env=env, capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "dashboard" in listed and "read-only" in listed
+    reader = {**env, "QBT_API_KEY": made["key"]}
+    reader.pop("QBT_PASSWORD")
+    assert subprocess.run([qbt, "list"], env=reader, capture_output=True, text=True, timeout=60).returncode == 0
+    write = subprocess.run([qbt, "category", "add", "films"], env=reader, capture_output=True, text=True, timeout=60)
+    assert write.returncode == 4 and "scope is read-only" in write.stderr, write
+    assert "films" not in s.get(q.url("torrents/categories")).json()
+    subprocess.run([qbt, "keys", "revoke", "dashboard"], env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert requests.get(q.url("torrents/info"), headers={"Authorization": f"Bearer {made['key']}"}).status_code == 403

@@ -173,13 +173,13 @@ _qbt() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|logout|servers|list|add|info|files|prio|trackers|peers|stop|start|delete|move|rename|recheck|category|tag|limits|watch|search|rss|stream|upload|music|app|transfer|log|prefs|help)
+    login|logout|servers|list|add|info|files|prio|trackers|peers|stop|start|delete|move|rename|recheck|category|tag|limits|watch|search|rss|stream|upload|music|keys|app|transfer|log|prefs|help)
         # Offer subcommand argument completions
         "_qbt_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login logout servers list add info files prio trackers peers stop start delete move rename recheck category tag limits watch search rss stream upload music app transfer log prefs help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login logout servers list add info files prio trackers peers stop start delete move rename recheck category tag limits watch search rss stream upload music keys app transfer log prefs help' -- "${cur}"))
         ;;
     esac
 }
@@ -1775,6 +1775,98 @@ _qbt_music_downloads_cancel() {
     repeating_options=()
     non_repeating_options=()
     __qbt_offer_flags_options 1
+}
+
+_qbt_keys() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __qbt_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list|create|revoke)
+        # Offer subcommand argument completions
+        "_qbt_keys_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list create revoke' -- "${cur}"))
+        ;;
+    esac
+}
+
+_qbt_keys_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert)
+    __qbt_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    esac
+}
+
+_qbt_keys_create() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert --scope --key)
+    __qbt_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    '--scope')
+        return
+        ;;
+    '--key')
+        return
+        ;;
+    esac
+}
+
+_qbt_keys_revoke() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --url --ca-cert)
+    __qbt_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--ca-cert')
+        return
+        ;;
+    esac
 }
 
 _qbt_app() {

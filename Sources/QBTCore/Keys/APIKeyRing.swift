@@ -1,9 +1,9 @@
 import Foundation
 import Store
 
-/// API keys for scripts (`Authorization: Bearer qbt_…`): created and revoked through the API, stored as
-/// SHA-256 hashes, checked from memory. qBittorrent 5.2 has one key; qbtd keeps any number, and
-/// `app/rotateAPIKey`/`app/deleteAPIKey` act on the one named "default".
+/// API keys for scripts and players (`Authorization: Bearer <key>`): created and revoked through the API, stored as
+/// SHA-256 hashes, checked from memory, each with a scope (`APIKeyScope`). qBittorrent 5.2 has one key; qbtd keeps any
+/// number, and `app/rotateAPIKey`/`app/deleteAPIKey` act on the one named "default".
 public actor APIKeyRing {
     public struct Created: Sendable {
         public var record: APIKeyRecord
@@ -22,11 +22,16 @@ public actor APIKeyRing {
 
     public var keys: [APIKeyRecord] { byHash.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) } }
 
-    /// qBittorrent's shape: `qbt_` and 28 letters and digits (unless a `key` is given).
-    public func create(name: String, key chosen: String? = nil) async throws -> Created {
+    /// A new key: qBittorrent's shape, `qbt_` and 28 letters and digits, unless the user chose one (`chosen`, which
+    /// must pass `KeyStrength` and not be a key already).
+    public func create(name: String, scope: APIKeyScope = .full, key chosen: String? = nil) async throws -> Created {
+        if let chosen {
+            if let problem = KeyStrength.problem(chosen) { throw ServiceError.invalid(problem) }
+            if byHash[Digest.sha256Hex(chosen)] != nil { throw ServiceError.conflict("that key is in use already") }
+        }
         let key = chosen ?? "qbt_" + Digest.randomString(28)
         let record = APIKeyRecord(id: UUID().uuidString.lowercased(), name: name, keyHash: Digest.sha256Hex(key),
-                                  createdAt: Int64(Date().timeIntervalSince1970))
+                                  createdAt: Int64(Date().timeIntervalSince1970), scope: scope.rawValue)
         try await store.insertAPIKey(record)
         byHash[record.keyHash] = record
         return Created(record: record, key: key)
@@ -40,21 +45,23 @@ public actor APIKeyRing {
         return true
     }
 
-    /// A key one may choose (`--api-key`): `qbt_` and at least 16 more characters, at most 256 in all.
-    public static func isWellFormed(_ key: String) -> Bool { key.hasPrefix("qbt_") && key.count >= 20 && key.count <= 256 }
-
-    /// Makes `key` (given at start, `--api-key`) the key named "default", unless it is a key already.
-    public func installDefault(_ key: String) async throws {
-        guard Self.isWellFormed(key) else {
-            throw ServiceError.invalid("an API key is `qbt_` and at least 16 more characters")
+    /// Makes `key` (given at start, `--api-key`) the key named "default" with `scope`, unless it is a key already
+    /// (then it keeps its name and takes `scope`).
+    public func installDefault(_ key: String, scope: APIKeyScope = .full) async throws {
+        if let problem = KeyStrength.problem(key) { throw ServiceError.invalid(problem) }
+        let hash = Digest.sha256Hex(key)
+        if var existing = byHash[hash] {
+            guard existing.scope != scope.rawValue else { return }
+            try await store.setAPIKeyScope(id: existing.id, scope: scope.rawValue)
+            existing.scope = scope.rawValue
+            byHash[hash] = existing
+            return
         }
-        // Already a key (under any name): it works as it is, and a second record of it could not be stored.
-        if byHash[Digest.sha256Hex(key)] != nil { return }
         try await revokeDefault()
-        _ = try await create(name: Self.defaultName, key: key)
+        _ = try await create(name: Self.defaultName, scope: scope, key: key)
     }
 
-    /// Replaces the key named "default" (qBittorrent 5.2's single key).
+    /// Replaces the key named "default" (qBittorrent 5.2's single key, which can do everything).
     public func rotateDefault() async throws -> Created {
         try await revokeDefault()
         return try await create(name: Self.defaultName)
@@ -66,7 +73,12 @@ public actor APIKeyRing {
 
     /// The key's record when `secret` is a live key.
     public func verify(_ secret: String) -> APIKeyRecord? {
-        guard secret.hasPrefix("qbt_"), secret.count <= 256 else { return nil }
+        guard !secret.isEmpty, secret.utf8.count <= KeyStrength.maximumLength else { return nil }
         return byHash[Digest.sha256Hex(secret)]
     }
+}
+
+extension APIKeyRecord {
+    /// The stored scope; a value this build does not know reaches nothing more than `read-only` would.
+    public var keyScope: APIKeyScope { APIKeyScope(rawValue: scope) ?? .readOnly }
 }

@@ -2,8 +2,8 @@ import QBTCore
 import Search
 import Store
 
-/// `/api/v2/qbtd/*`: qbtd's own additions. API keys, any number of them, named, stored hashed; the secret
-/// is shown once, at creation. Errors answer `{"error": "…"}`.
+/// `/api/v2/qbtd/*`: qbtd's own additions. API keys, any number of them, named, scoped (`APIKeyScope`), stored
+/// hashed; the secret is shown once, at creation. Errors answer `{"error": "…"}`.
 public struct QbtdController: APIController {
     public let scope = "qbtd"
     let keys: APIKeyRing
@@ -28,7 +28,13 @@ public struct QbtdController: APIController {
                 guard !name.isEmpty, name.count <= 100 else {
                     throw QBitError.badParams("name is required (1 to 100 characters)")
                 }
-                let created = try await keys.create(name: name)
+                let scopeName = p["scope"].flatMap { $0.isEmpty ? nil : $0 } ?? APIKeyScope.full.rawValue
+                guard let scope = APIKeyScope(rawValue: scopeName) else {
+                    throw QBitError.badParams("scope is one of \(APIKeyScope.names), not \(scopeName)")
+                }
+                // A key the user chooses (one a client already stores) instead of a generated one.
+                let chosen = p["key"].flatMap { $0.isEmpty ? nil : $0 }
+                let created = try await keys.create(name: name, scope: scope, key: chosen)
                 var o = Self.json(created.record).objectValue ?? [:]
                 o["key"] = .string(created.key)
                 return .json(.object(o))
@@ -74,7 +80,7 @@ public struct QbtdController: APIController {
     }
 
     static func json(_ r: APIKeyRecord) -> JSONValue {
-        .object(["id": .string(r.id), "name": .string(r.name), "created_at": .int(r.createdAt),
+        .object(["id": .string(r.id), "name": .string(r.name), "scope": .string(r.scope), "created_at": .int(r.createdAt),
                  "last_used_at": r.lastUsedAt.map { .int($0) } ?? .null])
     }
 }

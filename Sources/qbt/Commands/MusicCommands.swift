@@ -47,23 +47,29 @@ struct Music: AsyncParsableCommand {
     }
 
     struct Key: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a new API key for the library (the old one stops working) and save it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new API key for the library, scoped to /music (the previous one stops working), and save it.")
         @OptionGroup var global: GlobalOptions
+        static let keyName = "music"
         func run() async throws {
             let client = try await global.client()
-            guard let object = try await client.json("app/rotateAPIKey", .form([])) as? [String: Any], let key = object["apiKey"] as? String else {
-                throw QBTClientError.badResponse("no key in the answer")
-            }
+            // A player's key reaches the library only: a lost phone cannot add torrents or change settings.
+            let previous = try await client.apiKeys().filter { $0.name == Self.keyName }
+            let (_, key) = try await client.createAPIKey(name: Self.keyName, scope: "music")
+            for old in previous { try await client.revokeAPIKey(id: old.id) }
             if let name = try global.server().name {
                 var config = try Config.load()
+                let replaced = config.servers[name]?.musicKey
                 config.servers[name]?.musicKey = key
-                // The rotated key was the login's own: the new one replaces it there too, or qbt is logged out.
-                if case .apiKey = config.servers[name]?.credential { config.servers[name]?.credential = .apiKey(key) }
+                // Logged in with the key just revoked: the new one replaces it there too, or qbt is logged out.
+                if case .apiKey(let login) = config.servers[name]?.credential, login == replaced {
+                    config.servers[name]?.credential = .apiKey(key)
+                }
                 try config.save()
             }
             if global.json { return Output.printJSON(["apiKey": key]) }
             print(key)
-            Output.note("Saved for `qbt music`; players take it as `Authorization: Bearer <key>` or `?api_key=<key>`.")
+            Output.note("Saved for `qbt music`; players take it as `Authorization: Bearer <key>` or `?api_key=<key>`. It reaches /music only.")
         }
     }
 
