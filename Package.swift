@@ -57,6 +57,8 @@ let package = Package(
         .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine"]),
         // The MP3 library served as HLS: scanning, frame indexes, segments, keys.
         .target(name: "Music", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
+        // The tunnel for music hosts: cloudflared run as a child, its public address read from its output.
+        .target(name: "Tunnel", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // Uploads: multipart streamed to disk, tus state, the free-space guard.
         .target(name: "Uploads", dependencies: ["QBTCore", "Store", "CLibtorrent"]),
         .target(
@@ -70,7 +72,7 @@ let package = Package(
         .target(
             name: "QBTServer",
             dependencies: [
-                "WebAPI", "QBTCore", "RSS", "Uploads", "Music", .product(name: "Hummingbird", package: "hummingbird"),
+                "WebAPI", "QBTCore", "RSS", "Uploads", "Music", "Tunnel", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -81,7 +83,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "qbtd",
-            dependencies: ["QBTServer", "QBTCore", "WebAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["QBTServer", "QBTCore", "WebAPI", "Tunnel", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The typed client of qBittorrent's WebAPI and qbtd's extensions: no server code. Requests go through
         // libcurl (HTTPFetch), which can trust a private CA (URLSession on Linux cannot).
@@ -108,6 +110,7 @@ let package = Package(
         .testTarget(name: "StreamingTests", dependencies: ["Streaming", "QBTCore", "Store", "TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads"]),
         .testTarget(name: "MusicTests", dependencies: ["Music"]),
+        .testTarget(name: "TunnelTests", dependencies: ["Tunnel"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -4,15 +4,19 @@ import Foundation
 extension QBTClient {
     static let tusHeaders = ["Tus-Resumable": "1.0.0"]
 
-    /// Creates an upload; returns its path (e.g. `/api/v2/tus/ab12…`). `metadata`: filename, path, category, overwrite.
+    /// Creates an upload; returns its URL (e.g. `http://host:8080/api/v2/tus/ab12…`). `metadata`: filename, path, category, overwrite.
     public func tusCreate(length: Int64, metadata: [String: String]) async throws -> String {
         let encoded = metadata.sorted { $0.key < $1.key }.map { "\($0.key) \(Data($0.value.utf8).base64EncodedString())" }
         let response = try await raw("POST", "/api/v2/tus/", headers: Self.tusHeaders.merging([
             "Upload-Length": String(length), "Upload-Metadata": encoded.joined(separator: ","),
         ]) { $1 })
         try check(response, "create the upload")
-        guard let location = response.headers["location"] else { throw QBTClientError.badResponse("no Location for the new upload") }
-        return location
+        guard let location = response.headers["location"],
+              let url = URL(string: location, relativeTo: baseURL)?.absoluteURL else {
+            throw QBTClientError.badResponse("no Location for the new upload")
+        }
+        // Resolved as a browser would: behind a reverse proxy's sub-path the server names the whole path.
+        return url.absoluteString
     }
 
     /// The server's offset of an upload, and where it landed once finished; nil when the upload is gone.

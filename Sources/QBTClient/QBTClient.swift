@@ -140,6 +140,7 @@ public actor QBTClient {
     }
 
     func endpoint(_ path: String) -> URL {
+        if path.hasPrefix("http://") || path.hasPrefix("https://"), let url = URL(string: path) { return url }
         let full = path.hasPrefix("/") ? path : "/api/v2/" + path
         return URL(string: baseURL.absoluteString + full)!
     }

@@ -10,6 +10,7 @@ import Search
 import Store
 import Streaming
 import TorrentEngine
+import Tunnel
 import Uploads
 import WebAPI
 
@@ -81,7 +82,16 @@ public func buildApplication(
     var musicSettings = MusicLibrary.Configuration(directories: musicDirectories, dataDirectory: paths.dataDirectory + "/music")
     musicSettings.encrypt = config.musicEncrypt
     let music = try await MusicLibrary(configuration: musicSettings)
-    let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))")
+    // A tunnel to the outside for the music library: cloudflared pointed at qbtd's own address.
+    let tunnel = config.tunnel.map { kind in
+        let local = ["0.0.0.0", "::", "*"].contains(config.host) ? "127.0.0.1" : config.host.contains(":") ? "[\(config.host)]" : config.host
+        let origin = "\(gate.https ? "https" : "http")://\(local):\(config.port)"
+        let log = config.eventLog
+        return CloudflaredTunnel(configuration: TunnelConfiguration(kind: kind, origin: origin, publicURL: config.tunnelURL),
+                                 logger: logger) { message, warning in log.add(message, kind: warning ? .warning : .info) }
+    }
+    let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))",
+                                  tunnelURL: { await tunnel?.publicURL })
 
     let router = Router(context: QBTRequestContext.self)
     router.add(middleware: SecurityHeadersMiddleware(gate: gate))
@@ -136,7 +146,7 @@ public func buildApplication(
             Periodic(every: config.musicRescanInterval, startAtOnce: true) {  // the music folders, when there are some
                 if await !music.directories.isEmpty { await music.scan(join: true) }
             },
-        ],
+        ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port, gate.https) },
         logger: logger)
     config.eventLog.add("qbtd started (presenting as qBittorrent \(identity.appVersion))", kind: .info)

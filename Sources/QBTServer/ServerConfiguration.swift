@@ -1,6 +1,7 @@
 import Foundation
 import QBTCore
 import TorrentEngine
+import Tunnel
 import WebAPI
 
 /// Everything `qbtd` can be told at start; each field has a flag and a `QBTD_*` environment variable.
@@ -48,6 +49,10 @@ public struct ServerConfiguration: Sendable {
     public var musicEncrypt = false
     /// How often the music folders are scanned again.
     public var musicRescanInterval: Duration = .seconds(300)
+    /// `--tunnel quick|NAME`: cloudflared run as a child (its origin is filled in at start).
+    public var tunnel: TunnelConfiguration.Kind?
+    /// `--tunnel-url`: a named tunnel's public address, when its output does not name it.
+    public var tunnelURL: String?
     /// An API key to install at start as the key named `default` (for automation).
     public var apiKey: String?
     public var apiKeyScope: APIKeyScope = .full

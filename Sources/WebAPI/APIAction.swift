@@ -38,8 +38,11 @@ public struct APICaller: Sendable {
     /// The API key that authenticated the request, if any, and what it may reach.
     public var apiKeyID: String?
     public var keyScope: APIKeyScope?
-    /// The `Host` the client used (for URLs handed back to it).
+    /// The `Host` the client used (for URLs handed back to it): a trusted reverse proxy's `X-Forwarded-Host`.
     public var host: String?
+    /// The path a trusted reverse proxy serves qbtd under (`X-Forwarded-Prefix: /qbittorrent`), "" at the root:
+    /// paths handed back to the client start with it.
+    public var pathPrefix = ""
     /// HTTPS, or a trusted reverse proxy that says the client used HTTPS (the cookie may be `secure`).
     public var trustworthyOrigin = false
 

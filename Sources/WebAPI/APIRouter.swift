@@ -136,7 +136,12 @@ public struct APIRouter: Sendable {
         }
         let auth = try await authenticate(request, bearer: bearer, clientIP: clientIP, policy: policy)
         var caller = APICaller(clientIP: clientIP, localPort: localPort)
-        caller.host = request.head.authority
+        if fromProxy {
+            caller.host = request.headers[.init("X-Forwarded-Host")!].flatMap(WebGate.firstForwarded) ?? request.head.authority
+            caller.pathPrefix = request.headers[.init("X-Forwarded-Prefix")!].flatMap(WebGate.pathPrefix) ?? ""
+        } else {
+            caller.host = request.head.authority
+        }
         caller.trustworthyOrigin = gate.isOriginTrustworthy(
             forwardedProto: request.headers[.init("X-Forwarded-Proto")!], socketIP: context.socketIP)
         switch auth {

@@ -15,7 +15,12 @@ public struct MusicRoutes: Sendable {
     /// Looked up once: on Linux the host name can cost a resolver call.
     let hostName = ProcessInfo.processInfo.hostName
 
-    public init(library: MusicLibrary, host: MusicHost, keys: APIKeyRing, appVersion: String) {
+    /// The tunnel's public address while there is one (`--tunnel`).
+    let tunnelURL: @Sendable () async -> String?
+
+    public init(library: MusicLibrary, host: MusicHost, keys: APIKeyRing, appVersion: String,
+                tunnelURL: @escaping @Sendable () async -> String? = { nil }) {
+        self.tunnelURL = tunnelURL
         self.library = library
         self.host = host
         self.keys = keys
@@ -29,6 +34,7 @@ public struct MusicRoutes: Sendable {
                     "host": .string(hostName), "protocolVersion": .int(Int64(MusicHost.protocolVersion)),
                     "libraryVersion": .int(Int64(await library.version)), "appVersion": .string(appVersion),
                     "encrypted": .bool(library.configuration.encrypt),
+                    "tunnelUrl": await tunnelURL().map { .string($0) } ?? .null,
                 ]))
             }
         }

@@ -34,10 +34,12 @@ public struct TusRoutes: Sendable {
         for path in [Self.base, Self.base + "/:id"] {
             router.on(RouterPath(path), method: .options) { _, _ in Self.options() }
         }
-        router.on(RouterPath(Self.base), method: .post) { request, context in await guarded(request, context) { try await create($0) } }
+        router.on(RouterPath(Self.base), method: .post) { request, context in
+            await guarded(request, context) { request, caller in try await create(request, prefix: caller.pathPrefix) }
+        }
         for method in [HTTPRequest.Method.head, .patch, .delete, .post, .get] {
             router.on(RouterPath(Self.base + "/:id"), method: method) { request, context in
-                await guarded(request, context) { request in
+                await guarded(request, context) { request, caller in
                     let id = context.parameters.get("id") ?? ""
                     // X-HTTP-Method-Override, for clients that can only send GET and POST.
                     var effective = request.method
@@ -45,7 +47,7 @@ public struct TusRoutes: Sendable {
                         effective = HTTPRequest.Method(override.uppercased()) ?? effective
                     }
                     switch effective {
-                    case .head: return try await head(id)
+                    case .head: return try await head(id, prefix: caller.pathPrefix)
                     case .patch: return try await patch(id, request)
                     case .delete:
                         try await tus.terminate(id)
@@ -67,14 +69,14 @@ public struct TusRoutes: Sendable {
     }
 
     /// Authentication, the protocol version, and errors as tus answers them.
-    func guarded(_ request: Request, _ context: QBTRequestContext, _ body: (Request) async throws -> Response) async -> Response {
-        Self.tagged(await api.admitted(request, context, area: .uploads) { _ in
+    func guarded(_ request: Request, _ context: QBTRequestContext, _ body: (Request, APICaller) async throws -> Response) async -> Response {
+        Self.tagged(await api.admitted(request, context, area: .uploads) { caller in
             guard request.headers[.init("Tus-Resumable")!] == TusService.version else {
                 var r = APIRouter.jsonError(.preconditionFailed, "Tus-Resumable must be \(TusService.version)")
                 r.headers[.init("Tus-Version")!] = TusService.version
                 return r
             }
-            do { return try await body(request) } catch let error as UploadError {
+            do { return try await body(request, caller) } catch let error as UploadError {
                 let status: HTTPResponse.Status = error == .checksumMismatch
                     ? .init(code: 460, reasonPhrase: "Checksum Mismatch") : .init(code: error.status)
                 return APIRouter.jsonError(status, error.description)
@@ -86,7 +88,8 @@ public struct TusRoutes: Sendable {
 
     // MARK: creation
 
-    func create(_ request: Request) async throws -> Response {
+    /// `prefix`: the path a reverse proxy serves qbtd under (the upload's Location carries it).
+    func create(_ request: Request, prefix: String) async throws -> Response {
         let h = request.headers
         var concat: TusService.Concat?
         if let value = h[.init("Upload-Concat")!] {
@@ -122,7 +125,7 @@ public struct TusRoutes: Sendable {
             record = try await write(record.id, offset: 0, request: request, uploadLength: nil)
         }
         var response = Response(status: .created)
-        response.headers[.location] = Self.base + "/" + record.id
+        response.headers[.location] = prefix + Self.base + "/" + record.id
         response.headers[.init("Upload-Offset")!] = String(record.offset)
         response.headers[.init("Upload-Expires")!] = DateText.http(Date(timeIntervalSince1970: TimeInterval(record.expiresAt)))
         Self.landed(record, &response)
@@ -148,7 +151,7 @@ public struct TusRoutes: Sendable {
 
     // MARK: core
 
-    func head(_ id: String) async throws -> Response {
+    func head(_ id: String, prefix: String) async throws -> Response {
         await tus.interrupt(id)  // a stalled writer lets go, and what it had counts
         guard let record = try await tus.live(id) else { throw UploadError.notFound("no upload \(id)") }
         var r = Response(status: .ok)
@@ -162,7 +165,7 @@ public struct TusRoutes: Sendable {
         if !metadata.isEmpty { r.headers[.init("Upload-Metadata")!] = metadata }
         if record.concat == "partial" { r.headers[.init("Upload-Concat")!] = "partial" }
         if record.concat == "final" {
-            r.headers[.init("Upload-Concat")!] = "final;" + record.parts.map { Self.base + "/" + $0 }.joined(separator: " ")
+            r.headers[.init("Upload-Concat")!] = "final;" + record.parts.map { prefix + Self.base + "/" + $0 }.joined(separator: " ")
         }
         r.headers[.init("Upload-Expires")!] = DateText.http(Date(timeIntervalSince1970: TimeInterval(record.expiresAt)))
         Self.landed(record, &r)

@@ -135,6 +135,26 @@ public final class WebGate: Sendable {
     public var https: Bool { httpsState.withLock { $0 } }
     public func setHTTPS(_ on: Bool) { httpsState.withLock { $0 = on } }
 
+    /// The first value of a forwarded header a proxy chain may have appended to (`a, b`), when it is a plausible
+    /// host[:port].
+    public static func firstForwarded(_ value: String) -> String? {
+        let first = value.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]_")
+        guard !first.isEmpty, first.count <= 255, first.unicodeScalars.allSatisfy(allowed.contains) else { return nil }
+        return first
+    }
+
+    /// A proxy's `X-Forwarded-Prefix` as a path prefix: `/a/b` (no trailing slash), segments of letters, digits and
+    /// `-._~` only; "" for `/`; nil for anything else (it is ignored).
+    public static func pathPrefix(_ value: String) -> String? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("/"), trimmed.count <= 200 else { return nil }
+        let segments = trimmed.split(separator: "/", omittingEmptySubsequences: true)
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        guard segments.allSatisfy({ $0 != "." && $0 != ".." && $0.unicodeScalars.allSatisfy(allowed.contains) }) else { return nil }
+        return segments.isEmpty ? "" : "/" + segments.joined(separator: "/")
+    }
+
     /// qBittorrent's `isOriginTrustworthy`: HTTPS, or a trusted reverse proxy saying `X-Forwarded-Proto: https`.
     public func isOriginTrustworthy(forwardedProto: String?, socketIP: String) -> Bool {
         if https { return true }

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import QBTCore
 import QBTServer
+import Tunnel
 import WebAPI
 
 @main
@@ -98,6 +99,12 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Seconds between rescans of the music folders. [QBTD_MUSIC_RESCAN] (default: 300)")
     var musicRescan: Int?
 
+    @Option(help: "Publish qbtd through a Cloudflare tunnel: quick (a random trycloudflare.com address, no account) or the name of a tunnel made with `cloudflared tunnel create`. Needs cloudflared on PATH. [QBTD_TUNNEL]")
+    var tunnel: String?
+
+    @Option(help: "The public address of a named tunnel, when cloudflared's output does not name it (https://music.example.org). [QBTD_TUNNEL_URL]")
+    var tunnelUrl: String?
+
     @Option(help: "An API key to install as the key named default: qBittorrent's qbt_… or any key of at least 128 random bits (32 hex digits, 22 base64 characters), so clients keep the key they have. [QBTD_API_KEY]")
     var apiKey: String?
 
@@ -173,6 +180,18 @@ struct QBTD: AsyncParsableCommand {
         }
         config.musicEncrypt = musicEncrypt || flag("QBTD_MUSIC_ENCRYPT")
         if let s = try number(musicRescan, "QBTD_MUSIC_RESCAN", "music-rescan") { config.musicRescanInterval = .seconds(s) }
+        if let name = tunnel ?? env["QBTD_TUNNEL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard let kind = TunnelConfiguration.kind(name) else {
+                throw ValidationError("--tunnel is quick or a tunnel's name (letters, digits, -, _, .), not \(name)")
+            }
+            config.tunnel = kind
+        }
+        if let url = tunnelUrl ?? env["QBTD_TUNNEL_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                throw ValidationError("--tunnel-url is an http(s) address, not \(url)")
+            }
+            config.tunnelURL = url
+        }
         config.apiKey = apiKey ?? env["QBTD_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
         if let key = config.apiKey, let problem = KeyStrength.problem(key) { throw ValidationError("--api-key: \(problem)") }
         let scopeName = apiKeyScope ?? env["QBTD_API_KEY_SCOPE"].flatMap { $0.isEmpty ? nil : $0 } ?? "full"
@@ -204,16 +223,26 @@ struct QBTD: AsyncParsableCommand {
         })
         let username = await parts.credentials.username
         say("data directory: \(config.dataDirectory)")
+        // What qbtd made itself goes to a file only this user reads: stdout is a log others read and keep.
+        var secrets: [String] = []
+        if case .generated(let password) = parts.credentialOutcome {
+            secrets += ["WebUI username: \(username)", "WebUI password: \(password)"]
+        }
+        if let key = parts.firstKey { secrets.append("API key (default, full scope): \(key)") }
+        let secretsFile = secrets.isEmpty ? nil : try FirstStartSecrets.write(secrets, dataDirectory: config.dataDirectory)
         switch parts.credentialOutcome {
-        case .generated(let password):
-            say("No WebUI password was set, so one was generated and stored (shown only this once).")
-            say("Log in as '\(username)' with password: \(password)  (change it with --password or QBTD_PASSWORD)")
+        case .generated:
+            say("No WebUI password was set, so one was generated and stored. Log in as '\(username)' with the password "
+                + "in \(secretsFile ?? "-") (readable only by this user; delete it once noted). --password or QBTD_PASSWORD changes it.")
         case .set, .kept:
             say("Log in as '\(username)' with the password you set (--password or QBTD_PASSWORD changes it).")
         }
-        if let key = parts.firstKey {
-            say("An API key was made for the music library and scripts (shown only this once; `qbt music key` makes a new one):")
-            say("  \(key)")
+        if parts.firstKey != nil {
+            say("An API key was made for the music library and scripts: it is in \(secretsFile ?? "-") (`qbt music key` makes a music-only one).")
+        }
+        if let secretsFile, FirstStartSecrets.onTerminal {
+            say("On this terminal only (\(secretsFile) holds the same):")
+            for line in secrets { say("  " + line) }
         }
         try await app.runService()
     }

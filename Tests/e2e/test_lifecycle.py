@@ -32,14 +32,18 @@ def test_generated_password_is_printed_once_and_environment_configures(tmp_path)
             wait_for(lambda: "serving" in log.read_text(), 60, what="start-up banner")
             text = log.read_text()
             assert f"http://127.0.0.1:{port}" in text
+            secrets = tmp_path / "d" / "first-start-credentials"
             if round_ == 0:
-                line = next(l for l in text.splitlines() if "with password:" in l)
-                password = line.split("with password:")[1].split()[0]
+                # Never in the output (a log others read): in a file only this user can read, named there.
+                assert str(secrets) in text and "one was generated" in text
+                assert secrets.stat().st_mode & 0o777 == 0o600
+                password = next(l for l in secrets.read_text().splitlines() if l.startswith("WebUI password: ")).split(": ", 1)[1]
+                assert password not in text
                 r = requests.post(f"http://127.0.0.1:{port}/api/v2/auth/login",
                                   data={"username": "admin", "password": password})
                 assert r.text == "Ok."
             else:
-                assert "with password:" not in text, "the generated password must be shown only once"
+                assert "one was generated" not in text and password not in text, "the generated password is made only once"
         finally:
             proc.terminate()
             proc.wait(30)

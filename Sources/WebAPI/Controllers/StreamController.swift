@@ -74,7 +74,7 @@ public struct StreamController: APIController {
 
     static func json(_ s: StreamService.Stream, caller: APICaller) -> JSONValue {
         .object([
-            "streamId": .string(s.id), "playbackUrl": .string("\(caller.trustworthyOrigin ? "https" : "http")://\(caller.host ?? "127.0.0.1:\(caller.localPort)")/stream/\(s.id)"),
+            "streamId": .string(s.id), "playbackUrl": .string("\(caller.trustworthyOrigin ? "https" : "http")://\(caller.host ?? "127.0.0.1:\(caller.localPort)")\(caller.pathPrefix)/stream/\(s.id)"),
             "infoHash": .string(s.torrentID), "fileName": .string(s.fileName), "fileSize": .int(s.file.size),
             "fileIndex": .int(Int64(s.fileIndex)), "mimeType": .string(s.mimeType), "streamTitle": .string(s.title),
         ])
