@@ -3,8 +3,8 @@ SHELL := /bin/bash
 APT_RUN  := libtorrent-rasterbar-dev libsqlite3-dev libssl-dev libmpg123-dev libcurl4-openssl-dev pkg-config
 # qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates; ffmpeg
 # makes and plays test media; lame encodes the test MP3s; systemd checks the service unit (systemd-analyze);
-# nginx-light runs the reverse-proxy recipes of contrib/nginx.
-APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light
+# nginx-light runs the reverse-proxy recipes of contrib/nginx; prometheus scrapes /metrics.
+APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 

@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Persistent hash maps (TreeDictionary): snapshots that share structure, so publishing one costs the changes.
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -65,6 +67,7 @@ let package = Package(
             name: "WebAPI",
             dependencies: [
                 "QBTCore", "Search", "RSS", "Streaming", "Uploads", "Music", "HTTPFetch", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
             ]
@@ -76,6 +79,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -83,7 +87,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "qbtd",
-            dependencies: ["QBTServer", "QBTCore", "WebAPI", "Tunnel", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["QBTServer", "QBTCore", "WebAPI", "Tunnel", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus")]
         ),
         // The typed client of qBittorrent's WebAPI and qbtd's extensions: no server code. Requests go through
         // libcurl (HTTPFetch), which can trust a private CA (URLSession on Linux cannot).

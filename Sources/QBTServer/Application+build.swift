@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import Music
+import Prometheus
 import QBTCore
 import RSS
 import Search
@@ -93,11 +94,6 @@ public func buildApplication(
     let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))",
                                   tunnelURL: { await tunnel?.publicURL })
 
-    let router = Router(context: QBTRequestContext.self)
-    router.add(middleware: SecurityHeadersMiddleware(gate: gate))
-    // qbittorrent-api probes the scheme with `HEAD /`; qBittorrent serves its WebUI there.
-    router.on("/", method: .get) { _, _ in "qbtd: a qBittorrent-compatible torrent server. API under /api/v2/\n" }
-    router.on("/", method: .head) { _, _ in Response(status: .ok) }
     // torrents/info and sync/maindata share one set of encoded rows.
     let rows = RowCache(identity: identity)
     let controllers: [any APIController] = [
@@ -117,7 +113,16 @@ public func buildApplication(
         TorrentCreatorController(creator: creator, paths: paths),
     ] + (identity.profile == .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
     let api = APIRouter(controllers: controllers, sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
+    let router = Router(context: QBTRequestContext.self)
+    router.add(middleware: RequestMetricsMiddleware(known: Set(api.routes.map { "\($0.group)/\($0.action)" })))
+    router.add(middleware: SecurityHeadersMiddleware(gate: gate))
+    // qbittorrent-api probes the scheme with `HEAD /`; qBittorrent serves its WebUI there.
+    router.on("/", method: .get) { _, _ in "qbtd: a qBittorrent-compatible torrent server. API under /api/v2/\n" }
+    router.on("/", method: .head) { _, _ in Response(status: .ok) }
     api.addRoutes(to: router)
+    let metrics = MetricsRoutes(metrics: ServerMetrics(registry: config.metricsRegistry ?? PrometheusCollectorRegistry(), service: service,
+                                                       streams: streams, search: search, uploads: uploadBoard))
+    metrics.addRoutes(to: router, api: api)
     StreamPlayback(streams: streams, logger: logger).addRoutes(to: router)
     UploadRoutes(api: api, configuration: uploadSettings, board: uploadBoard, service: service).addRoutes(to: router)
     TusRoutes(api: api, tus: tus, service: service).addRoutes(to: router)
@@ -146,7 +151,8 @@ public func buildApplication(
             Periodic(every: config.musicRescanInterval, startAtOnce: true) {  // the music folders, when there are some
                 if await !music.directories.isEmpty { await music.scan(join: true) }
             },
-        ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? []),
+        ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
+          + (config.metricsListen.map { [metrics.application(host: $0.host, port: $0.port, logger: logger)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port, gate.https) },
         logger: logger)
     config.eventLog.add("qbtd started (presenting as qBittorrent \(identity.appVersion))", kind: .info)

@@ -1,4 +1,5 @@
 import Foundation
+import Prometheus
 import QBTCore
 import TorrentEngine
 import Tunnel
@@ -53,6 +54,11 @@ public struct ServerConfiguration: Sendable {
     public var tunnel: TunnelConfiguration.Kind?
     /// `--tunnel-url`: a named tunnel's public address, when its output does not name it.
     public var tunnelURL: String?
+    /// `--metrics-listen HOST:PORT`: `/metrics` without authentication on an address of its own.
+    public var metricsListen: (host: String, port: Int)?
+    /// Where `/metrics` reads from: the registry the process' swift-metrics backend writes to (qbtd bootstraps it);
+    /// nil makes one of its own (the tests).
+    public var metricsRegistry: PrometheusCollectorRegistry?
     /// An API key to install at start as the key named `default` (for automation).
     public var apiKey: String?
     public var apiKeyScope: APIKeyScope = .full

@@ -15,6 +15,8 @@ public final class SearchJob: Sendable {
     }
 
     private let state = Mutex(State())
+    /// When it started (the oldest finished search of a client goes first when it keeps too many).
+    let startedAt = ContinuousClock.now
 
     init(id: Int) { self.id = id }
 

@@ -9,12 +9,18 @@ public actor SearchService {
     public enum Failure: Error, Equatable {
         case noPython
         case tooManySearches
+        /// Every client together runs as many searches as qbtd allows (each runs a process per plugin).
+        case tooManySearchesOverall
         case unknownJob
         case offsetOutOfRange
     }
 
     /// As qBittorrent: at most this many running searches per client session.
     public static let maxConcurrentSearches = 5
+    /// qbtd's bounds: running searches over every client, and searches (running or done) kept per client (past it,
+    /// a new search forgets that client's oldest finished one).
+    public static let maxRunningSearchesOverall = 32
+    public static let maxKeptSearchesPerClient = 50
     static let builtinName = "qbtd_local"
 
     let store: Store
@@ -76,6 +82,11 @@ public actor SearchService {
         if chosen.contains(where: { $0.kind == .nova3 }), python == nil { throw Failure.noPython }
         let running = jobs[owner, default: [:]].values.filter(\.isRunning).count
         guard running < Self.maxConcurrentSearches else { throw Failure.tooManySearches }
+        guard runningJobs < Self.maxRunningSearchesOverall else { throw Failure.tooManySearchesOverall }
+        if let kept = jobs[owner], kept.count >= Self.maxKeptSearchesPerClient,
+           let oldest = kept.filter({ !$0.value.isRunning }).keys.min(by: { kept[$0]!.startedAt < kept[$1]!.startedAt }) {
+            jobs[owner]?[oldest] = nil
+        }
         var id = Int.random(in: 1...Int(Int32.max))
         while jobs[owner]?[id] != nil { id = Int.random(in: 1...Int(Int32.max)) }
         let job = SearchJob(id: id)
@@ -178,6 +189,9 @@ public actor SearchService {
     }
 
     public func stop(owner: String, id: Int) throws { try job(owner, id).stop() }
+
+    /// Search jobs still running, every owner's (for metrics).
+    public var runningJobs: Int { jobs.values.reduce(0) { $0 + $1.values.filter(\.isRunning).count } }
 
     public func delete(owner: String, id: Int) throws {
         try job(owner, id).stop()

@@ -56,6 +56,11 @@ extension Store {
         }
     }
 
+    /// Uploads still receiving (not finished), which hold a data file each.
+    public func unfinishedTusUploadCount() async throws -> Int {
+        try await db.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tus_uploads WHERE result_path IS NULL") ?? 0 }
+    }
+
     public func deleteTusUpload(_ id: String) async throws {
         try await db.write { db in try db.execute(sql: "DELETE FROM tus_uploads WHERE id = ?", arguments: [id]) }
     }

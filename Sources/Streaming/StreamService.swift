@@ -317,6 +317,9 @@ public actor StreamService {
         public let state: String
     }
 
+    /// Streams open and readers reading them now (for metrics).
+    public var counts: (streams: Int, readers: Int) { (streams.count, streams.values.reduce(0) { $0 + $1.readers.count }) }
+
     public func list() async -> [Report] {
         var out: [Report] = []
         for stream in streams.values.sorted(by: { $0.id < $1.id }) {

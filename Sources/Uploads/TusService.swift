@@ -59,6 +59,10 @@ public actor TusService {
     // MARK: Creation
 
     public func create(length: Int64?, metadata: [String: String], concat: Concat?, destinations: Destinations) async throws -> TusUploadRecord {
+        // Each unfinished upload holds a file and a record until it finishes or expires: a bounded number at once.
+        if try await store.unfinishedTusUploadCount() >= configuration.maxTusUploadsInProgress {
+            throw UploadError.tooManyUploads(configuration.maxTusUploadsInProgress)
+        }
         let id = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let name = try Self.fileName(metadata, fallback: id)
         let destination: String
@@ -218,8 +222,8 @@ public actor TusService {
         guard fd >= 0 else { throw UploadError.io("the upload's data file is gone: \(String(cString: strerror(errno)))") }
         guard ftruncate(fd, off_t(record.offset)) == 0 else { close(fd); throw UploadError.io("cannot trim the data file") }
         let running = hashes[id].flatMap { $0.offset == record.offset ? $0.digest : nil }
-        let ticket = board.open(kind: "tus", name: record.metadata["filename"] ?? id, total: record.length, id: id)
-        ticket.set(record.offset)
+        let ticket = board.open(kind: "tus", name: record.metadata["filename"] ?? id, total: record.length, id: id,
+                                startingAt: record.offset)
         return TusWriter(id: id, lease: lease, fd: fd, offset: record.offset, length: record.length, limit: configuration.maxUploadSize,
                          checksum: expected, sha256: running,
                          space: SpaceGuard(path: record.destination, margin: configuration.margin), ticket: ticket)

@@ -12,6 +12,8 @@ public struct UploadConfiguration: Sendable {
     public var maxUploadSize: Int64?
     /// How long an unfinished tus upload lives after its last write.
     public var tusExpiry: TimeInterval = 24 * 3600
+    /// tus uploads unfinished at once (each holds a file until it finishes or expires).
+    public var maxTusUploadsInProgress = 1000
 
     public init(uploadsDirectory: String, confinement: [String]?) {
         self.uploadsDirectory = uploadsDirectory

@@ -17,6 +17,8 @@ public enum UploadError: Error, CustomStringConvertible, Equatable {
     case checksumMismatch
     case unsupportedChecksum(String)
     case io(String)
+    /// As many tus uploads unfinished as qbtd keeps at once.
+    case tooManyUploads(Int)
 
     public var status: Int {
         switch self {
@@ -31,6 +33,7 @@ public enum UploadError: Error, CustomStringConvertible, Equatable {
         case .checksumMismatch: 460
         case .unsupportedChecksum: 400
         case .io: 500
+        case .tooManyUploads: 429
         }
     }
 
@@ -49,6 +52,8 @@ public enum UploadError: Error, CustomStringConvertible, Equatable {
             "\(path) is outside the folders qbtd may use (\(roots.joined(separator: ", "))); start qbtd with a wider --allowed-paths to use it"
         case .escapes(let path): "\(path) leads outside the folder the upload goes to"
         case .io(let message): "the server could not write the upload: \(message)"
+        case .tooManyUploads(let limit):
+            "\(limit) uploads are unfinished already: finish or delete some (DELETE /api/v2/tus/<id>), or wait for them to expire"
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Metrics
 import Music
 import NIOCore
 import QBTCore
@@ -81,6 +82,7 @@ public struct MusicRoutes: Sendable {
                 guard let bytes = try segmenter.segment(n, from: track.path, key: key) else {
                     return Self.error(.notFound, "track \(track.id) has \(segmenter.segments.count) segments (0…\(segmenter.segments.count - 1))")
                 }
+                Self.segmentsServed.increment()
                 return Response(status: .ok, headers: [.contentType: key == nil ? "audio/mpeg" : "application/octet-stream",
                                                        .cacheControl: "private, max-age=86400"],
                                 body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
@@ -140,6 +142,8 @@ public struct MusicRoutes: Sendable {
     }
 
     struct NotFound: Error { var message: String }
+
+    static let segmentsServed = Counter(label: "qbtd_music_segments_served_total")
 
     func track(_ context: QBTRequestContext) async throws -> MusicLibrary.TrackFile {
         guard let text = context.parameters.get("id"), let id = Int64(text), let track = try await library.track(id) else {

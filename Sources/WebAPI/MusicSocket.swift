@@ -16,14 +16,35 @@ public struct MusicSocket: Sendable {
     let routes: MusicRoutes
     public static let pingInterval: Duration = .seconds(5)
     public static let missedPongs = 3
+    /// Clients connected at once; one more is told to come back later (close code 1013) and let go.
+    public static let maxClients = 64
+    let clients = ClientCount()
 
     public init(routes: MusicRoutes) { self.routes = routes }
+
+    /// The clients connected now.
+    final class ClientCount: Sendable {
+        let value = Mutex(0)
+
+        /// Takes a place, or says there is none.
+        func enter(max: Int) -> Bool { value.withLock { if $0 >= max { return false }; $0 += 1; return true } }
+        func leave() { value.withLock { $0 -= 1 } }
+    }
 
     public func addRoutes(to router: Router<QBTRequestContext>) {
         router.ws("/music/ws", shouldUpgrade: { request, _ in
             // A refused upgrade can only be a 400 (Hummingbird's); a plain GET without a key gets the 401.
             await routes.isAuthorized(request) ? .upgrade([:]) : .dontUpgrade
         }, onUpgrade: { inbound, outbound, _ in
+            guard clients.enter(max: Self.maxClients) else {
+                try await outbound.write(.text(String(decoding: JSONValue.object([
+                    "type": .string("error"),
+                    "message": .string("\(Self.maxClients) clients are connected already: try again later"),
+                ]).serialized(), as: UTF8.self)))
+                try await outbound.close(.init(codeNumber: 1013), reason: "too many clients: try again later")
+                return
+            }
+            defer { clients.leave() }
             try await session(inbound, outbound)
         })
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Metrics
 import NIOCore
 import QBTCore
 import Streaming
@@ -88,6 +89,7 @@ public struct StreamPlayback: Sendable {
                     }
                     try await writer.write(buffer)
                     position += Int64(read)
+                    Self.bytesServed.increment(by: read)
                 }
             } catch let failure as StreamService.Failure {
                 ended = failure.description  // stopped or stalled
@@ -105,6 +107,8 @@ public struct StreamPlayback: Sendable {
     }
 
     struct StreamEnded: Error {}
+
+    static let bytesServed = Counter(label: "qbtd_stream_bytes_served_total")
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response { APIRouter.jsonError(status, message) }
 }

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 import QBTCore
 import QBTServer
 import Tunnel
@@ -99,6 +101,9 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Seconds between rescans of the music folders. [QBTD_MUSIC_RESCAN] (default: 300)")
     var musicRescan: Int?
 
+    @Option(help: "Serve /metrics (Prometheus) without authentication on this HOST:PORT too, e.g. 127.0.0.1:9101 for a local Prometheus. [QBTD_METRICS_LISTEN]")
+    var metricsListen: String?
+
     @Option(help: "Publish qbtd through a Cloudflare tunnel: quick (a random trycloudflare.com address, no account) or the name of a tunnel made with `cloudflared tunnel create`. Needs cloudflared on PATH. [QBTD_TUNNEL]")
     var tunnel: String?
 
@@ -180,6 +185,12 @@ struct QBTD: AsyncParsableCommand {
         }
         config.musicEncrypt = musicEncrypt || flag("QBTD_MUSIC_ENCRYPT")
         if let s = try number(musicRescan, "QBTD_MUSIC_RESCAN", "music-rescan") { config.musicRescanInterval = .seconds(s) }
+        if let listen = metricsListen ?? env["QBTD_METRICS_LISTEN"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard Self.validHostPort(listen), let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
+                throw ValidationError("--metrics-listen is HOST:PORT (127.0.0.1:9101), not \(listen)")
+            }
+            config.metricsListen = (String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
+        }
         if let name = tunnel ?? env["QBTD_TUNNEL"].flatMap({ $0.isEmpty ? nil : $0 }) {
             guard let kind = TunnelConfiguration.kind(name) else {
                 throw ValidationError("--tunnel is quick or a tunnel's name (letters, digits, -, _, .), not \(name)")
@@ -215,6 +226,10 @@ struct QBTD: AsyncParsableCommand {
         config.profile = chosen
         let eventLog = config.eventLog
         LoggingSystem.bootstrap { label in EventLogHandler(wrapping: StreamLogHandler.standardOutput(label: label), log: eventLog) }
+        // swift-metrics' counters and timers (requests, stream bytes, music segments) land in the registry /metrics reads.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        config.metricsRegistry = registry
         var logger = Logger(label: "qbtd")
         logger.logLevel = env["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let host = config.host.contains(":") ? "[\(config.host)]" : config.host

@@ -92,6 +92,8 @@ public struct SearchController: APIController {
             case .noPython: throw QBitError.conflict("Python must be installed to use the Search Engine.")
             case .tooManySearches:
                 throw QBitError.conflict("Unable to create more than \(SearchService.maxConcurrentSearches) concurrent searches.")
+            case .tooManySearchesOverall:
+                throw QBitError.conflict("Unable to create more than \(SearchService.maxRunningSearchesOverall) concurrent searches on this server: try again when one has finished.")
             case .unknownJob: throw QBitError.notFound()
             case .offsetOutOfRange: throw QBitError.conflict("Offset is out of range")
             }
