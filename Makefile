@@ -8,7 +8,7 @@ APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl f
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: run test bench build deps-run deps-test deps-bench swift-test e2e-test clean completions install
+.PHONY: run test bench build deps-run deps-test deps-bench swift-test e2e-test clean completions install openapi fuzz-api
 
 # The server people run is the release build (seedbox scale needs it); tests use the debug build.
 run: deps-run
@@ -54,6 +54,16 @@ $(VENV)/.ready: contrib/requirements-test.txt
 	/usr/bin/python3 -m venv --system-site-packages $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r contrib/requirements-test.txt
 	touch $@
+
+# The OpenAPI document, generated from the router of each profile (a test fails while it is stale).
+openapi: build $(VENV)/.ready
+	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python openapi/generate.py
+	swift build $(SWIFT_BUILD_FLAGS)
+
+# schemathesis against a live qbtd for an hour (make test runs it for 150 s).
+fuzz-api: deps-test build $(VENV)/.ready
+	SCHEMATHESIS_EXAMPLES=500 SCHEMATHESIS_SECONDS=$${SECONDS_FUZZ:-3600} QBTD_BIN=$(CURDIR)/.build/debug/qbtd \
+		$(VENV)/bin/python -m pytest -q -s -p no:cacheprovider Tests/e2e/test_openapi.py -k schemathesis
 
 # Shell completions for qbt, written by the binary itself and kept in the tree (a test checks they are current).
 completions: build

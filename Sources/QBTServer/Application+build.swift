@@ -94,6 +94,7 @@ public func buildApplication(
     let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))",
                                   tunnelURL: { await tunnel?.publicURL })
 
+    let routeList = RouteList()
     // torrents/info and sync/maindata share one set of encoded rows.
     let rows = RowCache(identity: identity)
     let controllers: [any APIController] = [
@@ -108,7 +109,7 @@ public func buildApplication(
                            searchPlugins: { Set(await search.pluginList.map(\.record.name)) }),
         SearchController(search: search, service: service, identity: identity),
         RSSController(rss: rss, identity: identity),
-        QbtdController(keys: keys, sessions: sessions, search: search, paths: paths),
+        QbtdController(keys: keys, sessions: sessions, search: search, paths: paths, routes: routeList),
         StreamController(streams: streams),
         TorrentCreatorController(creator: creator, paths: paths),
     ] + (identity.profile == .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
@@ -130,6 +131,7 @@ public func buildApplication(
     // WebSocket upgrades go to their own router (Hummingbird runs only it for an `Upgrade: websocket` request).
     let sockets = Router(context: QBTRequestContext.self)
     MusicSocket(routes: musicRoutes).addRoutes(to: sockets)
+    routeList.fill((router.routes + sockets.routes).map { ($0.method.rawValue, $0.path.description) }, api: api.routes)
 
     // HTTP/1 with WebSocket upgrades, behind TLS whenever HTTPS is on when a connection is accepted.
     let socketResponder = sockets.buildResponder()

@@ -10,9 +10,11 @@ public struct QbtdController: APIController {
     let sessions: SessionManager
     let search: SearchService
     let paths: ServerPaths
+    let routes: RouteList
 
-    public init(keys: APIKeyRing, sessions: SessionManager, search: SearchService, paths: ServerPaths) {
+    public init(keys: APIKeyRing, sessions: SessionManager, search: SearchService, paths: ServerPaths, routes: RouteList) {
         self.paths = paths
+        self.routes = routes
         self.keys = keys
         self.sessions = sessions
         self.search = search
@@ -45,6 +47,9 @@ public struct QbtdController: APIController {
                 await sessions.dropKeySession(id)
                 return .json(.object(["revoked": .string(id)]))
             },
+            // What this server answers (this profile's routes), and the OpenAPI document describing every profile.
+            "routes": .qbtd(.getOrPost) { _, _ in .json(.array(routes.all.map { .string($0) })) },
+            "openapi.yaml": .qbtd(.getOrPost) { _, _ in .binary(Array(OpenAPIDocument.yaml.utf8), contentType: "application/yaml", filename: nil) },
             // Every preference qBittorrent reports, per profile, with what qbtd does with it (applied, inert, fixed).
             "preferenceCatalogue": .qbtd(.getOrPost) { _, _ in
                 .json(.array(PreferenceCatalogue.entries.map { Self.json($0, paths: paths) }))
