@@ -56,7 +56,7 @@ let package = Package(
         // refresh schedule and the auto-downloader with qBittorrent's matching rules.
         .target(name: "RSS", dependencies: ["QBTCore", "Store", "HTTPFetch"]),
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
-        .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine"]),
+        .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine", .product(name: "Logging", package: "swift-log")]),
         // The MP3 library served as HLS: scanning, frame indexes, segments, keys.
         .target(name: "Music", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
         // The tunnel for music hosts: cloudflared run as a child, its public address read from its output.

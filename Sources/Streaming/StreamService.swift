@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import QBTCore
 import TorrentEngine
 
@@ -106,6 +107,7 @@ public actor StreamService {
     /// The piece each reader last waited for successfully.
     var confirmed: [UUID: Int] = [:]
     private var eventTask: Task<Void, Never>?
+    let logger = Logger(label: "qbtd.stream")
 
     public init(engine: any TorrentEngine, torrents: TorrentService, configuration: Configuration) async throws {
         self.engine = engine
@@ -389,6 +391,16 @@ public actor StreamService {
         resume(id, piece, key, with: .stalled(Int(stall.components.seconds)))
     }
 
+    /// After a read: whether the piece under `position` is still on disk. An eviction may have forgotten and punched
+    /// it meanwhile; then the bytes read are not the piece's, and the reader waits for it again.
+    public func stillHas(_ token: String, reader: UUID, position: Int64) async -> Bool {
+        guard let stream = streams[token] else { return false }
+        let piece = stream.piece(at: position)
+        if (try? await engine.havePiece(stream.torrentID, piece: piece)) == true { return true }
+        if confirmed[reader] == piece { confirmed[reader] = nil }
+        return false
+    }
+
     public func leave(_ token: String, reader: UUID) async {
         confirmed[reader] = nil
         guard streams[token]?.readers.removeValue(forKey: reader) != nil, let id = streams[token]?.torrentID else { return }
@@ -531,6 +543,7 @@ public actor StreamService {
         let count = Int((used - configuration.budget / 2 + pieceLength - 1) / pieceLength)
         let evicted = Array(candidates.prefix(count))
         guard !evicted.isEmpty else { return }
+        logger.info("stream cache: forgetting \(evicted.count) piece(s) of \(id) (\(used >> 20) MiB on disk, budget \(configuration.budget >> 20) MiB): \(evicted.sorted()); readers at pieces \(positions.sorted())")
         reloading.insert(id)
         do { try await engine.forgetPieces(id, evicted) } catch {
             reloading.remove(id)

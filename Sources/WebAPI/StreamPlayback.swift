@@ -87,6 +87,8 @@ public struct StreamPlayback: Sendable {
                         ended = "\(stream.path) has nothing at \(position) (errno \(errno))"
                         break
                     }
+                    // Forgotten by the cache meanwhile: what was read may be a punched hole. Wait for it again.
+                    guard await streams.stillHas(token, reader: reader, position: position) else { continue }
                     try await writer.write(buffer)
                     position += Int64(read)
                     Self.bytesServed.increment(by: read)
