@@ -79,6 +79,27 @@ RESPONSES = {
     "torrents/downloadLimit": {"type": "object", "additionalProperties": {"type": "integer"}},
     "torrents/uploadLimit": {"type": "object", "additionalProperties": {"type": "integer"}},
     "torrents/parseMetadata": array(OBJECT),
+    "app/cookies": array({"type": "object", "required": ["name", "domain", "path", "value"], "properties": {
+        "name": {"type": "string"}, "domain": {"type": "string"}, "path": {"type": "string"}, "value": {"type": "string"},
+        "expirationDate": {"type": "integer"}}}),
+    "app/networkInterfaceAddressList": array({"type": "string"}),
+    "app/networkInterfaceList": array({"type": "object", "required": ["name", "value"],
+                                       "properties": {"name": {"type": "string"}, "value": {"type": "string"}}}),
+    "app/processInfo": OBJECT, "clientdata/load": OBJECT, "rss/items": OBJECT, "torrents/SSLParameters": OBJECT,
+    "torrents/fetchMetadata": OBJECT, "torrentcreator/status": array(OBJECT),
+    "app/rotateAPIKey": {"type": "object", "required": ["apiKey"], "properties": {"apiKey": {"type": "string"}}},
+    "qbtd/addTorznabIndexer": {"type": "object", "required": ["added"], "properties": {"added": {"type": "string"}}},
+    "qbtd/revokeAPIKey": {"type": "object", "required": ["revoked"], "properties": {"revoked": {"type": "string"}}},
+    "rss/matchingArticles": {"type": "object", "additionalProperties": array({"type": "string"})},
+    "rss/rules": {"type": "object", "additionalProperties": OBJECT},
+    "search/start": {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}},
+    "stream/stop": {"type": "object", "required": ["stopped"], "properties": {"stopped": {"type": "string"}}},
+    "stream/stopAll": {"type": "object", "required": ["stopped"], "properties": {"stopped": {"type": "integer"}}},
+    "sync/torrentPeers": {"type": "object", "required": ["rid"], "properties": {
+        "rid": {"type": "integer"}, "full_update": {"type": "boolean"}, "peers": {"type": "object"},
+        "peers_removed": array({"type": "string"}), "show_flags": {"type": "boolean"}}},
+    "torrentcreator/addTask": {"type": "object", "required": ["taskID"], "properties": {"taskID": {"type": "string"}}},
+    "torrents/pieceAvailability": array({"type": "integer"}),
 }
 # Answers the scan cannot see (built in helpers): group/action → json, text or binary.
 REPLIES = {"torrents/saveMetadata": "binary", "torrents/add": "text", "torrents/fetchMetadata": "json"}

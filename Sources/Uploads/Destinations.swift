@@ -29,6 +29,11 @@ public struct Destinations: Sendable {
             guard !path.contains("\0") else { throw UploadError.badName(.control) }
             chosen = path.hasPrefix("/") ? path : chosen + "/" + path
         }
+        // What no file system takes: a name over 255 bytes, or a folder path that leaves no room for a file name in
+        // Linux's 4,096 (the client's to fix, not a server error).
+        if chosen.utf8.count > 3839 || chosen.split(separator: "/").contains(where: { $0.utf8.count > 255 }) {
+            throw UploadError.badRequest("the path is too long (a folder name has at most 255 bytes, a folder path 3,839)")
+        }
         let resolved = ServerPaths.canonical(chosen)  // `..` and symlinks resolved: a symlink cannot lead outside
         if let roots = configuration.confinement, !ServerPaths.isInside(resolved, roots) {
             throw UploadError.outsideRoots(path ?? chosen, roots: roots)
@@ -36,7 +41,8 @@ public struct Destinations: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: resolved, withIntermediateDirectories: true)
         } catch {
-            throw UploadError.io("cannot create \(resolved): \(error.localizedDescription)")
+            // A file in the way, a folder qbtd may not write: the path is unusable, as qBittorrent's 409 says.
+            throw UploadError.conflict("cannot create the folder \(resolved): \(error.localizedDescription)")
         }
         return resolved
     }

@@ -49,14 +49,23 @@ public final class FileSink {
     public init(directory: String, name: String, margin: Int64) throws {
         self.directory = directory
         self.name = name
+        // The whole path (and the temp name beside it) must fit Linux's 4,096 bytes: a name that does not is the
+        // client's to shorten, not a server error.
+        guard directory.utf8.count + name.utf8.count + 64 < 4096 else {
+            throw UploadError.badRequest("the file's path would be longer than 4,096 bytes: shorten its name or folders")
+        }
         let parent = ((directory + "/" + name) as NSString).deletingLastPathComponent
         madeDirectories = try Self.makeParent(parent, inside: directory)
         space = SpaceGuard(path: parent, margin: margin)
         tempPath = parent + "/" + Self.tempPrefix + UUID().uuidString + ".part"
         fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno, reason = String(cString: strerror(code))
             Self.removeDirectories(madeDirectories)
+            // A folder qbtd may not write or a file in the way is the path's fault (409); a failing disk is ours.
+            if [EACCES, EPERM, ENOTDIR, EEXIST, EROFS, ENAMETOOLONG].contains(code) {
+                throw UploadError.conflict("cannot create a file in \(parent): \(reason)")
+            }
             throw UploadError.io("cannot create a file in \(parent): \(reason)")
         }
         writer = BackgroundWriter(fd: fd, position: 0, digests: [digest])
@@ -144,8 +153,11 @@ public final class FileSink {
         var made: [String] = []
         for dir in missing {
             guard mkdir(dir, 0o755) == 0 || errno == EEXIST else {
-                let reason = String(cString: strerror(errno))
+                let code = errno, reason = String(cString: strerror(code))
                 removeDirectories(made)
+                if [EACCES, EPERM, ENOTDIR, EROFS, ENAMETOOLONG].contains(code) {
+                    throw UploadError.conflict("cannot create the folder \(dir): \(reason)")
+                }
                 throw UploadError.io("cannot create \(dir): \(reason)")
             }
             made.append(dir)

@@ -763,7 +763,26 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema: &id005
+                type: array
+                items:
+                  type: object
+                  required:
+                  - name
+                  - domain
+                  - path
+                  - value
+                  properties:
+                    name:
+                      type: string
+                    domain:
+                      type: string
+                    path:
+                      type: string
+                    value:
+                      type: string
+                    expirationDate:
+                      type: integer
         '401':
           description: cross-site request or bad Host header
           content:
@@ -792,7 +811,7 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema: *id005
         '401':
           description: cross-site request or bad Host header
           content:
@@ -801,16 +820,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id005
+          content: &id006
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id005
+          content: *id006
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id005
+          content: *id006
       requestBody:
         required: false
         content:
@@ -839,16 +858,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id006
+          content: &id007
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id006
+          content: *id007
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id006
+          content: *id007
     post:
       operationId: post_app_defaultSavePath
       tags:
@@ -869,16 +888,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id007
+          content: &id008
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id007
+          content: *id008
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id007
+          content: *id008
       requestBody:
         required: false
         content:
@@ -905,13 +924,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id008
+          content: &id009
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id008
+          content: *id009
         '405':
           description: GET on a POST-only action
           content:
@@ -920,7 +939,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id008
+          content: *id009
       requestBody:
         required: false
         content:
@@ -939,13 +958,13 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id010
+              schema: &id011
                 type: array
                 items:
                   type: string
         '400':
           description: a parameter is missing or invalid
-          content: &id009
+          content: &id010
             text/plain:
               schema:
                 type: string
@@ -957,13 +976,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id009
+          content: *id010
         '404':
           description: no such torrent, item or action
-          content: *id009
+          content: *id010
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id009
+          content: *id010
       parameters:
       - name: dirPath
         in: query
@@ -985,10 +1004,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id010
+              schema: *id011
         '400':
           description: a parameter is missing or invalid
-          content: &id011
+          content: &id012
             text/plain:
               schema:
                 type: string
@@ -1000,13 +1019,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id011
+          content: *id012
         '404':
           description: no such torrent, item or action
-          content: *id011
+          content: *id012
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id011
+          content: *id012
       requestBody:
         required: true
         content:
@@ -1031,45 +1050,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id012
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id012
-        '404':
-          description: no such torrent, item or action
-          content: *id012
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id012
-      parameters:
-      - name: iface
-        in: query
-        required: true
-        schema:
-          type: string
-    post:
-      operationId: post_app_networkInterfaceAddressList
-      tags:
-      - app
-      summary: app/networkInterfaceAddressList
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
+              schema: &id014
+                type: array
+                items:
+                  type: string
         '400':
           description: a parameter is missing or invalid
           content: &id013
@@ -1091,6 +1075,44 @@ paths:
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id013
+      parameters:
+      - name: iface
+        in: query
+        required: true
+        schema:
+          type: string
+    post:
+      operationId: post_app_networkInterfaceAddressList
+      tags:
+      - app
+      summary: app/networkInterfaceAddressList
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id014
+        '400':
+          description: a parameter is missing or invalid
+          content: &id015
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id015
+        '404':
+          description: no such torrent, item or action
+          content: *id015
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id015
       requestBody:
         required: true
         content:
@@ -1113,74 +1135,18 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id014
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id014
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id014
-    post:
-      operationId: post_app_networkInterfaceList
-      tags:
-      - app
-      summary: app/networkInterfaceList
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id015
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id015
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id015
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties: {}
-  /api/v2/app/preferences:
-    get:
-      operationId: get_app_preferences
-      tags:
-      - app
-      summary: app/preferences
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
               schema: &id017
-                $ref: '#/components/schemas/Preferences'
+                type: array
+                items:
+                  type: object
+                  required:
+                  - name
+                  - value
+                  properties:
+                    name:
+                      type: string
+                    value:
+                      type: string
         '401':
           description: cross-site request or bad Host header
           content:
@@ -1200,10 +1166,10 @@ paths:
           description: refused in this state (qBittorrent's message)
           content: *id016
     post:
-      operationId: post_app_preferences
+      operationId: post_app_networkInterfaceList
       tags:
       - app
-      summary: app/preferences
+      summary: app/networkInterfaceList
       responses:
         '200':
           description: JSON
@@ -1235,18 +1201,19 @@ paths:
             schema:
               type: object
               properties: {}
-  /api/v2/app/processInfo:
+  /api/v2/app/preferences:
     get:
-      operationId: get_app_processInfo
+      operationId: get_app_preferences
       tags:
       - app
-      summary: app/processInfo
+      summary: app/preferences
       responses:
         '200':
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema: &id020
+                $ref: '#/components/schemas/Preferences'
         '401':
           description: cross-site request or bad Host header
           content:
@@ -1266,6 +1233,73 @@ paths:
           description: refused in this state (qBittorrent's message)
           content: *id019
     post:
+      operationId: post_app_preferences
+      tags:
+      - app
+      summary: app/preferences
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id020
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id021
+            text/plain:
+              schema:
+                type: string
+        '404':
+          description: no such torrent, item or action
+          content: *id021
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id021
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties: {}
+  /api/v2/app/processInfo:
+    get:
+      operationId: get_app_processInfo
+      tags:
+      - app
+      summary: app/processInfo
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: &id023
+                type: object
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id022
+            text/plain:
+              schema:
+                type: string
+        '404':
+          description: no such torrent, item or action
+          content: *id022
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id022
+    post:
       operationId: post_app_processInfo
       tags:
       - app
@@ -1275,7 +1309,7 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema: *id023
         '401':
           description: cross-site request or bad Host header
           content:
@@ -1284,16 +1318,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id020
+          content: &id024
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id020
+          content: *id024
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id020
+          content: *id024
       requestBody:
         required: false
         content:
@@ -1312,188 +1346,13 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
               schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id021
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id021
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id021
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties: {}
-  /api/v2/app/sendTestEmail:
-    post:
-      operationId: post_app_sendTestEmail
-      tags:
-      - app
-      summary: app/sendTestEmail
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id022
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id022
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id022
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties: {}
-  /api/v2/app/setCookies:
-    post:
-      operationId: post_app_setCookies
-      tags:
-      - app
-      summary: app/setCookies
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id023
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id023
-        '404':
-          description: no such torrent, item or action
-          content: *id023
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id023
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                cookies:
-                  type: string
-  /api/v2/app/setPreferences:
-    post:
-      operationId: post_app_setPreferences
-      tags:
-      - app
-      summary: app/setPreferences
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id024
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id024
-        '404':
-          description: no such torrent, item or action
-          content: *id024
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id024
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                json:
-                  type: string
-                  description: a JSON object of preferences to change
-              required:
-              - json
-  /api/v2/app/shutdown:
-    post:
-      operationId: post_app_shutdown
-      tags:
-      - app
-      summary: app/shutdown
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+                type: object
+                required:
+                - apiKey
+                properties:
+                  apiKey:
+                    type: string
         '401':
           description: cross-site request or bad Host header
           content:
@@ -1525,6 +1384,187 @@ paths:
             schema:
               type: object
               properties: {}
+  /api/v2/app/sendTestEmail:
+    post:
+      operationId: post_app_sendTestEmail
+      tags:
+      - app
+      summary: app/sendTestEmail
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id026
+            text/plain:
+              schema:
+                type: string
+        '404':
+          description: no such torrent, item or action
+          content: *id026
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id026
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties: {}
+  /api/v2/app/setCookies:
+    post:
+      operationId: post_app_setCookies
+      tags:
+      - app
+      summary: app/setCookies
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id027
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id027
+        '404':
+          description: no such torrent, item or action
+          content: *id027
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id027
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                cookies:
+                  type: string
+  /api/v2/app/setPreferences:
+    post:
+      operationId: post_app_setPreferences
+      tags:
+      - app
+      summary: app/setPreferences
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id028
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id028
+        '404':
+          description: no such torrent, item or action
+          content: *id028
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id028
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                json:
+                  type: string
+                  description: a JSON object of preferences to change
+              required:
+              - json
+  /api/v2/app/shutdown:
+    post:
+      operationId: post_app_shutdown
+      tags:
+      - app
+      summary: app/shutdown
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id029
+            text/plain:
+              schema:
+                type: string
+        '404':
+          description: no such torrent, item or action
+          content: *id029
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id029
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties: {}
   /api/v2/app/version:
     get:
       operationId: get_app_version
@@ -1546,16 +1586,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id026
+          content: &id030
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id026
+          content: *id030
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id026
+          content: *id030
     post:
       operationId: post_app_version
       tags:
@@ -1576,16 +1616,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id027
+          content: &id031
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id027
+          content: *id031
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id027
+          content: *id031
       requestBody:
         required: false
         content:
@@ -1614,16 +1654,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id028
+          content: &id032
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id028
+          content: *id032
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id028
+          content: *id032
     post:
       operationId: post_app_webapiVersion
       tags:
@@ -1644,16 +1684,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id029
+          content: &id033
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id029
+          content: *id033
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id029
+          content: *id033
       requestBody:
         required: false
         content:
@@ -1667,183 +1707,6 @@ paths:
       tags:
       - auth
       summary: auth/login
-      responses:
-        '200':
-          description: text
-          content:
-            text/plain:
-              schema:
-                type: string
-        '400':
-          description: a parameter is missing or invalid
-          content: &id030
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id030
-        '404':
-          description: no such torrent, item or action
-          content: *id030
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id030
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                password:
-                  type: string
-                username:
-                  type: string
-  /api/v2/auth/logout:
-    post:
-      operationId: post_auth_logout
-      tags:
-      - auth
-      summary: auth/logout
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id031
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id031
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id031
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties: {}
-  /api/v2/clientdata/load:
-    get:
-      operationId: get_clientdata_load
-      tags:
-      - clientdata
-      summary: clientdata/load
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id032
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id032
-        '404':
-          description: no such torrent, item or action
-          content: *id032
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id032
-      x-qbittorrent-profiles:
-      - '5.2'
-      parameters:
-      - name: keys
-        in: query
-        required: false
-        schema:
-          type: string
-    post:
-      operationId: post_clientdata_load
-      tags:
-      - clientdata
-      summary: clientdata/load
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id033
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id033
-        '404':
-          description: no such torrent, item or action
-          content: *id033
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id033
-      x-qbittorrent-profiles:
-      - '5.2'
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                keys:
-                  type: string
-  /api/v2/clientdata/store:
-    post:
-      operationId: post_clientdata_store
-      tags:
-      - clientdata
-      summary: clientdata/store
       responses:
         '200':
           description: text
@@ -1878,6 +1741,183 @@ paths:
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id034
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                password:
+                  type: string
+                username:
+                  type: string
+  /api/v2/auth/logout:
+    post:
+      operationId: post_auth_logout
+      tags:
+      - auth
+      summary: auth/logout
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id035
+            text/plain:
+              schema:
+                type: string
+        '404':
+          description: no such torrent, item or action
+          content: *id035
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id035
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties: {}
+  /api/v2/clientdata/load:
+    get:
+      operationId: get_clientdata_load
+      tags:
+      - clientdata
+      summary: clientdata/load
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id023
+        '400':
+          description: a parameter is missing or invalid
+          content: &id036
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id036
+        '404':
+          description: no such torrent, item or action
+          content: *id036
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id036
+      x-qbittorrent-profiles:
+      - '5.2'
+      parameters:
+      - name: keys
+        in: query
+        required: false
+        schema:
+          type: string
+    post:
+      operationId: post_clientdata_load
+      tags:
+      - clientdata
+      summary: clientdata/load
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id023
+        '400':
+          description: a parameter is missing or invalid
+          content: &id037
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id037
+        '404':
+          description: no such torrent, item or action
+          content: *id037
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id037
+      x-qbittorrent-profiles:
+      - '5.2'
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                keys:
+                  type: string
+  /api/v2/clientdata/store:
+    post:
+      operationId: post_clientdata_store
+      tags:
+      - clientdata
+      summary: clientdata/store
+      responses:
+        '200':
+          description: text
+          content:
+            text/plain:
+              schema:
+                type: string
+        '400':
+          description: a parameter is missing or invalid
+          content: &id038
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id038
+        '404':
+          description: no such torrent, item or action
+          content: *id038
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id038
       x-qbittorrent-profiles:
       - '5.2'
       requestBody:
@@ -1902,13 +1942,13 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id036
+              schema: &id040
                 type: array
                 items:
                   $ref: '#/components/schemas/LogEntry'
         '400':
           description: a parameter is missing or invalid
-          content: &id035
+          content: &id039
             text/plain:
               schema:
                 type: string
@@ -1920,13 +1960,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id035
+          content: *id039
         '404':
           description: no such torrent, item or action
-          content: *id035
+          content: *id039
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id035
+          content: *id039
       parameters:
       - name: critical
         in: query
@@ -1975,10 +2015,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id036
+              schema: *id040
         '400':
           description: a parameter is missing or invalid
-          content: &id037
+          content: &id041
             text/plain:
               schema:
                 type: string
@@ -1990,13 +2030,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id037
+          content: *id041
         '404':
           description: no such torrent, item or action
-          content: *id037
+          content: *id041
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id037
+          content: *id041
       requestBody:
         required: false
         content:
@@ -2037,13 +2077,13 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id039
+              schema: &id043
                 type: array
                 items:
                   $ref: '#/components/schemas/PeerLogEntry'
         '400':
           description: a parameter is missing or invalid
-          content: &id038
+          content: &id042
             text/plain:
               schema:
                 type: string
@@ -2055,13 +2095,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id038
+          content: *id042
         '404':
           description: no such torrent, item or action
-          content: *id038
+          content: *id042
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id038
+          content: *id042
       parameters:
       - name: last_known_id
         in: query
@@ -2078,10 +2118,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id039
+              schema: *id043
         '400':
           description: a parameter is missing or invalid
-          content: &id040
+          content: &id044
             text/plain:
               schema:
                 type: string
@@ -2093,13 +2133,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id040
+          content: *id044
         '404':
           description: no such torrent, item or action
-          content: *id040
+          content: *id044
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id040
+          content: *id044
       requestBody:
         required: false
         content:
@@ -2120,10 +2160,16 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema:
+                type: object
+                required:
+                - added
+                properties:
+                  added:
+                    type: string
         '400':
           description: a parameter is missing or invalid
-          content: &id041
+          content: &id045
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
@@ -2135,10 +2181,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id041
+          content: *id045
         '404':
           description: no such torrent, item or action
-          content: *id041
+          content: *id045
         '405':
           description: GET on a POST-only action
           content:
@@ -2147,7 +2193,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id041
+          content: *id045
       requestBody:
         required: true
         content:
@@ -2177,7 +2223,7 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id043
+              schema: &id047
                 type: array
                 items:
                   $ref: '#/components/schemas/APIKey'
@@ -2189,16 +2235,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id042
+          content: &id046
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
         '404':
           description: no such torrent, item or action
-          content: *id042
+          content: *id046
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id042
+          content: *id046
     post:
       operationId: post_qbtd_apiKeys
       tags:
@@ -2209,7 +2255,7 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id043
+              schema: *id047
         '401':
           description: cross-site request or bad Host header
           content:
@@ -2218,16 +2264,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id044
+          content: &id048
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
         '404':
           description: no such torrent, item or action
-          content: *id044
+          content: *id048
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id044
+          content: *id048
       requestBody:
         required: false
         content:
@@ -2250,7 +2296,7 @@ paths:
                 $ref: '#/components/schemas/APIKey'
         '400':
           description: a parameter is missing or invalid
-          content: &id045
+          content: &id049
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
@@ -2262,10 +2308,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id045
+          content: *id049
         '404':
           description: no such torrent, item or action
-          content: *id045
+          content: *id049
         '405':
           description: GET on a POST-only action
           content:
@@ -2274,7 +2320,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id045
+          content: *id049
       requestBody:
         required: false
         content:
@@ -2310,16 +2356,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id046
+          content: &id050
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
         '404':
           description: no such torrent, item or action
-          content: *id046
+          content: *id050
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id046
+          content: *id050
     post:
       operationId: post_qbtd_openapi_yaml
       tags:
@@ -2341,16 +2387,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id047
+          content: &id051
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
         '404':
           description: no such torrent, item or action
-          content: *id047
+          content: *id051
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id047
+          content: *id051
       requestBody:
         required: false
         content:
@@ -2369,129 +2415,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id049
-                type: array
-                items:
-                  $ref: '#/components/schemas/PreferenceEntry'
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id048
-            application/json:
-              schema:
-                $ref: '#/components/schemas/Error'
-        '404':
-          description: no such torrent, item or action
-          content: *id048
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id048
-    post:
-      operationId: post_qbtd_preferenceCatalogue
-      tags:
-      - qbtd
-      summary: qbtd/preferenceCatalogue
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: *id049
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id050
-            application/json:
-              schema:
-                $ref: '#/components/schemas/Error'
-        '404':
-          description: no such torrent, item or action
-          content: *id050
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id050
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties: {}
-  /api/v2/qbtd/revokeAPIKey:
-    post:
-      operationId: post_qbtd_revokeAPIKey
-      tags:
-      - qbtd
-      summary: qbtd/revokeAPIKey
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id051
-            application/json:
-              schema:
-                $ref: '#/components/schemas/Error'
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id051
-        '404':
-          description: no such torrent, item or action
-          content: *id051
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id051
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                id:
-                  type: string
-              required:
-              - id
-  /api/v2/qbtd/routes:
-    get:
-      operationId: get_qbtd_routes
-      tags:
-      - qbtd
-      summary: qbtd/routes
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
               schema: &id053
                 type: array
                 items:
-                  type: string
+                  $ref: '#/components/schemas/PreferenceEntry'
         '401':
           description: cross-site request or bad Host header
           content:
@@ -2511,10 +2438,10 @@ paths:
           description: refused in this state (qBittorrent's message)
           content: *id052
     post:
-      operationId: post_qbtd_routes
+      operationId: post_qbtd_preferenceCatalogue
       tags:
       - qbtd
-      summary: qbtd/routes
+      summary: qbtd/preferenceCatalogue
       responses:
         '200':
           description: JSON
@@ -2546,201 +2473,137 @@ paths:
             schema:
               type: object
               properties: {}
+  /api/v2/qbtd/revokeAPIKey:
+    post:
+      operationId: post_qbtd_revokeAPIKey
+      tags:
+      - qbtd
+      summary: qbtd/revokeAPIKey
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema:
+                type: object
+                required:
+                - revoked
+                properties:
+                  revoked:
+                    type: string
+        '400':
+          description: a parameter is missing or invalid
+          content: &id055
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Error'
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id055
+        '404':
+          description: no such torrent, item or action
+          content: *id055
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id055
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                id:
+                  type: string
+              required:
+              - id
+  /api/v2/qbtd/routes:
+    get:
+      operationId: get_qbtd_routes
+      tags:
+      - qbtd
+      summary: qbtd/routes
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: &id057
+                type: array
+                items:
+                  type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id056
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Error'
+        '404':
+          description: no such torrent, item or action
+          content: *id056
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id056
+    post:
+      operationId: post_qbtd_routes
+      tags:
+      - qbtd
+      summary: qbtd/routes
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id057
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id058
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Error'
+        '404':
+          description: no such torrent, item or action
+          content: *id058
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id058
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties: {}
   /api/v2/rss/addFeed:
     post:
       operationId: post_rss_addFeed
       tags:
       - rss
       summary: rss/addFeed
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id055
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id055
-        '404':
-          description: no such torrent, item or action
-          content: *id055
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id055
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                path:
-                  type: string
-                refreshInterval:
-                  type: integer
-                url:
-                  type: string
-              required:
-              - path
-              - url
-  /api/v2/rss/addFolder:
-    post:
-      operationId: post_rss_addFolder
-      tags:
-      - rss
-      summary: rss/addFolder
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id056
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id056
-        '404':
-          description: no such torrent, item or action
-          content: *id056
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id056
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                path:
-                  type: string
-              required:
-              - path
-  /api/v2/rss/items:
-    get:
-      operationId: get_rss_items
-      tags:
-      - rss
-      summary: rss/items
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id057
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id057
-        '404':
-          description: no such torrent, item or action
-          content: *id057
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id057
-      parameters:
-      - name: withData
-        in: query
-        required: false
-        schema:
-          type: string
-          enum:
-          - 'true'
-          - 'false'
-    post:
-      operationId: post_rss_items
-      tags:
-      - rss
-      summary: rss/items
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id058
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id058
-        '404':
-          description: no such torrent, item or action
-          content: *id058
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id058
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                withData:
-                  type: string
-                  enum:
-                  - 'true'
-                  - 'false'
-  /api/v2/rss/markAsRead:
-    post:
-      operationId: post_rss_markAsRead
-      tags:
-      - rss
-      summary: rss/markAsRead
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -2780,24 +2643,26 @@ paths:
             schema:
               type: object
               properties:
-                articleId:
+                path:
                   type: string
-                itemPath:
+                refreshInterval:
+                  type: integer
+                url:
                   type: string
               required:
-              - itemPath
-  /api/v2/rss/matchingArticles:
-    get:
-      operationId: get_rss_matchingArticles
+              - path
+              - url
+  /api/v2/rss/addFolder:
+    post:
+      operationId: post_rss_addFolder
       tags:
       - rss
-      summary: rss/matchingArticles
+      summary: rss/addFolder
       responses:
         '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
         '400':
           description: a parameter is missing or invalid
           content: &id060
@@ -2816,26 +2681,38 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id060
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id060
-      parameters:
-      - name: ruleName
-        in: query
+      requestBody:
         required: true
-        schema:
-          type: string
-    post:
-      operationId: post_rss_matchingArticles
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                path:
+                  type: string
+              required:
+              - path
+  /api/v2/rss/items:
+    get:
+      operationId: get_rss_items
       tags:
       - rss
-      summary: rss/matchingArticles
+      summary: rss/items
       responses:
         '200':
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema: *id023
         '400':
           description: a parameter is missing or invalid
           content: &id061
@@ -2857,28 +2734,26 @@ paths:
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id061
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                ruleName:
-                  type: string
-              required:
-              - ruleName
-  /api/v2/rss/moveItem:
+      parameters:
+      - name: withData
+        in: query
+        required: false
+        schema:
+          type: string
+          enum:
+          - 'true'
+          - 'false'
     post:
-      operationId: post_rss_moveItem
+      operationId: post_rss_items
       tags:
       - rss
-      summary: rss/moveItem
+      summary: rss/items
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+          description: JSON
+          content:
+            application/json:
+              schema: *id023
         '400':
           description: a parameter is missing or invalid
           content: &id062
@@ -2897,35 +2772,27 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id062
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id062
       requestBody:
-        required: true
+        required: false
         content:
           application/x-www-form-urlencoded:
             schema:
               type: object
               properties:
-                destPath:
+                withData:
                   type: string
-                itemPath:
-                  type: string
-              required:
-              - destPath
-              - itemPath
-  /api/v2/rss/refreshItem:
+                  enum:
+                  - 'true'
+                  - 'false'
+  /api/v2/rss/markAsRead:
     post:
-      operationId: post_rss_refreshItem
+      operationId: post_rss_markAsRead
       tags:
       - rss
-      summary: rss/refreshItem
+      summary: rss/markAsRead
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -2965,21 +2832,29 @@ paths:
             schema:
               type: object
               properties:
+                articleId:
+                  type: string
                 itemPath:
                   type: string
               required:
               - itemPath
-  /api/v2/rss/removeItem:
-    post:
-      operationId: post_rss_removeItem
+  /api/v2/rss/matchingArticles:
+    get:
+      operationId: get_rss_matchingArticles
       tags:
       - rss
-      summary: rss/removeItem
+      summary: rss/matchingArticles
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+          description: JSON
+          content:
+            application/json:
+              schema: &id065
+                type: object
+                additionalProperties:
+                  type: array
+                  items:
+                    type: string
         '400':
           description: a parameter is missing or invalid
           content: &id064
@@ -2998,6 +2873,87 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id064
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id064
+      parameters:
+      - name: ruleName
+        in: query
+        required: true
+        schema:
+          type: string
+    post:
+      operationId: post_rss_matchingArticles
+      tags:
+      - rss
+      summary: rss/matchingArticles
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id065
+        '400':
+          description: a parameter is missing or invalid
+          content: &id066
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id066
+        '404':
+          description: no such torrent, item or action
+          content: *id066
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id066
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                ruleName:
+                  type: string
+              required:
+              - ruleName
+  /api/v2/rss/moveItem:
+    post:
+      operationId: post_rss_moveItem
+      tags:
+      - rss
+      summary: rss/moveItem
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id067
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id067
+        '404':
+          description: no such torrent, item or action
+          content: *id067
         '405':
           description: GET on a POST-only action
           content:
@@ -3006,7 +2962,108 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id064
+          content: *id067
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                destPath:
+                  type: string
+                itemPath:
+                  type: string
+              required:
+              - destPath
+              - itemPath
+  /api/v2/rss/refreshItem:
+    post:
+      operationId: post_rss_refreshItem
+      tags:
+      - rss
+      summary: rss/refreshItem
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id068
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id068
+        '404':
+          description: no such torrent, item or action
+          content: *id068
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id068
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                itemPath:
+                  type: string
+              required:
+              - itemPath
+  /api/v2/rss/removeItem:
+    post:
+      operationId: post_rss_removeItem
+      tags:
+      - rss
+      summary: rss/removeItem
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id069
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id069
+        '404':
+          description: no such torrent, item or action
+          content: *id069
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id069
       requestBody:
         required: true
         content:
@@ -3031,7 +3088,7 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id065
+          content: &id070
             text/plain:
               schema:
                 type: string
@@ -3043,10 +3100,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id065
+          content: *id070
         '404':
           description: no such torrent, item or action
-          content: *id065
+          content: *id070
         '405':
           description: GET on a POST-only action
           content:
@@ -3055,7 +3112,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id065
+          content: *id070
       requestBody:
         required: true
         content:
@@ -3073,216 +3130,6 @@ paths:
       tags:
       - rss
       summary: rss/renameRule
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id066
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id066
-        '404':
-          description: no such torrent, item or action
-          content: *id066
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id066
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                newRuleName:
-                  type: string
-                ruleName:
-                  type: string
-              required:
-              - newRuleName
-              - ruleName
-  /api/v2/rss/rules:
-    get:
-      operationId: get_rss_rules
-      tags:
-      - rss
-      summary: rss/rules
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id067
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id067
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id067
-    post:
-      operationId: post_rss_rules
-      tags:
-      - rss
-      summary: rss/rules
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id068
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id068
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id068
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties: {}
-  /api/v2/rss/setFeedRefreshInterval:
-    get:
-      operationId: get_rss_setFeedRefreshInterval
-      tags:
-      - rss
-      summary: rss/setFeedRefreshInterval
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id069
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id069
-        '404':
-          description: no such torrent, item or action
-          content: *id069
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id069
-      x-qbittorrent-profiles:
-      - '5.2'
-      parameters:
-      - name: path
-        in: query
-        required: true
-        schema:
-          type: string
-      - name: refreshInterval
-        in: query
-        required: true
-        schema:
-          type: string
-    post:
-      operationId: post_rss_setFeedRefreshInterval
-      tags:
-      - rss
-      summary: rss/setFeedRefreshInterval
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id070
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id070
-        '404':
-          description: no such torrent, item or action
-          content: *id070
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id070
-      x-qbittorrent-profiles:
-      - '5.2'
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                path:
-                  type: string
-                refreshInterval:
-                  type: string
-              required:
-              - path
-              - refreshInterval
-  /api/v2/rss/setFeedURL:
-    post:
-      operationId: post_rss_setFeedURL
-      tags:
-      - rss
-      summary: rss/setFeedURL
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -3322,82 +3169,27 @@ paths:
             schema:
               type: object
               properties:
-                path:
-                  type: string
-                url:
-                  type: string
-              required:
-              - path
-              - url
-  /api/v2/rss/setRule:
-    post:
-      operationId: post_rss_setRule
-      tags:
-      - rss
-      summary: rss/setRule
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id072
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id072
-        '404':
-          description: no such torrent, item or action
-          content: *id072
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id072
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                ruleDef:
+                newRuleName:
                   type: string
                 ruleName:
                   type: string
               required:
-              - ruleDef
+              - newRuleName
               - ruleName
-  /api/v2/search/delete:
-    post:
-      operationId: post_search_delete
+  /api/v2/rss/rules:
+    get:
+      operationId: get_rss_rules
       tags:
-      - search
-      summary: search/delete
+      - rss
+      summary: rss/rules
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id073
-            text/plain:
-              schema:
-                type: string
+          description: JSON
+          content:
+            application/json:
+              schema: &id073
+                type: object
+                additionalProperties: *id023
         '401':
           description: cross-site request or bad Host header
           content:
@@ -3406,81 +3198,58 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id073
+          content: &id072
+            text/plain:
+              schema:
+                type: string
         '404':
           description: no such torrent, item or action
-          content: *id073
-        '405':
-          description: GET on a POST-only action
+          content: *id072
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id072
+    post:
+      operationId: post_rss_rules
+      tags:
+      - rss
+      summary: rss/rules
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id073
+        '401':
+          description: cross-site request or bad Host header
           content:
             text/plain:
               schema:
                 type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id073
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                id:
-                  type: string
-              required:
-              - id
-  /api/v2/search/downloadTorrent:
-    get:
-      operationId: get_search_downloadTorrent
-      tags:
-      - search
-      summary: search/downloadTorrent
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
           content: &id074
             text/plain:
               schema:
                 type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id074
         '404':
           description: no such torrent, item or action
           content: *id074
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id074
-      x-qbittorrent-profiles:
-      - '5.1'
-      - '5.2'
-      parameters:
-      - name: pluginName
-        in: query
-        required: true
-        schema:
-          type: string
-      - name: torrentUrl
-        in: query
-        required: true
-        schema:
-          type: string
-    post:
-      operationId: post_search_downloadTorrent
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties: {}
+  /api/v2/rss/setFeedRefreshInterval:
+    get:
+      operationId: get_rss_setFeedRefreshInterval
       tags:
-      - search
-      summary: search/downloadTorrent
+      - rss
+      summary: rss/setFeedRefreshInterval
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -3508,28 +3277,23 @@ paths:
           description: refused in this state (qBittorrent's message)
           content: *id075
       x-qbittorrent-profiles:
-      - '5.1'
       - '5.2'
-      requestBody:
+      parameters:
+      - name: path
+        in: query
         required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                pluginName:
-                  type: string
-                torrentUrl:
-                  type: string
-              required:
-              - pluginName
-              - torrentUrl
-  /api/v2/search/enablePlugin:
+        schema:
+          type: string
+      - name: refreshInterval
+        in: query
+        required: true
+        schema:
+          type: string
     post:
-      operationId: post_search_enablePlugin
+      operationId: post_rss_setFeedRefreshInterval
       tags:
-      - search
-      summary: search/enablePlugin
+      - rss
+      summary: rss/setFeedRefreshInterval
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -3553,15 +3317,11 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id076
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id076
+      x-qbittorrent-profiles:
+      - '5.2'
       requestBody:
         required: true
         content:
@@ -3569,19 +3329,19 @@ paths:
             schema:
               type: object
               properties:
-                enable:
+                path:
                   type: string
-                names:
+                refreshInterval:
                   type: string
               required:
-              - enable
-              - names
-  /api/v2/search/installPlugin:
+              - path
+              - refreshInterval
+  /api/v2/rss/setFeedURL:
     post:
-      operationId: post_search_installPlugin
+      operationId: post_rss_setFeedURL
       tags:
-      - search
-      summary: search/installPlugin
+      - rss
+      summary: rss/setFeedURL
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -3621,54 +3381,30 @@ paths:
             schema:
               type: object
               properties:
-                sources:
+                path:
+                  type: string
+                url:
                   type: string
               required:
-              - sources
-  /api/v2/search/plugins:
-    get:
-      operationId: get_search_plugins
+              - path
+              - url
+  /api/v2/rss/setRule:
+    post:
+      operationId: post_rss_setRule
       tags:
-      - search
-      summary: search/plugins
+      - rss
+      summary: rss/setRule
       responses:
         '200':
-          description: JSON
-          content:
-            application/json:
-              schema: &id079
-                type: array
-                items:
-                  $ref: '#/components/schemas/SearchPlugin'
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
           content: &id078
             text/plain:
               schema:
                 type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id078
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id078
-    post:
-      operationId: post_search_plugins
-      tags:
-      - search
-      summary: search/plugins
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: *id079
         '401':
           description: cross-site request or bad Host header
           content:
@@ -3677,36 +3413,138 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
+          content: *id078
+        '404':
+          description: no such torrent, item or action
+          content: *id078
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id078
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                ruleDef:
+                  type: string
+                ruleName:
+                  type: string
+              required:
+              - ruleDef
+              - ruleName
+  /api/v2/search/delete:
+    post:
+      operationId: post_search_delete
+      tags:
+      - search
+      summary: search/delete
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id079
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id079
+        '404':
+          description: no such torrent, item or action
+          content: *id079
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id079
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                id:
+                  type: string
+              required:
+              - id
+  /api/v2/search/downloadTorrent:
+    get:
+      operationId: get_search_downloadTorrent
+      tags:
+      - search
+      summary: search/downloadTorrent
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
           content: &id080
             text/plain:
               schema:
                 type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id080
         '404':
           description: no such torrent, item or action
           content: *id080
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id080
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties: {}
-  /api/v2/search/results:
-    get:
-      operationId: get_search_results
+      x-qbittorrent-profiles:
+      - '5.1'
+      - '5.2'
+      parameters:
+      - name: pluginName
+        in: query
+        required: true
+        schema:
+          type: string
+      - name: torrentUrl
+        in: query
+        required: true
+        schema:
+          type: string
+    post:
+      operationId: post_search_downloadTorrent
       tags:
       - search
-      summary: search/results
+      summary: search/downloadTorrent
       responses:
         '200':
-          description: JSON
-          content:
-            application/json:
-              schema: &id082
-                $ref: '#/components/schemas/SearchResults'
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
         '400':
           description: a parameter is missing or invalid
           content: &id081
@@ -3728,6 +3566,227 @@ paths:
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id081
+      x-qbittorrent-profiles:
+      - '5.1'
+      - '5.2'
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                pluginName:
+                  type: string
+                torrentUrl:
+                  type: string
+              required:
+              - pluginName
+              - torrentUrl
+  /api/v2/search/enablePlugin:
+    post:
+      operationId: post_search_enablePlugin
+      tags:
+      - search
+      summary: search/enablePlugin
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id082
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id082
+        '404':
+          description: no such torrent, item or action
+          content: *id082
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id082
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                enable:
+                  type: string
+                names:
+                  type: string
+              required:
+              - enable
+              - names
+  /api/v2/search/installPlugin:
+    post:
+      operationId: post_search_installPlugin
+      tags:
+      - search
+      summary: search/installPlugin
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id083
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id083
+        '404':
+          description: no such torrent, item or action
+          content: *id083
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id083
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                sources:
+                  type: string
+              required:
+              - sources
+  /api/v2/search/plugins:
+    get:
+      operationId: get_search_plugins
+      tags:
+      - search
+      summary: search/plugins
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: &id085
+                type: array
+                items:
+                  $ref: '#/components/schemas/SearchPlugin'
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id084
+            text/plain:
+              schema:
+                type: string
+        '404':
+          description: no such torrent, item or action
+          content: *id084
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id084
+    post:
+      operationId: post_search_plugins
+      tags:
+      - search
+      summary: search/plugins
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id085
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id086
+            text/plain:
+              schema:
+                type: string
+        '404':
+          description: no such torrent, item or action
+          content: *id086
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id086
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties: {}
+  /api/v2/search/results:
+    get:
+      operationId: get_search_results
+      tags:
+      - search
+      summary: search/results
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: &id088
+                $ref: '#/components/schemas/SearchResults'
+        '400':
+          description: a parameter is missing or invalid
+          content: &id087
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id087
+        '404':
+          description: no such torrent, item or action
+          content: *id087
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id087
       parameters:
       - name: id
         in: query
@@ -3754,10 +3813,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id082
+              schema: *id088
         '400':
           description: a parameter is missing or invalid
-          content: &id083
+          content: &id089
             text/plain:
               schema:
                 type: string
@@ -3769,13 +3828,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id083
+          content: *id089
         '404':
           description: no such torrent, item or action
-          content: *id083
+          content: *id089
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id083
+          content: *id089
       requestBody:
         required: true
         content:
@@ -3802,10 +3861,16 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema:
+                type: object
+                required:
+                - id
+                properties:
+                  id:
+                    type: integer
         '400':
           description: a parameter is missing or invalid
-          content: &id084
+          content: &id090
             text/plain:
               schema:
                 type: string
@@ -3817,10 +3882,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id084
+          content: *id090
         '404':
           description: no such torrent, item or action
-          content: *id084
+          content: *id090
         '405':
           description: GET on a POST-only action
           content:
@@ -3829,7 +3894,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id084
+          content: *id090
       requestBody:
         required: true
         content:
@@ -3858,13 +3923,13 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id086
+              schema: &id092
                 type: array
                 items:
                   $ref: '#/components/schemas/SearchJob'
         '400':
           description: a parameter is missing or invalid
-          content: &id085
+          content: &id091
             text/plain:
               schema:
                 type: string
@@ -3876,13 +3941,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id085
+          content: *id091
         '404':
           description: no such torrent, item or action
-          content: *id085
+          content: *id091
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id085
+          content: *id091
       parameters:
       - name: id
         in: query
@@ -3899,10 +3964,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id086
+              schema: *id092
         '400':
           description: a parameter is missing or invalid
-          content: &id087
+          content: &id093
             text/plain:
               schema:
                 type: string
@@ -3914,13 +3979,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id087
+          content: *id093
         '404':
           description: no such torrent, item or action
-          content: *id087
+          content: *id093
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id087
+          content: *id093
       requestBody:
         required: false
         content:
@@ -3943,7 +4008,7 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id088
+          content: &id094
             text/plain:
               schema:
                 type: string
@@ -3955,10 +4020,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id088
+          content: *id094
         '404':
           description: no such torrent, item or action
-          content: *id088
+          content: *id094
         '405':
           description: GET on a POST-only action
           content:
@@ -3967,7 +4032,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id088
+          content: *id094
       requestBody:
         required: true
         content:
@@ -3992,7 +4057,7 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id089
+          content: &id095
             text/plain:
               schema:
                 type: string
@@ -4004,10 +4069,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id089
+          content: *id095
         '404':
           description: no such torrent, item or action
-          content: *id089
+          content: *id095
         '405':
           description: GET on a POST-only action
           content:
@@ -4016,7 +4081,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id089
+          content: *id095
       requestBody:
         required: true
         content:
@@ -4047,13 +4112,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id090
+          content: &id096
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id090
+          content: *id096
         '405':
           description: GET on a POST-only action
           content:
@@ -4062,7 +4127,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id090
+          content: *id096
       requestBody:
         required: false
         content:
@@ -4081,7 +4146,7 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id092
+              schema: &id098
                 type: array
                 items:
                   $ref: '#/components/schemas/StreamReport'
@@ -4093,16 +4158,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id091
+          content: &id097
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
         '404':
           description: no such torrent, item or action
-          content: *id091
+          content: *id097
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id091
+          content: *id097
     post:
       operationId: post_stream_list
       tags:
@@ -4113,7 +4178,7 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id092
+              schema: *id098
         '401':
           description: cross-site request or bad Host header
           content:
@@ -4122,16 +4187,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id093
+          content: &id099
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
         '404':
           description: no such torrent, item or action
-          content: *id093
+          content: *id099
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id093
+          content: *id099
       requestBody:
         required: false
         content:
@@ -4154,7 +4219,7 @@ paths:
                 $ref: '#/components/schemas/Stream'
         '400':
           description: a parameter is missing or invalid
-          content: &id094
+          content: &id100
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
@@ -4166,10 +4231,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id094
+          content: *id100
         '404':
           description: no such torrent, item or action
-          content: *id094
+          content: *id100
         '405':
           description: GET on a POST-only action
           content:
@@ -4178,12 +4243,12 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id094
+          content: *id100
       requestBody:
         required: false
         content:
           multipart/form-data:
-            schema: &id095
+            schema: &id101
               type: object
               properties:
                 fileIndex:
@@ -4205,7 +4270,7 @@ paths:
                 trackers:
                   type: string
           application/x-www-form-urlencoded:
-            schema: *id095
+            schema: *id101
   /api/v2/stream/stop:
     post:
       operationId: post_stream_stop
@@ -4217,10 +4282,16 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema:
+                type: object
+                required:
+                - stopped
+                properties:
+                  stopped:
+                    type: string
         '400':
           description: a parameter is missing or invalid
-          content: &id096
+          content: &id102
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
@@ -4232,10 +4303,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id096
+          content: *id102
         '404':
           description: no such torrent, item or action
-          content: *id096
+          content: *id102
         '405':
           description: GET on a POST-only action
           content:
@@ -4244,7 +4315,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id096
+          content: *id102
       requestBody:
         required: true
         content:
@@ -4267,7 +4338,13 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema:
+                type: object
+                required:
+                - stopped
+                properties:
+                  stopped:
+                    type: integer
         '401':
           description: cross-site request or bad Host header
           content:
@@ -4276,13 +4353,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id097
+          content: &id103
             application/json:
               schema:
                 $ref: '#/components/schemas/Error'
         '404':
           description: no such torrent, item or action
-          content: *id097
+          content: *id103
         '405':
           description: GET on a POST-only action
           content:
@@ -4291,7 +4368,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id097
+          content: *id103
       requestBody:
         required: false
         content:
@@ -4310,11 +4387,11 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id099
+              schema: &id105
                 $ref: '#/components/schemas/MainData'
         '400':
           description: a parameter is missing or invalid
-          content: &id098
+          content: &id104
             text/plain:
               schema:
                 type: string
@@ -4326,13 +4403,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id098
+          content: *id104
         '404':
           description: no such torrent, item or action
-          content: *id098
+          content: *id104
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id098
+          content: *id104
       parameters:
       - name: rid
         in: query
@@ -4349,10 +4426,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id099
+              schema: *id105
         '400':
           description: a parameter is missing or invalid
-          content: &id100
+          content: &id106
             text/plain:
               schema:
                 type: string
@@ -4364,13 +4441,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id100
+          content: *id106
         '404':
           description: no such torrent, item or action
-          content: *id100
+          content: *id106
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id100
+          content: *id106
       requestBody:
         required: false
         content:
@@ -4391,10 +4468,26 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema: &id108
+                type: object
+                required:
+                - rid
+                properties:
+                  rid:
+                    type: integer
+                  full_update:
+                    type: boolean
+                  peers:
+                    type: object
+                  peers_removed:
+                    type: array
+                    items:
+                      type: string
+                  show_flags:
+                    type: boolean
         '400':
           description: a parameter is missing or invalid
-          content: &id101
+          content: &id107
             text/plain:
               schema:
                 type: string
@@ -4406,13 +4499,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id101
+          content: *id107
         '404':
           description: no such torrent, item or action
-          content: *id101
+          content: *id107
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id101
+          content: *id107
       parameters:
       - name: hash
         in: query
@@ -4434,10 +4527,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema: *id108
         '400':
           description: a parameter is missing or invalid
-          content: &id102
+          content: &id109
             text/plain:
               schema:
                 type: string
@@ -4449,13 +4542,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id102
+          content: *id109
         '404':
           description: no such torrent, item or action
-          content: *id102
+          content: *id109
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id102
+          content: *id109
       requestBody:
         required: false
         content:
@@ -4478,10 +4571,16 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema:
+                type: object
+                required:
+                - taskID
+                properties:
+                  taskID:
+                    type: string
         '400':
           description: a parameter is missing or invalid
-          content: &id103
+          content: &id110
             text/plain:
               schema:
                 type: string
@@ -4493,10 +4592,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id103
+          content: *id110
         '404':
           description: no such torrent, item or action
-          content: *id103
+          content: *id110
         '405':
           description: GET on a POST-only action
           content:
@@ -4505,7 +4604,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id103
+          content: *id110
       requestBody:
         required: true
         content:
@@ -4641,305 +4740,6 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id104
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id104
-        '404':
-          description: no such torrent, item or action
-          content: *id104
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id104
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                taskID:
-                  type: string
-              required:
-              - taskID
-  /api/v2/torrentcreator/status:
-    get:
-      operationId: get_torrentcreator_status
-      tags:
-      - torrentcreator
-      summary: torrentcreator/status
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id105
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id105
-        '404':
-          description: no such torrent, item or action
-          content: *id105
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id105
-      parameters:
-      - name: taskID
-        in: query
-        required: false
-        schema:
-          type: string
-    post:
-      operationId: post_torrentcreator_status
-      tags:
-      - torrentcreator
-      summary: torrentcreator/status
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id106
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id106
-        '404':
-          description: no such torrent, item or action
-          content: *id106
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id106
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                taskID:
-                  type: string
-  /api/v2/torrentcreator/torrentFile:
-    get:
-      operationId: get_torrentcreator_torrentFile
-      tags:
-      - torrentcreator
-      summary: torrentcreator/torrentFile
-      responses:
-        '200':
-          description: a file
-          content:
-            application/octet-stream:
-              schema:
-                type: string
-                format: binary
-        '400':
-          description: a parameter is missing or invalid
-          content: &id107
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id107
-        '404':
-          description: no such torrent, item or action
-          content: *id107
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id107
-      parameters:
-      - name: taskID
-        in: query
-        required: true
-        schema:
-          type: string
-    post:
-      operationId: post_torrentcreator_torrentFile
-      tags:
-      - torrentcreator
-      summary: torrentcreator/torrentFile
-      responses:
-        '200':
-          description: a file
-          content:
-            application/octet-stream:
-              schema:
-                type: string
-                format: binary
-        '400':
-          description: a parameter is missing or invalid
-          content: &id108
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id108
-        '404':
-          description: no such torrent, item or action
-          content: *id108
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id108
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                taskID:
-                  type: string
-              required:
-              - taskID
-  /api/v2/torrents/SSLParameters:
-    get:
-      operationId: get_torrents_SSLParameters
-      tags:
-      - torrents
-      summary: torrents/SSLParameters
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id109
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id109
-        '404':
-          description: no such torrent, item or action
-          content: *id109
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id109
-      parameters:
-      - name: hash
-        in: query
-        required: true
-        schema:
-          type: string
-    post:
-      operationId: post_torrents_SSLParameters
-      tags:
-      - torrents
-      summary: torrents/SSLParameters
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id110
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id110
-        '404':
-          description: no such torrent, item or action
-          content: *id110
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id110
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-              required:
-              - hash
-  /api/v2/torrents/add:
-    post:
-      operationId: post_torrents_add
-      tags:
-      - torrents
-      summary: torrents/add
-      responses:
-        '200':
-          description: text
-          content:
-            text/plain:
-              schema:
-                type: string
-        '400':
-          description: a parameter is missing or invalid
           content: &id111
             text/plain:
               schema:
@@ -4966,10 +4766,311 @@ paths:
           description: refused in this state (qBittorrent's message)
           content: *id111
       requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                taskID:
+                  type: string
+              required:
+              - taskID
+  /api/v2/torrentcreator/status:
+    get:
+      operationId: get_torrentcreator_status
+      tags:
+      - torrentcreator
+      summary: torrentcreator/status
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: &id113
+                type: array
+                items: *id023
+        '400':
+          description: a parameter is missing or invalid
+          content: &id112
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id112
+        '404':
+          description: no such torrent, item or action
+          content: *id112
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id112
+      parameters:
+      - name: taskID
+        in: query
+        required: false
+        schema:
+          type: string
+    post:
+      operationId: post_torrentcreator_status
+      tags:
+      - torrentcreator
+      summary: torrentcreator/status
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id113
+        '400':
+          description: a parameter is missing or invalid
+          content: &id114
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id114
+        '404':
+          description: no such torrent, item or action
+          content: *id114
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id114
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                taskID:
+                  type: string
+  /api/v2/torrentcreator/torrentFile:
+    get:
+      operationId: get_torrentcreator_torrentFile
+      tags:
+      - torrentcreator
+      summary: torrentcreator/torrentFile
+      responses:
+        '200':
+          description: a file
+          content:
+            application/octet-stream:
+              schema:
+                type: string
+                format: binary
+        '400':
+          description: a parameter is missing or invalid
+          content: &id115
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id115
+        '404':
+          description: no such torrent, item or action
+          content: *id115
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id115
+      parameters:
+      - name: taskID
+        in: query
+        required: true
+        schema:
+          type: string
+    post:
+      operationId: post_torrentcreator_torrentFile
+      tags:
+      - torrentcreator
+      summary: torrentcreator/torrentFile
+      responses:
+        '200':
+          description: a file
+          content:
+            application/octet-stream:
+              schema:
+                type: string
+                format: binary
+        '400':
+          description: a parameter is missing or invalid
+          content: &id116
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id116
+        '404':
+          description: no such torrent, item or action
+          content: *id116
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id116
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                taskID:
+                  type: string
+              required:
+              - taskID
+  /api/v2/torrents/SSLParameters:
+    get:
+      operationId: get_torrents_SSLParameters
+      tags:
+      - torrents
+      summary: torrents/SSLParameters
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id023
+        '400':
+          description: a parameter is missing or invalid
+          content: &id117
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id117
+        '404':
+          description: no such torrent, item or action
+          content: *id117
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id117
+      parameters:
+      - name: hash
+        in: query
+        required: true
+        schema:
+          type: string
+    post:
+      operationId: post_torrents_SSLParameters
+      tags:
+      - torrents
+      summary: torrents/SSLParameters
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id023
+        '400':
+          description: a parameter is missing or invalid
+          content: &id118
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id118
+        '404':
+          description: no such torrent, item or action
+          content: *id118
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id118
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hash:
+                  type: string
+              required:
+              - hash
+  /api/v2/torrents/add:
+    post:
+      operationId: post_torrents_add
+      tags:
+      - torrents
+      summary: torrents/add
+      responses:
+        '200':
+          description: text
+          content:
+            text/plain:
+              schema:
+                type: string
+        '400':
+          description: a parameter is missing or invalid
+          content: &id119
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id119
+        '404':
+          description: no such torrent, item or action
+          content: *id119
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id119
+      requestBody:
         required: false
         content:
           multipart/form-data:
-            schema: &id112
+            schema: &id120
               type: object
               properties:
                 addToTopOfQueue:
@@ -5069,7 +5170,7 @@ paths:
                   - 'true'
                   - 'false'
           application/x-www-form-urlencoded:
-            schema: *id112
+            schema: *id120
   /api/v2/torrents/addPeers:
     post:
       operationId: post_torrents_addPeers
@@ -5083,7 +5184,7 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id113
+          content: &id121
             text/plain:
               schema:
                 type: string
@@ -5095,10 +5196,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id113
+          content: *id121
         '404':
           description: no such torrent, item or action
-          content: *id113
+          content: *id121
         '405':
           description: GET on a POST-only action
           content:
@@ -5107,7 +5208,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id113
+          content: *id121
       requestBody:
         required: true
         content:
@@ -5135,7 +5236,7 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id114
+          content: &id122
             text/plain:
               schema:
                 type: string
@@ -5147,10 +5248,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id114
+          content: *id122
         '404':
           description: no such torrent, item or action
-          content: *id114
+          content: *id122
         '405':
           description: GET on a POST-only action
           content:
@@ -5159,7 +5260,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id114
+          content: *id122
       requestBody:
         required: true
         content:
@@ -5180,296 +5281,6 @@ paths:
       tags:
       - torrents
       summary: torrents/addTrackers
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id115
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id115
-        '404':
-          description: no such torrent, item or action
-          content: *id115
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id115
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-                urls:
-                  type: string
-              required:
-              - hash
-              - urls
-  /api/v2/torrents/addWebSeeds:
-    post:
-      operationId: post_torrents_addWebSeeds
-      tags:
-      - torrents
-      summary: torrents/addWebSeeds
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id116
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id116
-        '404':
-          description: no such torrent, item or action
-          content: *id116
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id116
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-                urls:
-                  type: string
-              required:
-              - hash
-              - urls
-  /api/v2/torrents/bottomPrio:
-    post:
-      operationId: post_torrents_bottomPrio
-      tags:
-      - torrents
-      summary: torrents/bottomPrio
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id117
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id117
-        '404':
-          description: no such torrent, item or action
-          content: *id117
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id117
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hashes:
-                  type: string
-              required:
-              - hashes
-  /api/v2/torrents/categories:
-    get:
-      operationId: get_torrents_categories
-      tags:
-      - torrents
-      summary: torrents/categories
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: &id119
-                type: object
-                additionalProperties:
-                  $ref: '#/components/schemas/Category'
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id118
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id118
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id118
-    post:
-      operationId: post_torrents_categories
-      tags:
-      - torrents
-      summary: torrents/categories
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: *id119
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id120
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id120
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id120
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties: {}
-  /api/v2/torrents/count:
-    get:
-      operationId: get_torrents_count
-      tags:
-      - torrents
-      summary: torrents/count
-      responses:
-        '200':
-          description: text
-          content:
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id121
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id121
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id121
-    post:
-      operationId: post_torrents_count
-      tags:
-      - torrents
-      summary: torrents/count
-      responses:
-        '200':
-          description: text
-          content:
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: &id122
-            text/plain:
-              schema:
-                type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id122
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id122
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties: {}
-  /api/v2/torrents/createCategory:
-    post:
-      operationId: post_torrents_createCategory
-      tags:
-      - torrents
-      summary: torrents/createCategory
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -5509,25 +5320,19 @@ paths:
             schema:
               type: object
               properties:
-                category:
+                hash:
                   type: string
-                downloadPath:
-                  type: string
-                downloadPathEnabled:
-                  type: string
-                  enum:
-                  - 'true'
-                  - 'false'
-                savePath:
+                urls:
                   type: string
               required:
-              - category
-  /api/v2/torrents/createTags:
+              - hash
+              - urls
+  /api/v2/torrents/addWebSeeds:
     post:
-      operationId: post_torrents_createTags
+      operationId: post_torrents_addWebSeeds
       tags:
       - torrents
-      summary: torrents/createTags
+      summary: torrents/addWebSeeds
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -5567,16 +5372,19 @@ paths:
             schema:
               type: object
               properties:
-                tags:
+                hash:
+                  type: string
+                urls:
                   type: string
               required:
-              - tags
-  /api/v2/torrents/decreasePrio:
+              - hash
+              - urls
+  /api/v2/torrents/bottomPrio:
     post:
-      operationId: post_torrents_decreasePrio
+      operationId: post_torrents_bottomPrio
       tags:
       - torrents
-      summary: torrents/decreasePrio
+      summary: torrents/bottomPrio
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -5620,162 +5428,85 @@ paths:
                   type: string
               required:
               - hashes
-  /api/v2/torrents/delete:
-    post:
-      operationId: post_torrents_delete
+  /api/v2/torrents/categories:
+    get:
+      operationId: get_torrents_categories
       tags:
       - torrents
-      summary: torrents/delete
+      summary: torrents/categories
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
+          description: JSON
+          content:
+            application/json:
+              schema: &id127
+                type: object
+                additionalProperties:
+                  $ref: '#/components/schemas/Category'
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
           content: &id126
             text/plain:
               schema:
                 type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id126
         '404':
           description: no such torrent, item or action
           content: *id126
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id126
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                deleteFiles:
-                  type: string
-                hashes:
-                  type: string
-              required:
-              - hashes
-  /api/v2/torrents/deleteTags:
     post:
-      operationId: post_torrents_deleteTags
+      operationId: post_torrents_categories
       tags:
       - torrents
-      summary: torrents/deleteTags
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id127
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id127
-        '404':
-          description: no such torrent, item or action
-          content: *id127
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id127
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                tags:
-                  type: string
-              required:
-              - tags
-  /api/v2/torrents/downloadLimit:
-    get:
-      operationId: get_torrents_downloadLimit
-      tags:
-      - torrents
-      summary: torrents/downloadLimit
+      summary: torrents/categories
       responses:
         '200':
           description: JSON
           content:
             application/json:
-              schema: &id129
-                type: object
-                additionalProperties:
-                  type: integer
-        '400':
-          description: a parameter is missing or invalid
+              schema: *id127
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
           content: &id128
             text/plain:
               schema:
                 type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id128
         '404':
           description: no such torrent, item or action
           content: *id128
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id128
-      parameters:
-      - name: hashes
-        in: query
-        required: true
-        schema:
-          type: string
-    post:
-      operationId: post_torrents_downloadLimit
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties: {}
+  /api/v2/torrents/count:
+    get:
+      operationId: get_torrents_count
       tags:
       - torrents
-      summary: torrents/downloadLimit
+      summary: torrents/count
       responses:
         '200':
-          description: JSON
+          description: text
           content:
-            application/json:
-              schema: *id129
-        '400':
-          description: a parameter is missing or invalid
-          content: &id130
             text/plain:
               schema:
                 type: string
@@ -5787,7 +5518,40 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id130
+          content: &id129
+            text/plain:
+              schema:
+                type: string
+        '404':
+          description: no such torrent, item or action
+          content: *id129
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id129
+    post:
+      operationId: post_torrents_count
+      tags:
+      - torrents
+      summary: torrents/count
+      responses:
+        '200':
+          description: text
+          content:
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id130
+            text/plain:
+              schema:
+                type: string
         '404':
           description: no such torrent, item or action
           content: *id130
@@ -5795,22 +5559,18 @@ paths:
           description: refused in this state (qBittorrent's message)
           content: *id130
       requestBody:
-        required: true
+        required: false
         content:
           application/x-www-form-urlencoded:
             schema:
               type: object
-              properties:
-                hashes:
-                  type: string
-              required:
-              - hashes
-  /api/v2/torrents/editCategory:
+              properties: {}
+  /api/v2/torrents/createCategory:
     post:
-      operationId: post_torrents_editCategory
+      operationId: post_torrents_createCategory
       tags:
       - torrents
-      summary: torrents/editCategory
+      summary: torrents/createCategory
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -5863,13 +5623,12 @@ paths:
                   type: string
               required:
               - category
-              - savePath
-  /api/v2/torrents/editTracker:
+  /api/v2/torrents/createTags:
     post:
-      operationId: post_torrents_editTracker
+      operationId: post_torrents_createTags
       tags:
       - torrents
-      summary: torrents/editTracker
+      summary: torrents/createTags
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -5909,25 +5668,16 @@ paths:
             schema:
               type: object
               properties:
-                hash:
-                  type: string
-                newUrl:
-                  type: string
-                origUrl:
-                  type: string
-                tier:
-                  type: string
-                url:
+                tags:
                   type: string
               required:
-              - hash
-              - newUrl
-  /api/v2/torrents/editWebSeed:
+              - tags
+  /api/v2/torrents/decreasePrio:
     post:
-      operationId: post_torrents_editWebSeed
+      operationId: post_torrents_decreasePrio
       tags:
       - torrents
-      summary: torrents/editWebSeed
+      summary: torrents/decreasePrio
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -5967,30 +5717,21 @@ paths:
             schema:
               type: object
               properties:
-                hash:
-                  type: string
-                newUrl:
-                  type: string
-                origUrl:
+                hashes:
                   type: string
               required:
-              - hash
-              - newUrl
-              - origUrl
-  /api/v2/torrents/export:
-    get:
-      operationId: get_torrents_export
+              - hashes
+  /api/v2/torrents/delete:
+    post:
+      operationId: post_torrents_delete
       tags:
       - torrents
-      summary: torrents/export
+      summary: torrents/delete
       responses:
         '200':
-          description: a file
-          content:
-            application/octet-stream:
-              schema:
-                type: string
-                format: binary
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
         '400':
           description: a parameter is missing or invalid
           content: &id134
@@ -6009,28 +5750,39 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id134
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id134
-      parameters:
-      - name: hash
-        in: query
+      requestBody:
         required: true
-        schema:
-          type: string
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                deleteFiles:
+                  type: string
+                hashes:
+                  type: string
+              required:
+              - hashes
+  /api/v2/torrents/deleteTags:
     post:
-      operationId: post_torrents_export
+      operationId: post_torrents_deleteTags
       tags:
       - torrents
-      summary: torrents/export
+      summary: torrents/deleteTags
       responses:
         '200':
-          description: a file
-          content:
-            application/octet-stream:
-              schema:
-                type: string
-                format: binary
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
         '400':
           description: a parameter is missing or invalid
           content: &id135
@@ -6049,6 +5801,12 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id135
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id135
@@ -6059,22 +5817,25 @@ paths:
             schema:
               type: object
               properties:
-                hash:
+                tags:
                   type: string
               required:
-              - hash
-  /api/v2/torrents/fetchMetadata:
-    post:
-      operationId: post_torrents_fetchMetadata
+              - tags
+  /api/v2/torrents/downloadLimit:
+    get:
+      operationId: get_torrents_downloadLimit
       tags:
       - torrents
-      summary: torrents/fetchMetadata
+      summary: torrents/downloadLimit
       responses:
         '200':
           description: JSON
           content:
             application/json:
-              schema: {}
+              schema: &id137
+                type: object
+                additionalProperties:
+                  type: integer
         '400':
           description: a parameter is missing or invalid
           content: &id136
@@ -6093,98 +5854,26 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id136
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id136
-      x-qbittorrent-profiles:
-      - '5.2'
-      requestBody:
-        required: false
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                downloader:
-                  type: string
-                source:
-                  type: string
-  /api/v2/torrents/filePrio:
-    post:
-      operationId: post_torrents_filePrio
-      tags:
-      - torrents
-      summary: torrents/filePrio
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id137
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id137
-        '404':
-          description: no such torrent, item or action
-          content: *id137
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id137
-      requestBody:
+      parameters:
+      - name: hashes
+        in: query
         required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-                id:
-                  type: string
-                priority:
-                  type: string
-              required:
-              - hash
-              - id
-              - priority
-  /api/v2/torrents/files:
-    get:
-      operationId: get_torrents_files
+        schema:
+          type: string
+    post:
+      operationId: post_torrents_downloadLimit
       tags:
       - torrents
-      summary: torrents/files
+      summary: torrents/downloadLimit
       responses:
         '200':
           description: JSON
           content:
             application/json:
-              schema: &id139
-                type: array
-                items:
-                  $ref: '#/components/schemas/File'
+              schema: *id137
         '400':
           description: a parameter is missing or invalid
           content: &id138
@@ -6206,28 +5895,87 @@ paths:
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id138
-      parameters:
-      - name: hash
-        in: query
+      requestBody:
         required: true
-        schema:
-          type: string
-      - name: indexes
-        in: query
-        required: false
-        schema:
-          type: string
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hashes:
+                  type: string
+              required:
+              - hashes
+  /api/v2/torrents/editCategory:
     post:
-      operationId: post_torrents_files
+      operationId: post_torrents_editCategory
       tags:
       - torrents
-      summary: torrents/files
+      summary: torrents/editCategory
       responses:
         '200':
-          description: JSON
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id139
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
           content:
-            application/json:
-              schema: *id139
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id139
+        '404':
+          description: no such torrent, item or action
+          content: *id139
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id139
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                category:
+                  type: string
+                downloadPath:
+                  type: string
+                downloadPathEnabled:
+                  type: string
+                  enum:
+                  - 'true'
+                  - 'false'
+                savePath:
+                  type: string
+              required:
+              - category
+              - savePath
+  /api/v2/torrents/editTracker:
+    post:
+      operationId: post_torrents_editTracker
+      tags:
+      - torrents
+      summary: torrents/editTracker
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
         '400':
           description: a parameter is missing or invalid
           content: &id140
@@ -6246,6 +5994,12 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id140
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id140
@@ -6258,16 +6012,23 @@ paths:
               properties:
                 hash:
                   type: string
-                indexes:
+                newUrl:
+                  type: string
+                origUrl:
+                  type: string
+                tier:
+                  type: string
+                url:
                   type: string
               required:
               - hash
-  /api/v2/torrents/increasePrio:
+              - newUrl
+  /api/v2/torrents/editWebSeed:
     post:
-      operationId: post_torrents_increasePrio
+      operationId: post_torrents_editWebSeed
       tags:
       - torrents
-      summary: torrents/increasePrio
+      summary: torrents/editWebSeed
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -6307,25 +6068,30 @@ paths:
             schema:
               type: object
               properties:
-                hashes:
+                hash:
+                  type: string
+                newUrl:
+                  type: string
+                origUrl:
                   type: string
               required:
-              - hashes
-  /api/v2/torrents/info:
+              - hash
+              - newUrl
+              - origUrl
+  /api/v2/torrents/export:
     get:
-      operationId: get_torrents_info
+      operationId: get_torrents_export
       tags:
       - torrents
-      summary: torrents/info
+      summary: torrents/export
       responses:
         '200':
-          description: JSON
+          description: a file
           content:
-            application/json:
-              schema: &id143
-                type: array
-                items:
-                  $ref: '#/components/schemas/Torrent'
+            application/octet-stream:
+              schema:
+                type: string
+                format: binary
         '400':
           description: a parameter is missing or invalid
           content: &id142
@@ -6347,6 +6113,341 @@ paths:
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id142
+      parameters:
+      - name: hash
+        in: query
+        required: true
+        schema:
+          type: string
+    post:
+      operationId: post_torrents_export
+      tags:
+      - torrents
+      summary: torrents/export
+      responses:
+        '200':
+          description: a file
+          content:
+            application/octet-stream:
+              schema:
+                type: string
+                format: binary
+        '400':
+          description: a parameter is missing or invalid
+          content: &id143
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id143
+        '404':
+          description: no such torrent, item or action
+          content: *id143
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id143
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hash:
+                  type: string
+              required:
+              - hash
+  /api/v2/torrents/fetchMetadata:
+    post:
+      operationId: post_torrents_fetchMetadata
+      tags:
+      - torrents
+      summary: torrents/fetchMetadata
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id023
+        '400':
+          description: a parameter is missing or invalid
+          content: &id144
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id144
+        '404':
+          description: no such torrent, item or action
+          content: *id144
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id144
+      x-qbittorrent-profiles:
+      - '5.2'
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                downloader:
+                  type: string
+                source:
+                  type: string
+  /api/v2/torrents/filePrio:
+    post:
+      operationId: post_torrents_filePrio
+      tags:
+      - torrents
+      summary: torrents/filePrio
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id145
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id145
+        '404':
+          description: no such torrent, item or action
+          content: *id145
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id145
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hash:
+                  type: string
+                id:
+                  type: string
+                priority:
+                  type: string
+              required:
+              - hash
+              - id
+              - priority
+  /api/v2/torrents/files:
+    get:
+      operationId: get_torrents_files
+      tags:
+      - torrents
+      summary: torrents/files
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: &id147
+                type: array
+                items:
+                  $ref: '#/components/schemas/File'
+        '400':
+          description: a parameter is missing or invalid
+          content: &id146
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id146
+        '404':
+          description: no such torrent, item or action
+          content: *id146
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id146
+      parameters:
+      - name: hash
+        in: query
+        required: true
+        schema:
+          type: string
+      - name: indexes
+        in: query
+        required: false
+        schema:
+          type: string
+    post:
+      operationId: post_torrents_files
+      tags:
+      - torrents
+      summary: torrents/files
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id147
+        '400':
+          description: a parameter is missing or invalid
+          content: &id148
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id148
+        '404':
+          description: no such torrent, item or action
+          content: *id148
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id148
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hash:
+                  type: string
+                indexes:
+                  type: string
+              required:
+              - hash
+  /api/v2/torrents/increasePrio:
+    post:
+      operationId: post_torrents_increasePrio
+      tags:
+      - torrents
+      summary: torrents/increasePrio
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id149
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id149
+        '404':
+          description: no such torrent, item or action
+          content: *id149
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id149
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hashes:
+                  type: string
+              required:
+              - hashes
+  /api/v2/torrents/info:
+    get:
+      operationId: get_torrents_info
+      tags:
+      - torrents
+      summary: torrents/info
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: &id151
+                type: array
+                items:
+                  $ref: '#/components/schemas/Torrent'
+        '400':
+          description: a parameter is missing or invalid
+          content: &id150
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id150
+        '404':
+          description: no such torrent, item or action
+          content: *id150
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id150
       parameters:
       - name: category
         in: query
@@ -6411,10 +6512,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id143
+              schema: *id151
         '400':
           description: a parameter is missing or invalid
-          content: &id144
+          content: &id152
             text/plain:
               schema:
                 type: string
@@ -6426,13 +6527,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id144
+          content: *id152
         '404':
           description: no such torrent, item or action
-          content: *id144
+          content: *id152
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id144
+          content: *id152
       requestBody:
         required: false
         content:
@@ -6479,11 +6580,10 @@ paths:
             application/json:
               schema:
                 type: array
-                items:
-                  type: object
+                items: *id023
         '400':
           description: a parameter is missing or invalid
-          content: &id145
+          content: &id153
             text/plain:
               schema:
                 type: string
@@ -6495,10 +6595,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id145
+          content: *id153
         '404':
           description: no such torrent, item or action
-          content: *id145
+          content: *id153
         '405':
           description: GET on a POST-only action
           content:
@@ -6507,14 +6607,14 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id145
+          content: *id153
       x-qbittorrent-profiles:
       - '5.2'
       requestBody:
         required: true
         content:
           multipart/form-data:
-            schema: &id146
+            schema: &id154
               type: object
               properties:
                 torrents:
@@ -6524,7 +6624,7 @@ paths:
               required:
               - torrents
           application/x-www-form-urlencoded:
-            schema: *id146
+            schema: *id154
   /api/v2/torrents/pause:
     post:
       operationId: post_torrents_pause
@@ -6538,7 +6638,7 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id147
+          content: &id155
             text/plain:
               schema:
                 type: string
@@ -6550,10 +6650,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id147
+          content: *id155
         '404':
           description: no such torrent, item or action
-          content: *id147
+          content: *id155
         '405':
           description: GET on a POST-only action
           content:
@@ -6562,7 +6662,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id147
+          content: *id155
       requestBody:
         required: true
         content:
@@ -6585,264 +6685,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id148
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id148
-        '404':
-          description: no such torrent, item or action
-          content: *id148
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id148
-      x-qbittorrent-profiles:
-      - '5.2'
-      parameters:
-      - name: hash
-        in: query
-        required: true
-        schema:
-          type: string
-    post:
-      operationId: post_torrents_pieceAvailability
-      tags:
-      - torrents
-      summary: torrents/pieceAvailability
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: {}
-        '400':
-          description: a parameter is missing or invalid
-          content: &id149
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id149
-        '404':
-          description: no such torrent, item or action
-          content: *id149
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id149
-      x-qbittorrent-profiles:
-      - '5.2'
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-              required:
-              - hash
-  /api/v2/torrents/pieceHashes:
-    get:
-      operationId: get_torrents_pieceHashes
-      tags:
-      - torrents
-      summary: torrents/pieceHashes
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: &id151
-                type: array
-                items:
-                  type: string
-        '400':
-          description: a parameter is missing or invalid
-          content: &id150
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id150
-        '404':
-          description: no such torrent, item or action
-          content: *id150
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id150
-      parameters:
-      - name: hash
-        in: query
-        required: true
-        schema:
-          type: string
-    post:
-      operationId: post_torrents_pieceHashes
-      tags:
-      - torrents
-      summary: torrents/pieceHashes
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: *id151
-        '400':
-          description: a parameter is missing or invalid
-          content: &id152
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id152
-        '404':
-          description: no such torrent, item or action
-          content: *id152
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id152
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-              required:
-              - hash
-  /api/v2/torrents/pieceStates:
-    get:
-      operationId: get_torrents_pieceStates
-      tags:
-      - torrents
-      summary: torrents/pieceStates
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: &id154
+              schema: &id157
                 type: array
                 items:
                   type: integer
-        '400':
-          description: a parameter is missing or invalid
-          content: &id153
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id153
-        '404':
-          description: no such torrent, item or action
-          content: *id153
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id153
-      parameters:
-      - name: hash
-        in: query
-        required: true
-        schema:
-          type: string
-    post:
-      operationId: post_torrents_pieceStates
-      tags:
-      - torrents
-      summary: torrents/pieceStates
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: *id154
-        '400':
-          description: a parameter is missing or invalid
-          content: &id155
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id155
-        '404':
-          description: no such torrent, item or action
-          content: *id155
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id155
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-              required:
-              - hash
-  /api/v2/torrents/properties:
-    get:
-      operationId: get_torrents_properties
-      tags:
-      - torrents
-      summary: torrents/properties
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: &id157
-                $ref: '#/components/schemas/Properties'
         '400':
           description: a parameter is missing or invalid
           content: &id156
@@ -6864,6 +6710,8 @@ paths:
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id156
+      x-qbittorrent-profiles:
+      - '5.2'
       parameters:
       - name: hash
         in: query
@@ -6871,10 +6719,10 @@ paths:
         schema:
           type: string
     post:
-      operationId: post_torrents_properties
+      operationId: post_torrents_pieceAvailability
       tags:
       - torrents
-      summary: torrents/properties
+      summary: torrents/pieceAvailability
       responses:
         '200':
           description: JSON
@@ -6902,6 +6750,8 @@ paths:
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id158
+      x-qbittorrent-profiles:
+      - '5.2'
       requestBody:
         required: true
         content:
@@ -6913,17 +6763,21 @@ paths:
                   type: string
               required:
               - hash
-  /api/v2/torrents/reannounce:
-    post:
-      operationId: post_torrents_reannounce
+  /api/v2/torrents/pieceHashes:
+    get:
+      operationId: get_torrents_pieceHashes
       tags:
       - torrents
-      summary: torrents/reannounce
+      summary: torrents/pieceHashes
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+          description: JSON
+          content:
+            application/json:
+              schema: &id160
+                type: array
+                items:
+                  type: string
         '400':
           description: a parameter is missing or invalid
           content: &id159
@@ -6942,86 +6796,26 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id159
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id159
-      requestBody:
+      parameters:
+      - name: hash
+        in: query
         required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hashes:
-                  type: string
-              required:
-              - hashes
-  /api/v2/torrents/recheck:
+        schema:
+          type: string
     post:
-      operationId: post_torrents_recheck
+      operationId: post_torrents_pieceHashes
       tags:
       - torrents
-      summary: torrents/recheck
+      summary: torrents/pieceHashes
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id160
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
+          description: JSON
           content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id160
-        '404':
-          description: no such torrent, item or action
-          content: *id160
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id160
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hashes:
-                  type: string
-              required:
-              - hashes
-  /api/v2/torrents/removeCategories:
-    post:
-      operationId: post_torrents_removeCategories
-      tags:
-      - torrents
-      summary: torrents/removeCategories
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+            application/json:
+              schema: *id160
         '400':
           description: a parameter is missing or invalid
           content: &id161
@@ -7040,12 +6834,6 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id161
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id161
@@ -7056,21 +6844,25 @@ paths:
             schema:
               type: object
               properties:
-                categories:
+                hash:
                   type: string
               required:
-              - categories
-  /api/v2/torrents/removeTags:
-    post:
-      operationId: post_torrents_removeTags
+              - hash
+  /api/v2/torrents/pieceStates:
+    get:
+      operationId: get_torrents_pieceStates
       tags:
       - torrents
-      summary: torrents/removeTags
+      summary: torrents/pieceStates
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+          description: JSON
+          content:
+            application/json:
+              schema: &id163
+                type: array
+                items:
+                  type: integer
         '400':
           description: a parameter is missing or invalid
           content: &id162
@@ -7089,91 +6881,26 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id162
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id162
-      requestBody:
+      parameters:
+      - name: hash
+        in: query
         required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hashes:
-                  type: string
-                tags:
-                  type: string
-              required:
-              - hashes
-  /api/v2/torrents/removeTrackers:
+        schema:
+          type: string
     post:
-      operationId: post_torrents_removeTrackers
+      operationId: post_torrents_pieceStates
       tags:
       - torrents
-      summary: torrents/removeTrackers
+      summary: torrents/pieceStates
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id163
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
+          description: JSON
           content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id163
-        '404':
-          description: no such torrent, item or action
-          content: *id163
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id163
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-                urls:
-                  type: string
-              required:
-              - hash
-              - urls
-  /api/v2/torrents/removeWebSeeds:
-    post:
-      operationId: post_torrents_removeWebSeeds
-      tags:
-      - torrents
-      summary: torrents/removeWebSeeds
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+            application/json:
+              schema: *id163
         '400':
           description: a parameter is missing or invalid
           content: &id164
@@ -7192,12 +6919,6 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id164
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id164
@@ -7210,22 +6931,21 @@ paths:
               properties:
                 hash:
                   type: string
-                urls:
-                  type: string
               required:
               - hash
-              - urls
-  /api/v2/torrents/rename:
-    post:
-      operationId: post_torrents_rename
+  /api/v2/torrents/properties:
+    get:
+      operationId: get_torrents_properties
       tags:
       - torrents
-      summary: torrents/rename
+      summary: torrents/properties
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+          description: JSON
+          content:
+            application/json:
+              schema: &id166
+                $ref: '#/components/schemas/Properties'
         '400':
           description: a parameter is missing or invalid
           content: &id165
@@ -7244,95 +6964,26 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id165
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id165
-      requestBody:
+      parameters:
+      - name: hash
+        in: query
         required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-                name:
-                  type: string
-              required:
-              - hash
-              - name
-  /api/v2/torrents/renameFile:
+        schema:
+          type: string
     post:
-      operationId: post_torrents_renameFile
+      operationId: post_torrents_properties
       tags:
       - torrents
-      summary: torrents/renameFile
+      summary: torrents/properties
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
-        '400':
-          description: a parameter is missing or invalid
-          content: &id166
-            text/plain:
-              schema:
-                type: string
-        '401':
-          description: cross-site request or bad Host header
+          description: JSON
           content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
-          content: *id166
-        '404':
-          description: no such torrent, item or action
-          content: *id166
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id166
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-                newPath:
-                  type: string
-                oldPath:
-                  type: string
-              required:
-              - hash
-              - newPath
-              - oldPath
-  /api/v2/torrents/renameFolder:
-    post:
-      operationId: post_torrents_renameFolder
-      tags:
-      - torrents
-      summary: torrents/renameFolder
-      responses:
-        '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+            application/json:
+              schema: *id166
         '400':
           description: a parameter is missing or invalid
           content: &id167
@@ -7351,12 +7002,6 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id167
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id167
@@ -7369,20 +7014,14 @@ paths:
               properties:
                 hash:
                   type: string
-                newPath:
-                  type: string
-                oldPath:
-                  type: string
               required:
               - hash
-              - newPath
-              - oldPath
-  /api/v2/torrents/resume:
+  /api/v2/torrents/reannounce:
     post:
-      operationId: post_torrents_resume
+      operationId: post_torrents_reannounce
       tags:
       - torrents
-      summary: torrents/resume
+      summary: torrents/reannounce
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -7426,20 +7065,17 @@ paths:
                   type: string
               required:
               - hashes
-  /api/v2/torrents/saveMetadata:
-    get:
-      operationId: get_torrents_saveMetadata
+  /api/v2/torrents/recheck:
+    post:
+      operationId: post_torrents_recheck
       tags:
       - torrents
-      summary: torrents/saveMetadata
+      summary: torrents/recheck
       responses:
         '200':
-          description: a file
-          content:
-            application/octet-stream:
-              schema:
-                type: string
-                format: binary
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
         '400':
           description: a parameter is missing or invalid
           content: &id169
@@ -7458,30 +7094,37 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id169
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id169
-      x-qbittorrent-profiles:
-      - '5.2'
-      parameters:
-      - name: source
-        in: query
-        required: false
-        schema:
-          type: string
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hashes:
+                  type: string
+              required:
+              - hashes
+  /api/v2/torrents/removeCategories:
     post:
-      operationId: post_torrents_saveMetadata
+      operationId: post_torrents_removeCategories
       tags:
       - torrents
-      summary: torrents/saveMetadata
+      summary: torrents/removeCategories
       responses:
         '200':
-          description: a file
-          content:
-            application/octet-stream:
-              schema:
-                type: string
-                format: binary
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
         '400':
           description: a parameter is missing or invalid
           content: &id170
@@ -7500,26 +7143,32 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id170
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id170
-      x-qbittorrent-profiles:
-      - '5.2'
       requestBody:
-        required: false
+        required: true
         content:
           application/x-www-form-urlencoded:
             schema:
               type: object
               properties:
-                source:
+                categories:
                   type: string
-  /api/v2/torrents/setAutoManagement:
+              required:
+              - categories
+  /api/v2/torrents/removeTags:
     post:
-      operationId: post_torrents_setAutoManagement
+      operationId: post_torrents_removeTags
       tags:
       - torrents
-      summary: torrents/setAutoManagement
+      summary: torrents/removeTags
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -7559,22 +7208,18 @@ paths:
             schema:
               type: object
               properties:
-                enable:
-                  type: string
-                  enum:
-                  - 'true'
-                  - 'false'
                 hashes:
                   type: string
+                tags:
+                  type: string
               required:
-              - enable
               - hashes
-  /api/v2/torrents/setCategory:
+  /api/v2/torrents/removeTrackers:
     post:
-      operationId: post_torrents_setCategory
+      operationId: post_torrents_removeTrackers
       tags:
       - torrents
-      summary: torrents/setCategory
+      summary: torrents/removeTrackers
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -7614,19 +7259,19 @@ paths:
             schema:
               type: object
               properties:
-                category:
+                hash:
                   type: string
-                hashes:
+                urls:
                   type: string
               required:
-              - category
-              - hashes
-  /api/v2/torrents/setComment:
+              - hash
+              - urls
+  /api/v2/torrents/removeWebSeeds:
     post:
-      operationId: post_torrents_setComment
+      operationId: post_torrents_removeWebSeeds
       tags:
       - torrents
-      summary: torrents/setComment
+      summary: torrents/removeWebSeeds
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -7659,8 +7304,6 @@ paths:
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id173
-      x-qbittorrent-profiles:
-      - '5.2'
       requestBody:
         required: true
         content:
@@ -7668,19 +7311,19 @@ paths:
             schema:
               type: object
               properties:
-                comment:
+                hash:
                   type: string
-                hashes:
+                urls:
                   type: string
               required:
-              - comment
-              - hashes
-  /api/v2/torrents/setDownloadLimit:
+              - hash
+              - urls
+  /api/v2/torrents/rename:
     post:
-      operationId: post_torrents_setDownloadLimit
+      operationId: post_torrents_rename
       tags:
       - torrents
-      summary: torrents/setDownloadLimit
+      summary: torrents/rename
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -7720,19 +7363,19 @@ paths:
             schema:
               type: object
               properties:
-                hashes:
+                hash:
                   type: string
-                limit:
+                name:
                   type: string
               required:
-              - hashes
-              - limit
-  /api/v2/torrents/setDownloadPath:
+              - hash
+              - name
+  /api/v2/torrents/renameFile:
     post:
-      operationId: post_torrents_setDownloadPath
+      operationId: post_torrents_renameFile
       tags:
       - torrents
-      summary: torrents/setDownloadPath
+      summary: torrents/renameFile
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -7772,19 +7415,22 @@ paths:
             schema:
               type: object
               properties:
-                id:
+                hash:
                   type: string
-                path:
+                newPath:
+                  type: string
+                oldPath:
                   type: string
               required:
-              - id
-              - path
-  /api/v2/torrents/setForceStart:
+              - hash
+              - newPath
+              - oldPath
+  /api/v2/torrents/renameFolder:
     post:
-      operationId: post_torrents_setForceStart
+      operationId: post_torrents_renameFolder
       tags:
       - torrents
-      summary: torrents/setForceStart
+      summary: torrents/renameFolder
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -7824,22 +7470,22 @@ paths:
             schema:
               type: object
               properties:
-                hashes:
+                hash:
                   type: string
-                value:
+                newPath:
                   type: string
-                  enum:
-                  - 'true'
-                  - 'false'
+                oldPath:
+                  type: string
               required:
-              - hashes
-              - value
-  /api/v2/torrents/setLocation:
+              - hash
+              - newPath
+              - oldPath
+  /api/v2/torrents/resume:
     post:
-      operationId: post_torrents_setLocation
+      operationId: post_torrents_resume
       tags:
       - torrents
-      summary: torrents/setLocation
+      summary: torrents/resume
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -7881,22 +7527,22 @@ paths:
               properties:
                 hashes:
                   type: string
-                location:
-                  type: string
               required:
               - hashes
-              - location
-  /api/v2/torrents/setSSLParameters:
-    post:
-      operationId: post_torrents_setSSLParameters
+  /api/v2/torrents/saveMetadata:
+    get:
+      operationId: get_torrents_saveMetadata
       tags:
       - torrents
-      summary: torrents/setSSLParameters
+      summary: torrents/saveMetadata
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+          description: a file
+          content:
+            application/octet-stream:
+              schema:
+                type: string
+                format: binary
         '400':
           description: a parameter is missing or invalid
           content: &id178
@@ -7915,46 +7561,30 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id178
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id178
-      requestBody:
-        required: true
-        content:
-          application/x-www-form-urlencoded:
-            schema:
-              type: object
-              properties:
-                hash:
-                  type: string
-                ssl_certificate:
-                  type: string
-                ssl_dh_params:
-                  type: string
-                ssl_private_key:
-                  type: string
-              required:
-              - hash
-              - ssl_certificate
-              - ssl_dh_params
-              - ssl_private_key
-  /api/v2/torrents/setSavePath:
+      x-qbittorrent-profiles:
+      - '5.2'
+      parameters:
+      - name: source
+        in: query
+        required: false
+        schema:
+          type: string
     post:
-      operationId: post_torrents_setSavePath
+      operationId: post_torrents_saveMetadata
       tags:
       - torrents
-      summary: torrents/setSavePath
+      summary: torrents/saveMetadata
       responses:
         '200':
-          description: done (an empty body; 5.2 answers some with 204)
-        '204':
-          description: done (5.2)
+          description: a file
+          content:
+            application/octet-stream:
+              schema:
+                type: string
+                format: binary
         '400':
           description: a parameter is missing or invalid
           content: &id179
@@ -7973,35 +7603,26 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id179
-        '405':
-          description: GET on a POST-only action
-          content:
-            text/plain:
-              schema:
-                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id179
+      x-qbittorrent-profiles:
+      - '5.2'
       requestBody:
-        required: true
+        required: false
         content:
           application/x-www-form-urlencoded:
             schema:
               type: object
               properties:
-                id:
+                source:
                   type: string
-                path:
-                  type: string
-              required:
-              - id
-              - path
-  /api/v2/torrents/setShareLimits:
+  /api/v2/torrents/setAutoManagement:
     post:
-      operationId: post_torrents_setShareLimits
+      operationId: post_torrents_setAutoManagement
       tags:
       - torrents
-      summary: torrents/setShareLimits
+      summary: torrents/setAutoManagement
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -8041,25 +7662,22 @@ paths:
             schema:
               type: object
               properties:
+                enable:
+                  type: string
+                  enum:
+                  - 'true'
+                  - 'false'
                 hashes:
                   type: string
-                inactiveSeedingTimeLimit:
-                  type: integer
-                ratioLimit:
-                  type: number
-                seedingTimeLimit:
-                  type: integer
-                shareLimitAction:
-                  type: string
               required:
+              - enable
               - hashes
-              - shareLimitAction
-  /api/v2/torrents/setSuperSeeding:
+  /api/v2/torrents/setCategory:
     post:
-      operationId: post_torrents_setSuperSeeding
+      operationId: post_torrents_setCategory
       tags:
       - torrents
-      summary: torrents/setSuperSeeding
+      summary: torrents/setCategory
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -8099,22 +7717,19 @@ paths:
             schema:
               type: object
               properties:
+                category:
+                  type: string
                 hashes:
                   type: string
-                value:
-                  type: string
-                  enum:
-                  - 'true'
-                  - 'false'
               required:
+              - category
               - hashes
-              - value
-  /api/v2/torrents/setTags:
+  /api/v2/torrents/setComment:
     post:
-      operationId: post_torrents_setTags
+      operationId: post_torrents_setComment
       tags:
       - torrents
-      summary: torrents/setTags
+      summary: torrents/setComment
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -8147,6 +7762,8 @@ paths:
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id182
+      x-qbittorrent-profiles:
+      - '5.2'
       requestBody:
         required: true
         content:
@@ -8154,19 +7771,19 @@ paths:
             schema:
               type: object
               properties:
+                comment:
+                  type: string
                 hashes:
                   type: string
-                tags:
-                  type: string
               required:
+              - comment
               - hashes
-              - tags
-  /api/v2/torrents/setUploadLimit:
+  /api/v2/torrents/setDownloadLimit:
     post:
-      operationId: post_torrents_setUploadLimit
+      operationId: post_torrents_setDownloadLimit
       tags:
       - torrents
-      summary: torrents/setUploadLimit
+      summary: torrents/setDownloadLimit
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -8213,12 +7830,12 @@ paths:
               required:
               - hashes
               - limit
-  /api/v2/torrents/start:
+  /api/v2/torrents/setDownloadPath:
     post:
-      operationId: post_torrents_start
+      operationId: post_torrents_setDownloadPath
       tags:
       - torrents
-      summary: torrents/start
+      summary: torrents/setDownloadPath
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -8258,16 +7875,19 @@ paths:
             schema:
               type: object
               properties:
-                hashes:
+                id:
+                  type: string
+                path:
                   type: string
               required:
-              - hashes
-  /api/v2/torrents/stop:
+              - id
+              - path
+  /api/v2/torrents/setForceStart:
     post:
-      operationId: post_torrents_stop
+      operationId: post_torrents_setForceStart
       tags:
       - torrents
-      summary: torrents/stop
+      summary: torrents/setForceStart
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -8309,52 +7929,31 @@ paths:
               properties:
                 hashes:
                   type: string
+                value:
+                  type: string
+                  enum:
+                  - 'true'
+                  - 'false'
               required:
               - hashes
-  /api/v2/torrents/tags:
-    get:
-      operationId: get_torrents_tags
+              - value
+  /api/v2/torrents/setLocation:
+    post:
+      operationId: post_torrents_setLocation
       tags:
       - torrents
-      summary: torrents/tags
+      summary: torrents/setLocation
       responses:
         '200':
-          description: JSON
-          content:
-            application/json:
-              schema: &id187
-                type: array
-                items:
-                  type: string
-        '401':
-          description: cross-site request or bad Host header
-          content:
-            text/plain:
-              schema:
-                type: string
-        '403':
-          description: no session or API key, or a key whose scope does not reach it
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
           content: &id186
             text/plain:
               schema:
                 type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id186
-        '409':
-          description: refused in this state (qBittorrent's message)
-          content: *id186
-    post:
-      operationId: post_torrents_tags
-      tags:
-      - torrents
-      summary: torrents/tags
-      responses:
-        '200':
-          description: JSON
-          content:
-            application/json:
-              schema: *id187
         '401':
           description: cross-site request or bad Host header
           content:
@@ -8363,29 +7962,149 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id188
+          content: *id186
+        '404':
+          description: no such torrent, item or action
+          content: *id186
+        '405':
+          description: GET on a POST-only action
+          content:
             text/plain:
               schema:
                 type: string
-        '404':
-          description: no such torrent, item or action
-          content: *id188
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id188
+          content: *id186
       requestBody:
-        required: false
+        required: true
         content:
           application/x-www-form-urlencoded:
             schema:
               type: object
-              properties: {}
-  /api/v2/torrents/toggleFirstLastPiecePrio:
+              properties:
+                hashes:
+                  type: string
+                location:
+                  type: string
+              required:
+              - hashes
+              - location
+  /api/v2/torrents/setSSLParameters:
     post:
-      operationId: post_torrents_toggleFirstLastPiecePrio
+      operationId: post_torrents_setSSLParameters
       tags:
       - torrents
-      summary: torrents/toggleFirstLastPiecePrio
+      summary: torrents/setSSLParameters
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id187
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id187
+        '404':
+          description: no such torrent, item or action
+          content: *id187
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id187
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hash:
+                  type: string
+                ssl_certificate:
+                  type: string
+                ssl_dh_params:
+                  type: string
+                ssl_private_key:
+                  type: string
+              required:
+              - hash
+              - ssl_certificate
+              - ssl_dh_params
+              - ssl_private_key
+  /api/v2/torrents/setSavePath:
+    post:
+      operationId: post_torrents_setSavePath
+      tags:
+      - torrents
+      summary: torrents/setSavePath
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id188
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id188
+        '404':
+          description: no such torrent, item or action
+          content: *id188
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id188
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                id:
+                  type: string
+                path:
+                  type: string
+              required:
+              - id
+              - path
+  /api/v2/torrents/setShareLimits:
+    post:
+      operationId: post_torrents_setShareLimits
+      tags:
+      - torrents
+      summary: torrents/setShareLimits
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -8427,14 +8146,23 @@ paths:
               properties:
                 hashes:
                   type: string
+                inactiveSeedingTimeLimit:
+                  type: integer
+                ratioLimit:
+                  type: number
+                seedingTimeLimit:
+                  type: integer
+                shareLimitAction:
+                  type: string
               required:
               - hashes
-  /api/v2/torrents/toggleSequentialDownload:
+              - shareLimitAction
+  /api/v2/torrents/setSuperSeeding:
     post:
-      operationId: post_torrents_toggleSequentialDownload
+      operationId: post_torrents_setSuperSeeding
       tags:
       - torrents
-      summary: torrents/toggleSequentialDownload
+      summary: torrents/setSuperSeeding
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -8476,14 +8204,20 @@ paths:
               properties:
                 hashes:
                   type: string
+                value:
+                  type: string
+                  enum:
+                  - 'true'
+                  - 'false'
               required:
               - hashes
-  /api/v2/torrents/topPrio:
+              - value
+  /api/v2/torrents/setTags:
     post:
-      operationId: post_torrents_topPrio
+      operationId: post_torrents_setTags
       tags:
       - torrents
-      summary: torrents/topPrio
+      summary: torrents/setTags
       responses:
         '200':
           description: done (an empty body; 5.2 answers some with 204)
@@ -8525,23 +8259,22 @@ paths:
               properties:
                 hashes:
                   type: string
+                tags:
+                  type: string
               required:
               - hashes
-  /api/v2/torrents/trackers:
-    get:
-      operationId: get_torrents_trackers
+              - tags
+  /api/v2/torrents/setUploadLimit:
+    post:
+      operationId: post_torrents_setUploadLimit
       tags:
       - torrents
-      summary: torrents/trackers
+      summary: torrents/setUploadLimit
       responses:
         '200':
-          description: JSON
-          content:
-            application/json:
-              schema: &id193
-                type: array
-                items:
-                  $ref: '#/components/schemas/Tracker'
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
         '400':
           description: a parameter is missing or invalid
           content: &id192
@@ -8560,26 +8293,89 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id192
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id192
-      parameters:
-      - name: hash
-        in: query
+      requestBody:
         required: true
-        schema:
-          type: string
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hashes:
+                  type: string
+                limit:
+                  type: string
+              required:
+              - hashes
+              - limit
+  /api/v2/torrents/start:
     post:
-      operationId: post_torrents_trackers
+      operationId: post_torrents_start
       tags:
       - torrents
-      summary: torrents/trackers
+      summary: torrents/start
       responses:
         '200':
-          description: JSON
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id193
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
           content:
-            application/json:
-              schema: *id193
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id193
+        '404':
+          description: no such torrent, item or action
+          content: *id193
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id193
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hashes:
+                  type: string
+              required:
+              - hashes
+  /api/v2/torrents/stop:
+    post:
+      operationId: post_torrents_stop
+      tags:
+      - torrents
+      summary: torrents/stop
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
         '400':
           description: a parameter is missing or invalid
           content: &id194
@@ -8598,9 +8394,316 @@ paths:
         '404':
           description: no such torrent, item or action
           content: *id194
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
         '409':
           description: refused in this state (qBittorrent's message)
           content: *id194
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hashes:
+                  type: string
+              required:
+              - hashes
+  /api/v2/torrents/tags:
+    get:
+      operationId: get_torrents_tags
+      tags:
+      - torrents
+      summary: torrents/tags
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: &id196
+                type: array
+                items:
+                  type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id195
+            text/plain:
+              schema:
+                type: string
+        '404':
+          description: no such torrent, item or action
+          content: *id195
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id195
+    post:
+      operationId: post_torrents_tags
+      tags:
+      - torrents
+      summary: torrents/tags
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id196
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: &id197
+            text/plain:
+              schema:
+                type: string
+        '404':
+          description: no such torrent, item or action
+          content: *id197
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id197
+      requestBody:
+        required: false
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties: {}
+  /api/v2/torrents/toggleFirstLastPiecePrio:
+    post:
+      operationId: post_torrents_toggleFirstLastPiecePrio
+      tags:
+      - torrents
+      summary: torrents/toggleFirstLastPiecePrio
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id198
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id198
+        '404':
+          description: no such torrent, item or action
+          content: *id198
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id198
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hashes:
+                  type: string
+              required:
+              - hashes
+  /api/v2/torrents/toggleSequentialDownload:
+    post:
+      operationId: post_torrents_toggleSequentialDownload
+      tags:
+      - torrents
+      summary: torrents/toggleSequentialDownload
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id199
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id199
+        '404':
+          description: no such torrent, item or action
+          content: *id199
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id199
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hashes:
+                  type: string
+              required:
+              - hashes
+  /api/v2/torrents/topPrio:
+    post:
+      operationId: post_torrents_topPrio
+      tags:
+      - torrents
+      summary: torrents/topPrio
+      responses:
+        '200':
+          description: done (an empty body; 5.2 answers some with 204)
+        '204':
+          description: done (5.2)
+        '400':
+          description: a parameter is missing or invalid
+          content: &id200
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id200
+        '404':
+          description: no such torrent, item or action
+          content: *id200
+        '405':
+          description: GET on a POST-only action
+          content:
+            text/plain:
+              schema:
+                type: string
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id200
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                hashes:
+                  type: string
+              required:
+              - hashes
+  /api/v2/torrents/trackers:
+    get:
+      operationId: get_torrents_trackers
+      tags:
+      - torrents
+      summary: torrents/trackers
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: &id202
+                type: array
+                items:
+                  $ref: '#/components/schemas/Tracker'
+        '400':
+          description: a parameter is missing or invalid
+          content: &id201
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id201
+        '404':
+          description: no such torrent, item or action
+          content: *id201
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id201
+      parameters:
+      - name: hash
+        in: query
+        required: true
+        schema:
+          type: string
+    post:
+      operationId: post_torrents_trackers
+      tags:
+      - torrents
+      summary: torrents/trackers
+      responses:
+        '200':
+          description: JSON
+          content:
+            application/json:
+              schema: *id202
+        '400':
+          description: a parameter is missing or invalid
+          content: &id203
+            text/plain:
+              schema:
+                type: string
+        '401':
+          description: cross-site request or bad Host header
+          content:
+            text/plain:
+              schema:
+                type: string
+        '403':
+          description: no session or API key, or a key whose scope does not reach it
+          content: *id203
+        '404':
+          description: no such torrent, item or action
+          content: *id203
+        '409':
+          description: refused in this state (qBittorrent's message)
+          content: *id203
       requestBody:
         required: true
         content:
@@ -8623,13 +8726,13 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id196
+              schema: &id205
                 type: object
                 additionalProperties:
                   type: integer
         '400':
           description: a parameter is missing or invalid
-          content: &id195
+          content: &id204
             text/plain:
               schema:
                 type: string
@@ -8641,13 +8744,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id195
+          content: *id204
         '404':
           description: no such torrent, item or action
-          content: *id195
+          content: *id204
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id195
+          content: *id204
       parameters:
       - name: hashes
         in: query
@@ -8664,10 +8767,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id196
+              schema: *id205
         '400':
           description: a parameter is missing or invalid
-          content: &id197
+          content: &id206
             text/plain:
               schema:
                 type: string
@@ -8679,13 +8782,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id197
+          content: *id206
         '404':
           description: no such torrent, item or action
-          content: *id197
+          content: *id206
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id197
+          content: *id206
       requestBody:
         required: true
         content:
@@ -8708,13 +8811,13 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id199
+              schema: &id208
                 type: array
                 items:
                   $ref: '#/components/schemas/WebSeed'
         '400':
           description: a parameter is missing or invalid
-          content: &id198
+          content: &id207
             text/plain:
               schema:
                 type: string
@@ -8726,13 +8829,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id198
+          content: *id207
         '404':
           description: no such torrent, item or action
-          content: *id198
+          content: *id207
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id198
+          content: *id207
       parameters:
       - name: hash
         in: query
@@ -8749,10 +8852,10 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id199
+              schema: *id208
         '400':
           description: a parameter is missing or invalid
-          content: &id200
+          content: &id209
             text/plain:
               schema:
                 type: string
@@ -8764,13 +8867,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id200
+          content: *id209
         '404':
           description: no such torrent, item or action
-          content: *id200
+          content: *id209
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id200
+          content: *id209
       requestBody:
         required: true
         content:
@@ -8795,7 +8898,7 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id201
+          content: &id210
             text/plain:
               schema:
                 type: string
@@ -8807,10 +8910,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id201
+          content: *id210
         '404':
           description: no such torrent, item or action
-          content: *id201
+          content: *id210
         '405':
           description: GET on a POST-only action
           content:
@@ -8819,7 +8922,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id201
+          content: *id210
       requestBody:
         required: true
         content:
@@ -8852,16 +8955,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id202
+          content: &id211
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id202
+          content: *id211
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id202
+          content: *id211
     post:
       operationId: post_transfer_downloadLimit
       tags:
@@ -8882,16 +8985,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id203
+          content: &id212
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id203
+          content: *id212
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id203
+          content: *id212
       requestBody:
         required: false
         content:
@@ -8910,7 +9013,7 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: &id205
+              schema: &id214
                 $ref: '#/components/schemas/TransferInfo'
         '401':
           description: cross-site request or bad Host header
@@ -8920,16 +9023,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id204
+          content: &id213
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id204
+          content: *id213
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id204
+          content: *id213
     post:
       operationId: post_transfer_info
       tags:
@@ -8940,7 +9043,7 @@ paths:
           description: JSON
           content:
             application/json:
-              schema: *id205
+              schema: *id214
         '401':
           description: cross-site request or bad Host header
           content:
@@ -8949,16 +9052,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id206
+          content: &id215
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id206
+          content: *id215
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id206
+          content: *id215
       requestBody:
         required: false
         content:
@@ -8979,7 +9082,7 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id207
+          content: &id216
             text/plain:
               schema:
                 type: string
@@ -8991,10 +9094,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id207
+          content: *id216
         '404':
           description: no such torrent, item or action
-          content: *id207
+          content: *id216
         '405':
           description: GET on a POST-only action
           content:
@@ -9003,7 +9106,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id207
+          content: *id216
       requestBody:
         required: false
         content:
@@ -9026,7 +9129,7 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id208
+          content: &id217
             text/plain:
               schema:
                 type: string
@@ -9038,10 +9141,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id208
+          content: *id217
         '404':
           description: no such torrent, item or action
-          content: *id208
+          content: *id217
         '405':
           description: GET on a POST-only action
           content:
@@ -9050,7 +9153,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id208
+          content: *id217
       requestBody:
         required: false
         content:
@@ -9073,7 +9176,7 @@ paths:
           description: done (5.2)
         '400':
           description: a parameter is missing or invalid
-          content: &id209
+          content: &id218
             text/plain:
               schema:
                 type: string
@@ -9085,10 +9188,10 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: *id209
+          content: *id218
         '404':
           description: no such torrent, item or action
-          content: *id209
+          content: *id218
         '405':
           description: GET on a POST-only action
           content:
@@ -9097,7 +9200,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id209
+          content: *id218
       requestBody:
         required: false
         content:
@@ -9128,16 +9231,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id210
+          content: &id219
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id210
+          content: *id219
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id210
+          content: *id219
     post:
       operationId: post_transfer_speedLimitsMode
       tags:
@@ -9158,16 +9261,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id211
+          content: &id220
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id211
+          content: *id220
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id211
+          content: *id220
       requestBody:
         required: false
         content:
@@ -9194,13 +9297,13 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id212
+          content: &id221
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id212
+          content: *id221
         '405':
           description: GET on a POST-only action
           content:
@@ -9209,7 +9312,7 @@ paths:
                 type: string
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id212
+          content: *id221
       requestBody:
         required: false
         content:
@@ -9238,16 +9341,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id213
+          content: &id222
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id213
+          content: *id222
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id213
+          content: *id222
     post:
       operationId: post_transfer_uploadLimit
       tags:
@@ -9268,16 +9371,16 @@ paths:
                 type: string
         '403':
           description: no session or API key, or a key whose scope does not reach it
-          content: &id214
+          content: &id223
             text/plain:
               schema:
                 type: string
         '404':
           description: no such torrent, item or action
-          content: *id214
+          content: *id223
         '409':
           description: refused in this state (qBittorrent's message)
-          content: *id214
+          content: *id223
       requestBody:
         required: false
         content:
@@ -9498,7 +9601,7 @@ paths:
           description: uploads in progress
           content:
             application/json:
-              schema: &id215
+              schema: &id224
                 type: array
                 items:
                   $ref: '#/components/schemas/UploadProgress'
@@ -9506,7 +9609,7 @@ paths:
           description: what landed
           content:
             application/json:
-              schema: *id215
+              schema: *id224
         '400':
           description: not multipart
         '403':
@@ -9525,12 +9628,12 @@ paths:
           description: uploads in progress
           content:
             application/json:
-              schema: *id215
+              schema: *id224
         '201':
           description: what landed
           content:
             application/json:
-              schema: *id215
+              schema: *id224
         '400':
           description: not multipart
         '403':

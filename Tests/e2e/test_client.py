@@ -1,7 +1,7 @@
 """Acceptance 3: the qbittorrent-api package drives qbtd like a real qBittorrent."""
 import qbittorrentapi
 
-from conftest import PASSWORD
+from conftest import PASSWORD, wait_for
 
 
 def test_qbittorrent_api_client(qbtd_factory, seeder):
@@ -20,6 +20,8 @@ def test_qbittorrent_api_client(qbtd_factory, seeder):
     assert client.torrents_info() == []
 
     assert client.torrents_add(torrent_files=seeder.torrent, category="tv", tags=["x"], is_stopped=True) == "Ok."
+    # A stopped torrent shows checkingResumeData for a moment (as in qBittorrent) before stoppedDL.
+    wait_for(lambda: [t.state for t in client.torrents_info()] == ["stoppedDL"], 30, what="the torrent to settle stopped")
     torrents = client.torrents_info()
     assert [t.hash for t in torrents] == [seeder.id]
     t = torrents[0]
