@@ -105,6 +105,9 @@ components:
           - checkingResumeData
           - moving
           - unknown
+          - pausedUP
+          - pausedDL
+          description: The 5.x names; the 4.6 profile says pausedUP/pausedDL for stoppedUP/stoppedDL, as 4.x does
         eta:
           type: integer
           description: seconds; 8640000 means infinite
