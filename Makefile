@@ -60,7 +60,7 @@ openapi: build $(VENV)/.ready
 	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python openapi/generate.py
 	swift build $(SWIFT_BUILD_FLAGS)
 
-# schemathesis against a live qbtd for an hour (make test runs it for 150 s).
+# schemathesis against a live qbtd, an hour per profile run (make test runs each for 90 s).
 fuzz-api: deps-test build $(VENV)/.ready
 	SCHEMATHESIS_EXAMPLES=500 SCHEMATHESIS_SECONDS=$${SECONDS_FUZZ:-3600} QBTD_BIN=$(CURDIR)/.build/debug/qbtd \
 		$(VENV)/bin/python -m pytest -q -s -p no:cacheprovider Tests/e2e/test_openapi.py -k schemathesis
