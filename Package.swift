@@ -60,7 +60,7 @@ let package = Package(
         // The MP3 library served as HLS: scanning, frame indexes, segments, keys.
         .target(name: "Music", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
         // The tunnel for music hosts: cloudflared run as a child, its public address read from its output.
-        .target(name: "Tunnel", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .target(name: "Tunnel", dependencies: ["QBTCore", .product(name: "Logging", package: "swift-log")]),
         // Uploads: multipart streamed to disk, tus state, the free-space guard.
         .target(name: "Uploads", dependencies: ["QBTCore", "Store", "CLibtorrent"]),
         .target(

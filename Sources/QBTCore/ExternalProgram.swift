@@ -87,12 +87,34 @@ public enum ExternalProgram {
     /// Starts the program (searched in PATH) with stdin, stdout and stderr on /dev/null, no descriptor of qbtd's
     /// and a session of its own; `exited` gets its status from a thread that waits for it. Returns the spawn error.
     public static func launch(_ arguments: [String], exited: @escaping @Sendable (_ status: String) -> Void) -> Int32 {
-        guard let program = arguments.first else { return EINVAL }
+        switch spawn(arguments) {
+        case .failure(let error): return error.code
+        case .success(let pid):
+            reap(pid) { status in
+                exited(status & 0x7f == 0 ? "exit code \((status >> 8) & 0xff)" : "killed by signal \(status & 0x7f)")
+            }
+            return 0
+        }
+    }
+
+    public struct SpawnError: Error, CustomStringConvertible {
+        public let code: Int32
+        public init(code: Int32) { self.code = code }
+        public var description: String { String(cString: strerror(code)) }
+    }
+
+    /// Starts the program (searched in PATH) with a clean slate: stdin on /dev/null, stdout and stderr on `output`
+    /// (else /dev/null), no other descriptor of qbtd's, an empty signal mask and default dispositions (qbtd's threads
+    /// block SIGTERM for ServiceLifecycle; a child must not inherit that), and a session of its own.
+    public static func spawn(_ arguments: [String], output: Int32? = nil) -> Result<pid_t, SpawnError> {
+        guard let program = arguments.first else { return .failure(SpawnError(code: EINVAL)) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in 0...2 {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        for fd: Int32 in 1...2 {
+            if let output { posix_spawn_file_actions_adddup2(&actions, output, fd) }
+            else { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0) }
         }
         if let closeFrom {
             _ = closeFrom(&actions, 3)
@@ -111,19 +133,20 @@ public enum ExternalProgram {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setsigmask(&attributes, &none)
         let flags = posix_spawnattr_setflags(&attributes, Int16(Self.spawnSetSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        guard flags == 0 else { return flags }
+        guard flags == 0 else { return .failure(SpawnError(code: flags)) }
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
-        guard result == 0 else { return result }
-        let child = pid
+        return result == 0 ? .success(pid) : .failure(SpawnError(code: result))
+    }
+
+    /// Waits for `pid` on a thread of its own (never Swift's cooperative pool) and hands `done` its raw wait status.
+    public static func reap(_ pid: pid_t, done: @escaping @Sendable (_ status: Int32) -> Void) {
         Thread.detachNewThread {
             var status: Int32 = 0
-            while waitpid(child, &status, 0) == -1 && errno == EINTR {}
-            let code = status & 0x7f == 0 ? "exit code \((status >> 8) & 0xff)" : "killed by signal \(status & 0x7f)"
-            exited(code)
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            done(status)
         }
-        return 0
     }
 }

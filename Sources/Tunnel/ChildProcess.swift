@@ -1,94 +1,52 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import QBTCore
+import Synchronization
 
-/// A program run as a child with a clean signal state, its stdout and stderr on one pipe. Foundation's `Process`
-/// hands the child the spawning thread's signal mask, and qbtd's threads block SIGTERM (ServiceLifecycle watches it
-/// through a signal source): such a child never hears the SIGTERM that should stop it. Here the mask is emptied and
-/// the usual signals are back at their defaults, and the child gets a process group of its own (a Ctrl-C on qbtd's
-/// terminal reaches qbtd, which stops it).
-final class ChildProcess: @unchecked Sendable {
-    struct SpawnError: Error, CustomStringConvertible {
-        let code: Int32
-        var description: String { String(cString: strerror(code)) }
-    }
-
+/// A program run as a child, its stdout and stderr on one pipe: `ExternalProgram.spawn` starts it with a clean signal
+/// state (Foundation's `Process` would hand it qbtd's blocked SIGTERM, and it would never stop on one).
+final class ChildProcess: Sendable {
     let pid: pid_t
     /// stdout and stderr, merged.
     let output: FileHandle
-    private let lock = NSLock()
-    private var status: Int32?
-    private var waiters: [CheckedContinuation<Int32, Never>] = []
+    private let state = Mutex<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
 
     init(executable: String, arguments: [String]) throws {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw SpawnError(code: errno) }
+        guard pipe(&ends) == 0 else { throw ExternalProgram.SpawnError(code: errno) }
         // Neither end leaks into other children qbtd starts (the child gets its copy through dup2).
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &unblocked)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let spawned = ExternalProgram.spawn([executable] + arguments, output: ends[1])
         close(ends[1])
-        guard result == 0 else {
+        switch spawned {
+        case .failure(let error):
             close(ends[0])
-            throw SpawnError(code: result)
+            throw error
+        case .success(let pid):
+            self.pid = pid
         }
-        self.pid = pid
         output = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
-        let spawned = pid
-        // The exit is waited for on a thread of its own, never on Swift's cooperative pool.
-        let thread = Thread { [self] in
-            var raw: Int32 = 0
-            while waitpid(spawned, &raw, 0) < 0 && errno == EINTR {}
+        ExternalProgram.reap(pid) { [self] raw in
             let code = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
-            lock.lock()
-            status = code
-            let parked = waiters
-            waiters = []
-            lock.unlock()
+            let parked = self.state.withLock { s in
+                s.status = code
+                defer { s.waiters = [] }
+                return s.waiters
+            }
             for waiter in parked { waiter.resume(returning: code) }
         }
-        thread.name = "qbtd-child-wait"
-        thread.start()
     }
 
-    var isRunning: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return status == nil
-    }
+    var isRunning: Bool { state.withLock { $0.status == nil } }
 
     /// The exit status (128 + the signal for a child killed by one).
     func exited() async -> Int32 {
         await withCheckedContinuation { continuation in
-            lock.lock()
-            if let status {
-                lock.unlock()
-                continuation.resume(returning: status)
-            } else {
-                waiters.append(continuation)
-                lock.unlock()
+            let done = state.withLock { s -> Int32? in
+                if let status = s.status { return status }
+                s.waiters.append(continuation)
+                return nil
             }
+            if let done { continuation.resume(returning: done) }
         }
     }
 

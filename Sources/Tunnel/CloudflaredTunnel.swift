@@ -18,8 +18,6 @@ public actor CloudflaredTunnel {
     private let onEvent: @Sendable (String, Bool) -> Void
     public private(set) var state: State = .starting
     public private(set) var publicURL: String?
-    /// How many times the program was started (restarts included).
-    public private(set) var starts = 0
     private var child: ChildProcess?
     private var stopping = false
 
@@ -93,7 +91,6 @@ public actor CloudflaredTunnel {
             }
         }
         child = process
-        starts += 1
         state = .up(url: configuration.publicURL)
         logger.info("tunnel: started cloudflared \(configuration.arguments.joined(separator: " ")) (pid \(process.pid))")
         for await line in lines {

@@ -9,16 +9,11 @@ public final class RouteList: Sendable {
 
     public var all: [String] { entries.withLock { $0 } }
 
-    /// `routes`: (method, Hummingbird path) pairs; the WebAPI's `/api/v2/:scope/:action` becomes one entry per
-    /// action and method its rule allows (GET and POST, or POST only).
+    /// `routes`: (method, path) pairs as Hummingbird describes them (parameters already `{name}`); the WebAPI's
+    /// `/api/v2/{scope}/{action}` becomes one entry per action and method its rule allows (GET and POST, or POST only).
     public func fill(_ routes: [(method: String, path: String)], api: [APIRouter.Route]) {
         var out = Set<String>()
-        for (method, path) in routes {
-            if path == "/api/v2/:scope/:action" || path == "/api/v2/{scope}/{action}" { continue }
-            let openAPIPath = path.split(separator: "/", omittingEmptySubsequences: false)
-                .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
-            out.insert("\(method) \(openAPIPath)")
-        }
+        for (method, path) in routes where path != "/api/v2/{scope}/{action}" { out.insert("\(method) \(path)") }
         for route in api {
             out.insert("POST /api/v2/\(route.group)/\(route.action)")
             if route.readOnly { out.insert("GET /api/v2/\(route.group)/\(route.action)") }

@@ -2,18 +2,16 @@
 Debian's nginx on 127.0.0.1 in front of a real qbtd: qbittorrent-api through both, uploads (a 1 GiB tus upload and
 a multipart one) streamed through, a stream read with Range, and the music WebSocket."""
 import base64
-import hashlib
 import json
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 import qbittorrentapi
 import requests
 import websocket
 
-from conftest import ROOT, free_port, wait_for
+from conftest import ROOT, free_port, sha256, wait_for
 from test_stream import FileSeeder
 
 KEY = "qbt_nginxtestkey0123456789abcd"
@@ -140,14 +138,6 @@ def test_music_websocket_through_nginx(proxied, name):
     finally:
         ws.close()
     assert requests.get(base_of(proxies, name) + "/music/auth", params={"api_key": KEY}, timeout=30).status_code == 200
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def test_uploads_stream_through_nginx(proxied, tmp_path):

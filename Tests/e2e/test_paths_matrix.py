@@ -3,11 +3,9 @@ absolute path, a NUL byte and an over-long name. With --allowed-paths nothing la
 sentinel folder outside stays empty) and every refusal is a 4xx; without it nothing crashes (no 5xx, qbtd alive)."""
 import base64
 import json
-import os
 import subprocess
 
 import pytest
-import requests
 
 from conftest import wait_for
 
@@ -26,9 +24,9 @@ def hostile(outside, link):
     }
 
 
-def requests_for(value, digest, name_only=False):
+def requests_for(value, digest):
     """(description, method, route, data) for each path-taking WebAPI action."""
-    out = [
+    return [
         ("add savepath", "torrents/add", {"urls": "magnet:?xt=urn:btih:" + "c" * 40, "savepath": value}),
         ("add downloadPath", "torrents/add", {"urls": "magnet:?xt=urn:btih:" + "d" * 40, "downloadPath": value,
                                                "useDownloadPath": "true"}),
@@ -49,7 +47,6 @@ def requests_for(value, digest, name_only=False):
         ("export_dir pref", "app/setPreferences", {"json": json.dumps({"export_dir": value})}),
         ("getDirectoryContent", "app/getDirectoryContent", {"dirPath": value}),
     ]
-    return out
 
 
 def outside_is_empty(outside):
