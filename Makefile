@@ -8,7 +8,8 @@ APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl f
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: run test bench build deps-run deps-test deps-bench swift-test e2e-test clean completions install openapi fuzz-api
+.PHONY: run test bench build deps-run deps-test deps-bench swift-test e2e-test clean completions install openapi fuzz-api \
+	fuzz fuzz-short soak
 
 # The server people run is the release build (seedbox scale needs it); tests use the debug build.
 run: deps-run
@@ -18,7 +19,7 @@ run: deps-run
 build:
 	swift build $(SWIFT_BUILD_FLAGS)
 
-test: deps-test build swift-test e2e-test
+test: deps-test build swift-test e2e-test fuzz-short
 
 swift-test:
 	swift test $(SWIFT_BUILD_FLAGS)
@@ -64,6 +65,15 @@ openapi: build $(VENV)/.ready
 fuzz-api: deps-test build $(VENV)/.ready
 	SCHEMATHESIS_EXAMPLES=500 SCHEMATHESIS_SECONDS=$${SECONDS_FUZZ:-3600} QBTD_BIN=$(CURDIR)/.build/debug/qbtd \
 		$(VENV)/bin/python -m pytest -q -s -p no:cacheprovider Tests/e2e/test_openapi.py -k schemathesis
+
+# libFuzzer + AddressSanitizer on every parser of hostile input (Fuzz/run.sh prints runs, execs/s, coverage, crashes):
+# a million inputs per harness; `make test` runs 10,000 each, which also replays the seed corpora in Fuzz/Corpus.
+FUZZ_RUNS ?= 1000000
+fuzz: deps-test
+	Fuzz/run.sh $(FUZZ_RUNS) $(HARNESS)
+
+fuzz-short:
+	Fuzz/run.sh 10000
 
 # Shell completions for qbt, written by the binary itself and kept in the tree (a test checks they are current).
 completions: build

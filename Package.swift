@@ -61,12 +61,16 @@ let package = Package(
         .target(name: "Music", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
         // The tunnel for music hosts: cloudflared run as a child, its public address read from its output.
         .target(name: "Tunnel", dependencies: ["QBTCore", .product(name: "Logging", package: "swift-log")]),
+        // Request bodies as clients send them: urlencoded forms and buffered multipart (no HTTP server in it, so the
+        // fuzzing harnesses build without one).
+        .target(name: "FormData"),
         // Uploads: multipart streamed to disk, tus state, the free-space guard.
         .target(name: "Uploads", dependencies: ["QBTCore", "Store", "CLibtorrent"]),
         .target(
             name: "WebAPI",
             dependencies: [
-                "QBTCore", "Search", "RSS", "Streaming", "Uploads", "Music", "HTTPFetch", .product(name: "Hummingbird", package: "hummingbird"),
+                "QBTCore", "FormData", "Search", "RSS", "Streaming", "Uploads", "Music", "HTTPFetch",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
@@ -98,6 +102,9 @@ let package = Package(
             dependencies: ["QBTClient", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // libFuzzer harnesses for every parser of hostile input (`make fuzz`); an ordinary build replays inputs.
+        .executableTarget(name: "qbtd-fuzz", dependencies: ["FormData", "Uploads", "Streaming", "TorrentEngine", "QBTCore",
+                                                            "Music", "Search", "RSS"], path: "Fuzz/Sources"),
         // Test-only: a server on loopback for the test targets that speak HTTP to it.
         .target(name: "ServerTestSupport", dependencies: ["QBTServer"], path: "Tests/ServerTestSupport"),
         // Test-only: the service over the in-memory engine, a temporary folder, a timeout.
@@ -108,7 +115,7 @@ let package = Package(
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store", "TorrentEngine", "EngineTestSupport",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "QBTServer", "ServerTestSupport", "QBTCore", "Store",
+        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "FormData", "QBTServer", "ServerTestSupport", "QBTCore", "Store",
                                                        "TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "SearchTests", dependencies: ["Search"]),
         .testTarget(name: "RSSTests", dependencies: ["RSS", "QBTCore", "Store", "EngineTestSupport"]),

@@ -210,14 +210,7 @@ public actor TusService {
         }
         if let length = record.length, let contentLength, offset + contentLength > length { throw UploadError.exceedsLength(length) }
         if let contentLength { try configuration.preflight(bytes: contentLength, at: record.destination) }
-        var expected: (RunningDigest, [UInt8])?
-        if let checksum {
-            let parts = checksum.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2 else { throw UploadError.badRequest("Upload-Checksum must be `<algorithm> <base64>`") }
-            guard let digest = RunningDigest(String(parts[0]).lowercased()) else { throw UploadError.unsupportedChecksum(String(parts[0])) }
-            guard let value = Data(base64Encoded: String(parts[1])) else { throw UploadError.badRequest("Upload-Checksum is not base64") }
-            expected = (digest, [UInt8](value))
-        }
+        let expected = try checksum.map(TusHeaders.checksum)
         let fd = open(Self.dataPath(record), O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw UploadError.io("the upload's data file is gone: \(String(cString: strerror(errno)))") }
         guard ftruncate(fd, off_t(record.offset)) == 0 else { close(fd); throw UploadError.io("cannot trim the data file") }

@@ -1,3 +1,4 @@
+import FormData
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -275,7 +276,7 @@ public struct APIRouter: Sendable {
         let lowered = contentType.lowercased()
         if lowered.hasPrefix("multipart/form-data") {
             guard let boundary = Multipart.boundary(fromContentType: contentType) else { throw QBitError.badParams() }
-            do { return try Multipart.parse(bytes, boundary: boundary) } catch { throw QBitError.badParams() }
+            do { return Parameters(try Multipart.parse(bytes, boundary: boundary)) } catch { throw QBitError.badParams() }
         }
         if lowered.hasPrefix("application/x-www-form-urlencoded") || (lowered.isEmpty && !bytes.isEmpty) {
             return Parameters(fields: FormURLEncoded.parse(Substring(String(decoding: bytes, as: UTF8.self))))

@@ -1,11 +1,5 @@
+import FormData
 import Foundation
-
-/// A file part of a multipart body.
-public struct UploadedFile: Sendable, Equatable {
-    public var field: String
-    public var filename: String
-    public var data: [UInt8]
-}
 
 /// The parameters of one API call: the query for GET/HEAD, the body (urlencoded or multipart) for POST.
 /// Readers follow qBittorrent's parsing rules, so clients see the same leniency and the same refusals.
@@ -16,6 +10,10 @@ public struct Parameters: Sendable {
     public init(fields: [String: String] = [:], files: [UploadedFile] = []) {
         self.fields = fields
         self.files = files
+    }
+
+    public init(_ body: FormBody) {
+        self.init(fields: body.fields, files: body.files)
     }
 
     public subscript(_ name: String) -> String? { fields[name] }
@@ -47,24 +45,5 @@ public struct Parameters: Sendable {
     /// A list split on `separator`, empty items dropped.
     public func list(_ name: String, separator: Character) -> [String]? {
         fields[name].map { $0.split(separator: separator).map(String.init).filter { !$0.isEmpty } }
-    }
-}
-
-enum FormURLEncoded {
-    /// Parses `a=1&b=2`; `+` is a space; malformed escapes are kept as written (qBittorrent is as lenient).
-    static func parse(_ text: Substring) -> [String: String] {
-        var out: [String: String] = [:]
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = decode(parts[0])
-            guard !key.isEmpty else { continue }
-            out[key] = parts.count > 1 ? decode(parts[1]) : ""
-        }
-        return out
-    }
-
-    static func decode(_ s: Substring) -> String {
-        let spaced = s.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
     }
 }

@@ -91,14 +91,7 @@ public struct TusRoutes: Sendable {
     /// `prefix`: the path a reverse proxy serves qbtd under (the upload's Location carries it).
     func create(_ request: Request, prefix: String) async throws -> Response {
         let h = request.headers
-        var concat: TusService.Concat?
-        if let value = h[.init("Upload-Concat")!] {
-            if value == "partial" { concat = .partial } else if value.hasPrefix("final;") {
-                concat = .final(value.dropFirst("final;".count).split(separator: " ").map { url in
-                    String(url.split(separator: "/").last ?? "")
-                })
-            } else { throw UploadError.badRequest("Upload-Concat must be `partial` or `final;URL URL…`") }
-        }
+        let concat = try TusHeaders.concat(h[.init("Upload-Concat")!])
         let deferred = h[.init("Upload-Defer-Length")!]
         let lengthText = h[.init("Upload-Length")!]
         var length: Int64?
@@ -115,7 +108,7 @@ public struct TusRoutes: Sendable {
             case (_?, _?): throw UploadError.badRequest("send Upload-Length or Upload-Defer-Length, not both")
             }
         }
-        let metadata = try Self.metadata(h[.init("Upload-Metadata")!])
+        let metadata = try TusHeaders.metadata(h[.init("Upload-Metadata")!])
         let destinations = await Destinations.current(tus.configuration, service)
         var record = try await tus.create(length: length, metadata: metadata, concat: concat, destinations: destinations)
         // creation-with-upload: the first bytes ride on the POST.
@@ -130,23 +123,6 @@ public struct TusRoutes: Sendable {
         response.headers[.init("Upload-Expires")!] = DateText.http(Date(timeIntervalSince1970: TimeInterval(record.expiresAt)))
         Self.landed(record, &response)
         return response
-    }
-
-    /// `key base64,key base64`; a key may come without a value.
-    static func metadata(_ header: String?) throws -> [String: String] {
-        guard let header, !header.isEmpty else { return [:] }
-        var out: [String: String] = [:]
-        for pair in header.split(separator: ",") {
-            let kv = pair.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
-            guard let key = kv.first, !key.isEmpty else { continue }
-            if kv.count == 2 {
-                guard let data = Data(base64Encoded: String(kv[1])) else { throw UploadError.badRequest("Upload-Metadata value of \(key) is not base64") }
-                out[String(key)] = String(decoding: data, as: UTF8.self)
-            } else {
-                out[String(key)] = ""
-            }
-        }
-        return out
     }
 
     // MARK: core

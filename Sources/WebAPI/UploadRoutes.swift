@@ -1,3 +1,4 @@
+import FormData
 import Foundation
 import HTTPTypes
 import Hummingbird

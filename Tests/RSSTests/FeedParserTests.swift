@@ -382,6 +382,17 @@ final class FeedParserTests: XCTestCase {
         XCTAssertTrue(error.hasPrefix("Premature end of document. (line: 1, column: "), error)
     }
 
+    /// `qbtd-fuzz rss` found it: libxml2 hands a PI without data to Foundation's handler as NULL, which it reads.
+    func testProcessingInstructionsWithoutDataDoNotCrash() throws {
+        let feed = parse("<?x?><rss version=\"2.0\"><?y?><channel><item><title>A<?z?></title><?w  ?></item></channel></rss>")
+        XCTAssertNil(feed.error)
+        XCTAssertEqual(feed.articles.map(\.id), ["A"])
+        let cdata = try article("<item><title>T</title><description><![CDATA[<?kept?>]]></description></item>")
+        XCTAssertEqual(cdata.fields["description"], "<?kept?>", "CDATA is left as written")
+        let error = parse("<?p?>\n<rss><channel><item><title>one</title></itm></channel></rss>").error ?? ""
+        XCTAssertTrue(error.hasPrefix("Opening and ending tag mismatch. (line: 2, column: "), error)
+    }
+
     func testErrorPositionsCountTheOriginalText() {
         // "&eacute;" becomes "&#233;" for the parser; the column still counts the document's characters.
         let xml = "<rss><channel><title>caf&eacute; é</title>\n<item><title>x</titl></item></channel></rss>"

@@ -2,6 +2,7 @@ import XCTest
 
 @testable import WebAPI
 import QBTCore
+import FormData
 
 final class ParsingTests: XCTestCase {
     func testMultipartFieldsAndFiles() throws {
@@ -9,7 +10,7 @@ final class ParsingTests: XCTestCase {
             + "--XyZ\r\nContent-Disposition: form-data; name=\"torrents\"; filename=\"a.torrent\"\r\n"
             + "Content-Type: application/x-bittorrent\r\n\r\nd4:infoe\r\n--XyZ--\r\n"
         let p = try Multipart.parse(Array(body.utf8), boundary: "XyZ")
-        XCTAssertEqual(p["urls"], "magnet:?a\nmagnet:?b")
+        XCTAssertEqual(p.fields["urls"], "magnet:?a\nmagnet:?b")
         XCTAssertEqual(p.files, [UploadedFile(field: "torrents", filename: "a.torrent", data: Array("d4:infoe".utf8))])
         XCTAssertEqual(Multipart.boundary(fromContentType: "multipart/form-data; boundary=\"XyZ\""), "XyZ")
     }

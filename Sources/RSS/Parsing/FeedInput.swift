@@ -1,7 +1,7 @@
 import Foundation
 
 /// A feed document made ready for the XML parser: UTF-8 (or another ASCII-compatible encoding it declares), no
-/// entity declarations, XHTML entities turned into character references.
+/// entity declarations, XHTML entities turned into character references, no processing instruction without data.
 struct FeedInput {
     /// What the XML parser reads.
     var bytes: [UInt8]
@@ -27,7 +27,7 @@ struct FeedInput {
         if bytes.containsSequence(Array("<!DOCTYPE".utf8)), bytes.containsSequence(Array("<!ENTITY".utf8)) {
             return .failure(.entityDeclarations)
         }
-        let (rewritten, rewrites) = XHTMLEntityRewriter.rewrite(bytes)
+        let (rewritten, rewrites) = FeedMarkupRewriter.rewrite(bytes)
         return .success(FeedInput(bytes: rewritten, source: bytes, rewrites: rewrites))
     }
 

@@ -2,10 +2,10 @@ import Foundation
 
 /// A multipart/form-data parser for bodies already held in memory (the WebAPI caps them at 64 MiB × 1.1,
 /// as qBittorrent does). Parts with a filename become files, whatever their field name; others are fields.
-enum Multipart {
-    enum Failure: Error { case malformed(String) }
+public enum Multipart {
+    public enum Failure: Error { case malformed(String) }
 
-    static func boundary(fromContentType contentType: String) -> String? {
+    public static func boundary(fromContentType contentType: String) -> String? {
         for piece in contentType.split(separator: ";").dropFirst() {
             let kv = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if kv.count == 2, kv[0].lowercased() == "boundary" {
@@ -16,9 +16,9 @@ enum Multipart {
         return nil
     }
 
-    static func parse(_ body: [UInt8], boundary: String) throws -> Parameters {
+    public static func parse(_ body: [UInt8], boundary: String) throws -> FormBody {
         let delimiter = Array("--\(boundary)".utf8)
-        var params = Parameters()
+        var params = FormBody()
         guard var cursor = find(delimiter, in: body, from: 0) else { throw Failure.malformed("no boundary") }
         while true {
             cursor += delimiter.count
@@ -60,7 +60,7 @@ enum Multipart {
     }
 
     /// First index of `needle` in `haystack` at or after `start` (memchr on the first byte, then compare).
-    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+    public static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
         guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
         let first = needle[0]
         var i = start

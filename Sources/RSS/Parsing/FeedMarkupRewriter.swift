@@ -1,9 +1,12 @@
 import Foundation
 
-/// Turns references to undeclared XHTML entities (`&nbsp;`, `&eacute;`, …) into numeric character references, so the
-/// XML parser reads them as qBittorrent's entity resolver does. CDATA sections and comments are left alone, and
-/// so are the XML entities and numeric references.
-enum XHTMLEntityRewriter {
+/// What the document needs before Foundation's XML parser reads it. CDATA sections and comments are left alone.
+/// - References to undeclared XHTML entities (`&nbsp;`, `&eacute;`, …) become numeric character references, so the
+///   parser reads them as qBittorrent's entity resolver does (the XML entities and numeric references stay).
+/// - A processing instruction without data (`<?name?>`) gets a space (`<?name ?>`): libxml2 hands such a PI to
+///   its handler with no data at all, and swift-corelibs-foundation's handler reads that missing text and crashes
+///   the process (found by `qbtd-fuzz rss`). With the space the data is empty, not missing; feeds ignore PIs.
+enum FeedMarkupRewriter {
     static func rewrite(_ input: [UInt8]) -> (bytes: [UInt8], rewrites: [(output: Int, source: Int)]) {
         var out: [UInt8] = []
         var rewrites: [(output: Int, source: Int)] = []
@@ -25,7 +28,7 @@ enum XHTMLEntityRewriter {
             return n
         }
 
-        guard input.contains(UInt8(ascii: "&")) else { return (input, []) }
+        guard input.contains(UInt8(ascii: "&")) || input.containsSequence(Array("<?".utf8)) else { return (input, []) }
         out.reserveCapacity(n + n / 16)
         while i < n {
             let byte = input[i]
@@ -35,6 +38,12 @@ enum XHTMLEntityRewriter {
                     skipTo = past(cdataClose, from: i + cdataOpen.count)
                 } else if matches(commentOpen, at: i) {
                     skipTo = past(commentClose, from: i + commentOpen.count)
+                } else if let nameEnd = emptyInstructionName(in: input, at: i) {
+                    out.append(contentsOf: input[i..<nameEnd])
+                    out.append(UInt8(ascii: " "))
+                    i = nameEnd
+                    rewrites.append((out.count, i))
+                    continue
                 } else {
                     skipTo = nil
                 }
@@ -53,6 +62,20 @@ enum XHTMLEntityRewriter {
             i += 1
         }
         return rewrites.isEmpty ? (input, []) : (out, rewrites)
+    }
+
+    /// At `<?name?>`, the index just past `name`; nil for any other markup.
+    private static func emptyInstructionName(in input: [UInt8], at index: Int) -> Int? {
+        guard index + 1 < input.count, input[index + 1] == UInt8(ascii: "?") else { return nil }
+        var j = index + 2
+        while j < input.count, !isInstructionEnd(input[j]) { j += 1 }
+        guard j > index + 2, j + 1 < input.count, input[j] == UInt8(ascii: "?"), input[j + 1] == UInt8(ascii: ">") else { return nil }
+        return j
+    }
+
+    private static func isInstructionEnd(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: "?") || b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\n")
+            || b == UInt8(ascii: "\r") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">")
     }
 
     /// `&name;` at `index` for a name in the XHTML table: its code point and the reference's length.
