@@ -50,11 +50,13 @@ let package = Package(
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
         .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log"),
                                                 .product(name: "HashTreeCollections", package: "swift-collections")]),
+        // XML from the network made safe for Foundation's XMLParser (feeds, Torznab answers).
+        .target(name: "SafeXML"),
         // qBittorrent's search: nova3 Python plugins run as supervised child processes, Torznab indexers, jobs.
-        .target(name: "Search", dependencies: ["QBTCore", "Store", "HTTPFetch"]),
+        .target(name: "Search", dependencies: ["QBTCore", "Store", "HTTPFetch", "SafeXML"]),
         // qBittorrent's RSS: feeds parsed (RSS 2.0, Atom), the item tree, articles and rules kept in SQLite, the
         // refresh schedule and the auto-downloader with qBittorrent's matching rules.
-        .target(name: "RSS", dependencies: ["QBTCore", "Store", "HTTPFetch"]),
+        .target(name: "RSS", dependencies: ["QBTCore", "Store", "HTTPFetch", "SafeXML"]),
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
         .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine", .product(name: "Logging", package: "swift-log")]),
         // The MP3 library served as HLS: scanning, frame indexes, segments, keys.

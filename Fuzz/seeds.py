@@ -65,6 +65,14 @@ def main():
     put("magnet", "base32", "AEBAGBAFAYDQQCIKBMGA2DQPCAIREEYU")
     put("nova", "results", "magnet:?xt=urn:btih:00|Big Buck Bunny|276445467|12|3|https://example.org|"
         "https://example.org/desc|1700000000\nhttp://x/a.torrent|name|-1|x|y|site\n|empty|1|1|1|s\r\nshort|line\n")
+    put("torznab", "results", '<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" '
+        'xmlns:torznab="http://torznab.com/schemas/2015/feed"><channel><item><title>Big Buck Bunny</title>'
+        '<guid>http://127.0.0.1/details/1</guid><link>http://127.0.0.1/dl/1.torrent</link><size>276445467</size>'
+        '<pubDate>Tue, 03 Jan 2023 11:00:00 +0100</pubDate><enclosure url="http://127.0.0.1/dl/1.torrent" length="276445467" '
+        'type="application/x-bittorrent"/><torznab:attr name="seeders" value="12"/><torznab:attr name="peers" value="15"/>'
+        '<torznab:attr name="magneturl" value="magnet:?xt=urn:btih:0123456789abcdef0123456789abcdef01234567"/></item>'
+        '</channel></rss>')
+    put("torznab", "error", '<?xml version="1.0" encoding="UTF-8"?><error code="100" description="Invalid API Key"/>')
     put("rss", "rss2", '<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>T</title>'
         '<lastBuildDate>Mon, 02 Jan 2023 10:00:00 GMT</lastBuildDate><item><title>Show S01E02 1080p</title>'
         '<link>http://127.0.0.1/a.torrent</link><guid>a</guid><pubDate>Tue, 03 Jan 2023 11:00:00 +0100</pubDate>'

@@ -34,6 +34,12 @@ extension Harness {
         }
     }
 
+    /// Torznab answers (RSS items with `torznab:attr`s) from an indexer.
+    static let torznab = Harness(name: "torznab") { input in
+        guard let results = try? Torznab.parse(Data(input), engine: "fuzz", siteURL: "http://127.0.0.1") else { return }
+        check(results.allSatisfy { !$0.fileName.isEmpty && !$0.fileURL.isEmpty }, "a result without a name or link")
+    }
+
     /// RSS 2.0 and Atom documents.
     static let rss = Harness(name: "rss") { input in
         _ = FeedParser.parse(Data(input), now: Date(timeIntervalSince1970: 1_700_000_000))

@@ -5,7 +5,7 @@ struct Harness: Sendable {
     let body: @Sendable (UnsafeRawBufferPointer) -> Void
 
     static let all: [Harness] = [
-        .form, .multipart, .multipartStream, .range, .tus, .magnet, .metainfo, .mp3, .nova, .rss,
+        .form, .multipart, .multipartStream, .range, .tus, .magnet, .metainfo, .mp3, .nova, .torznab, .rss,
     ]
 
     static func named(_ name: String) -> Harness? { all.first { $0.name == name } }

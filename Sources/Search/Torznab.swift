@@ -1,4 +1,5 @@
 import Foundation
+import SafeXML
 import HTTPFetch
 #if canImport(FoundationXML)
 import FoundationXML
@@ -48,7 +49,7 @@ public enum Torznab {
     /// The `<item>`s of a Torznab RSS answer; an `<error code description>` answer throws.
     public static func parse(_ data: Data, engine: String, siteURL: String) throws -> [SearchResult] {
         let reader = FeedReader()
-        let parser = XMLParser(data: data)
+        let parser = XMLParser(data: Data(EmptyInstructions.padded([UInt8](data))))
         parser.delegate = reader
         parser.shouldProcessNamespaces = false
         _ = parser.parse()

@@ -56,4 +56,12 @@ final class SearchParsingTests: XCTestCase {
         XCTAssertThrowsError(try Torznab.parse(Data(#"<error code="100" description="Invalid API Key"/>"#.utf8),
                                                engine: "j", siteURL: ""))
     }
+
+    /// A PI without data reaches Foundation's XMLParser as a NULL string it reads (the crash `qbtd-fuzz rss` found).
+    func testTorznabAnswerWithAnEmptyProcessingInstruction() throws {
+        let feed = #"<?x?><rss><channel><?y?><item><title>A<?z?></title><link>http://idx/1.torrent</link></item>"#
+            + "<item><title>B</title><description><![CDATA[<?kept?>]]></description><link>m</link></item></channel></rss>"
+        let results = try Torznab.parse(Data(feed.utf8), engine: "j", siteURL: "")
+        XCTAssertEqual(results.map(\.fileName), ["A", "B"])
+    }
 }
