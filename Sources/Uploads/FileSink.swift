@@ -39,6 +39,8 @@ public final class FileSink {
     static let tempPrefix = ".qbtd-upload-"
     public var sha256: String { digest.hex }
     let tempPath: String
+    private let journal: TempFileJournal?
+    private var note: String?
     private var fd: Int32
     private let digest = RunningDigest("sha256")!
     private var writer: BackgroundWriter!
@@ -46,9 +48,11 @@ public final class FileSink {
     private var madeDirectories: [String] = []
     private var finished = false
 
-    public init(directory: String, name: String, margin: Int64) throws {
+    /// `journal`: where the temp file is noted while it exists, so a crash does not leave it behind for good.
+    public init(directory: String, name: String, margin: Int64, journal: TempFileJournal?) throws {
         self.directory = directory
         self.name = name
+        self.journal = journal
         // The whole path (and the temp name beside it) must fit Linux's 4,096 bytes: a name that does not is the
         // client's to shorten, not a server error.
         guard directory.utf8.count + name.utf8.count + 64 < 4096 else {
@@ -58,9 +62,11 @@ public final class FileSink {
         madeDirectories = try Self.makeParent(parent, inside: directory)
         space = SpaceGuard(path: parent, margin: margin)
         tempPath = parent + "/" + Self.tempPrefix + UUID().uuidString + ".part"
+        do { note = try journal?.note(tempPath) } catch { Self.removeDirectories(madeDirectories); throw error }
         fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno, reason = String(cString: strerror(code))
+            if let note { journal?.forget(note) }
             Self.removeDirectories(madeDirectories)
             // A folder qbtd may not write or a file in the way is the path's fault (409); a failing disk is ours.
             if [EACCES, EPERM, ENOTDIR, EEXIST, EROFS, ENAMETOOLONG].contains(code) {
@@ -97,6 +103,7 @@ public final class FileSink {
     public func place(overwrite: Bool) throws -> String {
         try seal()
         let placed = try Self.place(tempPath, at: directory + "/" + name, overwrite: overwrite, onFailure: abort)
+        if let note { journal?.forget(note) }
         finished = true
         return placed
     }
@@ -125,6 +132,7 @@ public final class FileSink {
         try? writer?.drain()  // the writer thread must be done with the descriptor before it closes
         if fd >= 0 { close(fd); fd = -1 }
         unlink(tempPath)
+        if let note { journal?.forget(note) }
         Self.removeDirectories(madeDirectories)
         finished = true
     }

@@ -16,6 +16,7 @@ public final class MultipartUpload {
     private var parser: MultipartStreamParser
     private var destination: String
     private let margin: Int64
+    private let journal: TempFileJournal?
     private let resolve: (_ fields: [String: String]) throws -> String
     private var sinks: [FileSink] = []
     private var current: FileSink?
@@ -26,11 +27,12 @@ public final class MultipartUpload {
     private static let fieldLimit = 64 * 1024
 
     /// `resolve` turns the text fields seen so far into the destination folder (it throws for a bad one).
-    public init(boundary: String, destination: String, margin: Int64, ticket: UploadTicket?,
+    public init(boundary: String, destination: String, margin: Int64, journal: TempFileJournal?, ticket: UploadTicket?,
                 resolve: @escaping (_ fields: [String: String]) throws -> String) {
         parser = MultipartStreamParser(boundary: boundary)
         self.destination = destination
         self.margin = margin
+        self.journal = journal
         self.ticket = ticket
         self.resolve = resolve
     }
@@ -56,7 +58,7 @@ public final class MultipartUpload {
             if let filename {
                 if sinks.isEmpty { destination = try resolve(fields) }
                 let safe = try sanitized(filename)
-                let sink = try FileSink(directory: destination, name: safe, margin: margin)
+                let sink = try FileSink(directory: destination, name: safe, margin: margin, journal: journal)
                 sinks.append(sink)
                 current = sink
                 if sinks.count == 1 { ticket?.name.withLock { $0 = safe } }

@@ -36,15 +36,18 @@ public actor TusService {
         await removeOrphans()
     }
 
-    /// Temp files a crash left in the uploads folder: a multipart upload's (none runs yet) and tus data files
-    /// without a record. (Those beside a category's save path elsewhere are not looked for.)
+    static let dataPrefix = ".qbtd-tus-"
+
+    /// Temp files a crash left: those noted in the journal wherever they are, and any in the uploads folder (a
+    /// multipart upload's, none runs yet; tus data files without a record).
     func removeOrphans() async {
         let live = Set(((try? await store.tusUploads()) ?? []).map { Self.dataPath($0) })
+        configuration.journal.sweep(keeping: live)
         let root = configuration.uploadsDirectory
         guard let walker = FileManager.default.enumerator(atPath: root) else { return }
         for case let relative as String in walker {
             let name = (relative as NSString).lastPathComponent
-            guard name.hasSuffix(".part"), name.hasPrefix(FileSink.tempPrefix) || name.hasPrefix(".qbtd-tus-") else { continue }
+            guard name.hasSuffix(".part"), name.hasPrefix(FileSink.tempPrefix) || name.hasPrefix(Self.dataPrefix) else { continue }
             let path = root + "/" + relative
             if !live.contains(path) { unlink(path) }
         }
@@ -52,7 +55,7 @@ public actor TusService {
 
     var partialsDirectory: String { configuration.uploadsDirectory + "/.tus" }
 
-    static func dataPath(_ r: TusUploadRecord) -> String { r.destination + "/.qbtd-tus-" + r.id + ".part" }
+    static func dataPath(_ r: TusUploadRecord) -> String { r.destination + "/" + dataPrefix + r.id + ".part" }
 
     func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
@@ -79,10 +82,13 @@ public actor TusService {
         }
         record.concat = concat == .partial ? "partial" : nil
         if let length { try configuration.preflight(bytes: length, at: destination) }
+        // Noted until its record is saved: a crash in between must not leave a data file nobody owns.
+        let note = try configuration.journal.note(Self.dataPath(record))
+        defer { configuration.journal.forget(note) }
         let fd = open(Self.dataPath(record), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw UploadError.io("cannot create the upload's file in \(destination): \(String(cString: strerror(errno)))") }
         close(fd)
-        try await store.saveTusUpload(record)
+        do { try await store.saveTusUpload(record) } catch { unlink(Self.dataPath(record)); throw error }
         hashes[id] = (RunningDigest("sha256")!, 0)
         if length == 0 { return try await finish(record) }
         return record
@@ -110,6 +116,8 @@ public actor TusService {
         record.offset = record.length!
         try configuration.preflight(bytes: record.length!, at: record.destination)
         let path = Self.dataPath(record)
+        let note = try configuration.journal.note(path)
+        defer { configuration.journal.forget(note) }
         let out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard out >= 0 else { throw UploadError.io("cannot create \(path): \(String(cString: strerror(errno)))") }
         defer { close(out) }
@@ -132,7 +140,7 @@ public actor TusService {
             }
         }
         guard fdatasync(out) == 0 else { unlink(path); throw UploadError.io("fdatasync failed") }
-        try await store.saveTusUpload(record)
+        do { try await store.saveTusUpload(record) } catch { unlink(path); throw error }
         hashes[record.id] = (sha, record.length!)
         return try await finish(record)
     }

@@ -15,6 +15,9 @@ public struct UploadConfiguration: Sendable {
     /// tus uploads unfinished at once (each holds a file until it finishes or expires).
     public var maxTusUploadsInProgress = 1000
 
+    /// Where the temp files being written are noted, for the start after a crash.
+    public var journal: TempFileJournal { TempFileJournal(uploadsDirectory: uploadsDirectory) }
+
     public init(uploadsDirectory: String, confinement: [String]?) {
         self.uploadsDirectory = uploadsDirectory
         self.confinement = confinement

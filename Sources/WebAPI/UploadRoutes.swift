@@ -54,6 +54,7 @@ public struct UploadRoutes: Sendable {
             let initial = try destinations.resolve(path: query["path"], category: query["category"])
             if let length { try configuration.preflight(bytes: length, at: initial) }
             let upload = MultipartUpload(boundary: boundary, destination: initial, margin: configuration.margin,
+                                         journal: configuration.journal,
                                          ticket: ticket) { fields in
                 let path = fields["path"] ?? query["path"], category = fields["category"] ?? query["category"]
                 guard path != query["path"] || category != query["category"] else { return initial }

@@ -68,15 +68,41 @@ final class UploadsTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for expected in ["a.txt", "a (1).txt"] {
-            let sink = try FileSink(directory: dir, name: "a.txt", margin: 0)
+            let sink = try FileSink(directory: dir, name: "a.txt", margin: 0, journal: nil)
             try Array("hello".utf8).withUnsafeBytes { try sink.write($0) }
             XCTAssertEqual(try sink.place(overwrite: false), dir + "/" + expected)
             XCTAssertEqual(sink.sha256, "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
         }
-        let dropped = try FileSink(directory: dir, name: "deep/er/b.bin", margin: 0)
+        let dropped = try FileSink(directory: dir, name: "deep/er/b.bin", margin: 0, journal: nil)
         try Array("x".utf8).withUnsafeBytes { try dropped.write($0) }
         dropped.abort()
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), ["a (1).txt", "a.txt"])
+    }
+
+    /// A crash leaves temp files beside destinations anywhere; the journal lists them for the next start.
+    func testJournalSweepsWhatACrashLeft() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)").path
+        let elsewhere = root + "/category"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let journal = TempFileJournal(uploadsDirectory: root + "/uploads")
+        let sink = try FileSink(directory: elsewhere, name: "kept.txt", margin: 0, journal: journal)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: journal.folder).count, 1)
+        _ = try sink.place(overwrite: false)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: journal.folder), [], "placed: note gone")
+
+        // What SIGKILL leaves: notes and their files. A tus file with a record stays; a note naming a file that is not
+        // a temp file never removes it.
+        let orphan = elsewhere + "/" + FileSink.tempPrefix + "1.part", live = elsewhere + "/.qbtd-tus-2.part"
+        let userFile = elsewhere + "/kept.txt"
+        for path in [orphan, live] {
+            _ = try journal.note(path)
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+        }
+        _ = try journal.note(userFile)
+        journal.sweep(keeping: [live])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere).sorted(), [".qbtd-tus-2.part", "kept.txt"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: journal.folder), [])
     }
 
     /// Direct and buffered blocks mix in one file: a resumed upload starts off the block grid, drains mid-block (as a
