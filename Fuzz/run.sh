@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:?usage: Fuzz/run.sh RUNS [HARNESS…]}
 shift
-HARNESSES=("${@:-form multipart multipart-stream range tus magnet metainfo mp3 nova rss}")
+HARNESSES=("${@:-form multipart multipart-stream range tus magnet metainfo mp3 nova torznab rss}")
 HARNESSES=(${HARNESSES[@]})
 
 # The harnesses' own graph has no HTTP server; lld, because gold cannot link libFuzzer's objects.
@@ -17,7 +17,7 @@ swift build --scratch-path .build/fuzz --product qbtd-fuzz --sanitize=address \
 BIN=.build/fuzz/debug/qbtd-fuzz
 
 declare -A MAX_LEN=([form]=4096 [multipart]=8192 [multipart-stream]=8192 [range]=256 [tus]=2048 [magnet]=2048
-                    [metainfo]=16384 [mp3]=16384 [nova]=4096 [rss]=16384)
+                    [metainfo]=16384 [mp3]=16384 [nova]=4096 [torznab]=16384 [rss]=16384)
 failed=0
 printf '%-17s %9s %8s %9s %6s %8s\n' harness runs seconds "execs/s" cov crashes
 for h in "${HARNESSES[@]}"; do

@@ -113,6 +113,10 @@ private final class FeedReader: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundCDATA block: Data) { text += String(decoding: block, as: UTF8.self) }
 
+    /// Reading stops at the first error, keeping the items before it. libxml2 would recover and go on, handing
+    /// Foundation element names that are not UTF-8, which crashes the process (found by `qbtd-fuzz torznab`).
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) { parser.abortParsing() }
+
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         if name == "item", let item = current {
             items.append(item)

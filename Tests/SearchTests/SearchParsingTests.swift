@@ -64,4 +64,11 @@ final class SearchParsingTests: XCTestCase {
         let results = try Torznab.parse(Data(feed.utf8), engine: "j", siteURL: "")
         XCTAssertEqual(results.map(\.fileName), ["A", "B"])
     }
+
+    /// Past an error libxml2 recovers and hands Foundation names that are not UTF-8, which crashes it: reading stops.
+    func testTorznabAnswerStopsAtTheFirstError() throws {
+        let feed = Data("<rss><channel><item><title>A</title><link>m</link></item><item\u{C9}".utf8) + Data([0xC9, 0xC9])
+            + Data(" a=\"1\"><title>B</title></item></channel></rss>".utf8)
+        XCTAssertEqual(try Torznab.parse(feed, engine: "j", siteURL: "").map(\.fileName), ["A"])
+    }
 }
