@@ -48,8 +48,10 @@ public enum Torznab {
 
     /// The `<item>`s of a Torznab RSS answer; an `<error code description>` answer throws.
     public static func parse(_ data: Data, engine: String, siteURL: String) throws -> [SearchResult] {
+        let bytes = [UInt8](data)
+        if let problem = PlainDocument.problem(bytes) { throw Failure.indexer(problem) }
         let reader = FeedReader()
-        let parser = XMLParser(data: Data(EmptyInstructions.padded([UInt8](data))))
+        let parser = XMLParser(data: Data(EmptyInstructions.padded(bytes)))
         parser.delegate = reader
         parser.shouldProcessNamespaces = false
         _ = parser.parse()

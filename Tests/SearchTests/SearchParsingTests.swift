@@ -65,10 +65,25 @@ final class SearchParsingTests: XCTestCase {
         XCTAssertEqual(results.map(\.fileName), ["A", "B"])
     }
 
-    /// Past an error libxml2 recovers and hands Foundation names that are not UTF-8, which crashes it: reading stops.
+    /// Past an error libxml2 recovers and goes on (with names that need not be UTF-8, which crashed Foundation):
+    /// reading stops at the first error, with the items before it.
     func testTorznabAnswerStopsAtTheFirstError() throws {
-        let feed = Data("<rss><channel><item><title>A</title><link>m</link></item><item\u{C9}".utf8) + Data([0xC9, 0xC9])
-            + Data(" a=\"1\"><title>B</title></item></channel></rss>".utf8)
-        XCTAssertEqual(try Torznab.parse(feed, engine: "j", siteURL: "").map(\.fileName), ["A"])
+        let feed = "<rss><channel><item><title>A</title><link>m</link></item><item><title>B</titl><link>n</link></item>"
+            + "<item><title>C</title><link>o</link></item></channel></rss>"
+        XCTAssertEqual(try Torznab.parse(Data(feed.utf8), engine: "j", siteURL: "").map(\.fileName), ["A"])
+    }
+
+    /// Other encodings and DTDs are refused unread (a UTF-7 answer with a DOCTYPE crashed libxml2 under Foundation).
+    func testTorznabAnswerMustBePlainUTF8() {
+        for (answer, reason) in [
+            (Data("<?xml version=\"1.0\" encoding=\"UTF-7\"?><rss/>".utf8), "encoding utf-7"),
+            (Data("<!DOCTYPE rss><rss/>".utf8), "DOCTYPE"),
+            (Data([0x3C, 0x72, 0xFF, 0x3E]), "not UTF-8"),
+        ] {
+            XCTAssertThrowsError(try Torznab.parse(answer, engine: "j", siteURL: "")) {
+                XCTAssertTrue("\($0)".contains(reason), "\($0)")
+            }
+        }
+        XCTAssertNoThrow(try Torznab.parse(Data("<?xml version='1.0' encoding='utf-8'?><rss/>".utf8), engine: "j", siteURL: ""))
     }
 }
