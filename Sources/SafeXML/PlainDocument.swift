@@ -8,12 +8,14 @@ public enum PlainDocument {
     /// Why the document is refused; nil when it has the plain shape.
     public static func problem(_ bytes: [UInt8]) -> String? {
         guard String(validating: bytes, as: UTF8.self) != nil else { return "the answer is not UTF-8" }
-        let head = String(decoding: bytes.prefix(256), as: UTF8.self).lowercased()
-        if head.hasPrefix("<?xml"), let end = head.range(of: "?>"),
-           let encoding = head[..<end.lowerBound].range(of: "encoding") {
-            let declared = head[encoding.upperBound..<end.lowerBound]
-                .drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
-                .prefix { $0 != "\"" && $0 != "'" && $0 != " " }
+        guard !bytes.contains(0) else { return "the answer holds NUL bytes" }
+        // The declaration is read up to the first `>`, whatever it looks like: libxml2 takes an encoding from a
+        // malformed declaration too.
+        let prolog = String(decoding: bytes.prefix(1024).prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self).lowercased()
+        if prolog.hasPrefix("<?xml") || prolog.hasPrefix("\u{FEFF}<?xml"), let keyword = prolog.range(of: "encoding") {
+            let declared = prolog[keyword.upperBound...]
+                .drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+                .prefix { $0 != "\"" && $0 != "'" && $0 != " " && $0 != "?" }
             guard declared == "utf-8" || declared == "utf8" else { return "the answer declares the encoding \(declared), not UTF-8" }
         }
         if contains(Array("<!DOCTYPE".utf8), in: bytes) { return "the answer has a DOCTYPE" }
