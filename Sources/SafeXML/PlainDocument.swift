@@ -18,17 +18,7 @@ public enum PlainDocument {
                 .prefix { $0 != "\"" && $0 != "'" && $0 != " " && $0 != "?" }
             guard declared == "utf-8" || declared == "utf8" else { return "the answer declares the encoding \(declared), not UTF-8" }
         }
-        if contains(Array("<!DOCTYPE".utf8), in: bytes) { return "the answer has a DOCTYPE" }
+        if bytes.containsSequence(Array("<!DOCTYPE".utf8)) { return "the answer has a DOCTYPE" }
         return nil
-    }
-
-    private static func contains(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
-        guard bytes.count >= needle.count else { return false }
-        var i = 0
-        while i <= bytes.count - needle.count {
-            if bytes[i] == needle[0], bytes[i..<(i + needle.count)].elementsEqual(needle) { return true }
-            i += 1
-        }
-        return false
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SafeXML
 
 /// A feed document made ready for the XML parser: UTF-8 (or another ASCII-compatible encoding it declares), no
 /// entity declarations, XHTML entities turned into character references, no processing instruction without data.
@@ -54,18 +55,5 @@ enum FeedInputRefusal: Error, Equatable {
         case .entityDeclarations: return FeedInput.entityDeclarationsRefused
         case .unsupportedEncoding(let name): return "Unsupported encoding: \(name)."
         }
-    }
-}
-
-extension Array where Element == UInt8 {
-    func containsSequence(_ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, needle.count <= count else { return needle.isEmpty }
-        var i = 0
-        let last = count - needle.count
-        while i <= last {
-            if self[i] == first, self[i..<(i + needle.count)].elementsEqual(needle) { return true }
-            i += 1
-        }
-        return false
     }
 }
