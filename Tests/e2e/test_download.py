@@ -60,8 +60,10 @@ def test_add_by_http_url(qbtd_factory, seeder):
         s = q.session()
         r = s.post(q.url("torrents/add"), data={"urls": server.url, "stopped": "true"})
         assert (r.status_code, r.text) == (200, "Ok.")
-        t = torrent(s, q, seeder.id)
-        assert t is not None and t["has_metadata"] and t["state"] == "stoppedDL"
+        # Stopped from the add on; its status may show checkingResumeData for a moment first (as qBittorrent's).
+        t = wait_for(lambda: (lambda x: x if x and x["state"] != "checkingResumeData" else None)(torrent(s, q, seeder.id)),
+                     10, what="the added torrent's first state")
+        assert t["has_metadata"] and t["state"] == "stoppedDL", t
     finally:
         server.stop()
 
