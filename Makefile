@@ -4,7 +4,7 @@ APT_RUN  := libtorrent-rasterbar-dev libsqlite3-dev libssl-dev libmpg123-dev lib
 # qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates; ffmpeg
 # makes and plays test media; lame encodes the test MP3s; systemd checks the service unit (systemd-analyze);
 # nginx-light runs the reverse-proxy recipes of contrib/nginx; prometheus scrapes /metrics.
-APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus
+APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus chromium chromium-driver
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 
@@ -98,6 +98,10 @@ install: deps-run
 	install -D -m 644 contrib/completions/qbt.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/qbt
 	install -D -m 644 contrib/completions/_qbt $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_qbt
 	install -D -m 644 contrib/completions/qbt.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/qbt.fish
+	# qbtd's web interface, where the binary looks for it (<prefix>/share/qbtd/www beside <prefix>/bin/qbtd).
+	rm -rf $(DESTDIR)$(PREFIX)/share/qbtd/www
+	install -d $(DESTDIR)$(PREFIX)/share/qbtd
+	cp -R Sources/WebUI/www $(DESTDIR)$(PREFIX)/share/qbtd/www
 
 clean:
 	rm -rf .build $(VENV)

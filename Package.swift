@@ -78,10 +78,18 @@ let package = Package(
                 .product(name: "HashTreeCollections", package: "swift-collections"),
             ]
         ),
+        // The WebUI files: qbtd's own interface (plain HTML, CSS and JavaScript modules in `www`) or an alternative
+        // WebUI folder, served by qBittorrent's rules.
+        .target(
+            name: "WebUI",
+            dependencies: ["WebAPI", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "NIOPosix", package: "swift-nio")],
+            resources: [.copy("www")]
+        ),
         .target(
             name: "QBTServer",
             dependencies: [
-                "WebAPI", "QBTCore", "RSS", "Uploads", "Music", "Tunnel", .product(name: "Hummingbird", package: "hummingbird"),
+                "WebAPI", "WebUI", "QBTCore", "RSS", "Uploads", "Music", "Tunnel", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -117,7 +125,7 @@ let package = Package(
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store", "TorrentEngine", "EngineTestSupport",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "FormData", "QBTServer", "ServerTestSupport", "QBTCore", "Store",
+        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "WebUI", "FormData", "QBTServer", "ServerTestSupport", "QBTCore", "Store",
                                                        "TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "SearchTests", dependencies: ["Search"]),
         .testTarget(name: "RSSTests", dependencies: ["RSS", "QBTCore", "Store", "EngineTestSupport"]),

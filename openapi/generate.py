@@ -106,7 +106,11 @@ REPLIES = {"torrents/saveMetadata": "binary", "torrents/add": "text", "torrents/
 
 # Routes outside /api/v2/<group>/<action>: summary, answers (status → description) and JSON schema of the 200/201.
 OTHER_ROUTES = {
-    "/": ("qBittorrent serves its web UI here; qbtd a line of text (qbittorrent-api probes it with HEAD)", {"200": "text"}, None),
+    "/": ("The web interface: qbtd's own, or the alternative WebUI folder (alternative_webui_*, --webui-dir); qbittorrent-api probes it with HEAD",
+          {"200": "index.html", "401": "cross-site or bad Host", "500": "an alternative UI's index.html is not a regular file"}, None),
+    "/**": ("The web interface's files, by qBittorrent's rules: public/ without a session, private/ then public/ with one",
+            {"200": "the file", "304": "unchanged (qbtd's own files, ETag)", "400": "a . or .. segment, or a backslash", "404": "no such file",
+             "500": "an alternative UI's file is not a regular file, lies behind a symlinked folder or a symlink out of the folder"}, None),
     "/metrics": ("Prometheus metrics (the session or a reading API key; --metrics-listen serves it without auth)",
                  {"200": "text/plain; version=0.0.4", "401": "cross-site or bad Host", "403": "no session or key, or a key whose scope does not read"}, None),
     "/stream/{token}": ("A stream's bytes, with Range; the token is the credential", {"200": "the whole file", "206": "a range", "404": "no such stream", "416": "the range lies outside the file"}, None),
@@ -119,6 +123,8 @@ OTHER_ROUTES = {
     "/api/v2/tus/{id}": ("tus 1.0.0: HEAD (offset), PATCH (append), DELETE (terminate)",
                          {"200": "HEAD", "204": "PATCH/DELETE/OPTIONS", "403": "no session or key in scope", "404": "no such upload", "409": "Upload-Offset mismatch", "412": "Tus-Resumable", "460": "checksum mismatch"}, None),
     "/music/auth": ("The library's identity and version (Bearer key or ?api_key=)", {"200": "json", "401": "no key", "403": "a key whose scope is not music"}, ref("MusicAuth")),
+    "/music/library": ("The library as JSON for a browser: artists, albums, tracks (a key, or the WebUI session)",
+                       {"200": "json", "401": "no key or session", "403": "scope"}, None),
     "/music/db": ("The library database (SQLite), If-None-Match → 304", {"200": "application/vnd.sqlite3", "304": "unchanged", "401": "no key", "403": "scope"}, None),
     "/music/tracks/{id}/stream.m3u8": ("A track's HLS playlist", {"200": "application/vnd.apple.mpegurl", "401": "no key", "404": "no such track", "422": "not an MP3"}, None),
     "/music/tracks/{id}/segments/{segment}": ("One HLS segment", {"200": "audio/mpeg", "401": "no key", "404": "no such segment"}, None),
@@ -324,7 +330,8 @@ def other_operation(path, method, profiles):
         if status in ("200", "201") and schema is not None and method in ("get", "post"):
             response["content"] = {"application/json": {"schema": schema}}
         responses[status] = response
-    op = {"operationId": f"{method}_{re.sub(r'[^A-Za-z0-9]+', '_', path).strip('_') or 'root'}", "summary": summary,
+    slug = "webui_files" if path == "/**" else re.sub(r'[^A-Za-z0-9]+', '_', path).strip('_') or 'root'
+    op = {"operationId": f"{method}_{slug}", "summary": summary,
           "tags": ["qbtd"], "responses": responses}
     params = re.findall(r"{(\w+)}", path)
     if params:

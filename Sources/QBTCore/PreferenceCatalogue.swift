@@ -41,6 +41,8 @@ public struct PreferenceEntry: Sendable {
         case speedSchedule
         /// `WebSecurityPolicy(_:)`, rebuilt after every `app/setPreferences`.
         case webSecurity
+        /// `WebUIFiles`: which folder `/` serves, qbtd's own interface or an alternative one (`WebGate.webUIRoot`).
+        case webUIFiles
         /// `WebHTTPS`: the WebUI's TLS, switched per connection (qBittorrent restarts its web server).
         case webServer
         /// `Credentials`: the WebUI login.
@@ -323,8 +325,8 @@ public enum PreferenceCatalogue {
         .init("web_ui_session_timeout", .int(3600), .all, .applied(.webSecurity)),
         .init("web_ui_api_key", .string(""), [.v5_2], .fixed(Reason.apiKeyHashed)),  // 5.2; read-only in qBittorrent too
         // MARK: WebUI: alternative WebUI
-        .init("alternative_webui_enabled", .bool(false), .all, .fixed(Reason.noWebUIFiles)),
-        .init("alternative_webui_path", .string(""), .all, .inert(Reason.webUIFilesOff)),
+        .init("alternative_webui_enabled", .bool(false), .all, .applied(.webUIFiles)),
+        .init("alternative_webui_path", .string(""), .all, .applied(.webUIFiles)),
         // MARK: WebUI: security
         .init("web_ui_clickjacking_protection_enabled", .bool(true), .all, .applied(.webSecurity)),
         .init("web_ui_csrf_protection_enabled", .bool(true), .all, .applied(.webSecurity)),
@@ -464,7 +466,6 @@ public enum PreferenceCatalogue {
         static let webUIFromCommandLine = "the WebUI address and port come from --host and --port; a change needs a restart"
         static let noWebUIUPnP = "qbtd does not forward its WebUI port"
         static let apiKeyHashed = "qbtd keeps only a hash of the API key; app/rotateAPIKey shows a new one"
-        static let noWebUIFiles = "qbtd serves no WebUI files"
         static let noDynDNS = "qbtd has no dynamic DNS updater"
         static let sqliteResume = "qbtd always keeps resume data in its SQLite database"
         static let deleteOutright = "qbtd deletes content outright; it has no trash"
@@ -484,7 +485,6 @@ public enum PreferenceCatalogue {
         static let sslListenOff = "qbtd opens no SSL listen port for torrents (ssl_enabled is always false)"
         static let i2pOff = "qbtd does not connect to I2P (i2p_enabled is always false)"
         static let i2pTunnels = "libtorrent 2.0.8, which qbtd uses, has no I2P tunnel settings (2.0.9 added them)"
-        static let webUIFilesOff = "qbtd serves no WebUI files (alternative_webui_enabled is always false)"
         static let dynDNSOff = "qbtd has no dynamic DNS updater"
         static let windowsOnly = "Windows only; qBittorrent ignores it on Linux too"
         static let windowsMacOnly = "Windows and macOS only"

@@ -14,6 +14,7 @@ import TorrentEngine
 import Tunnel
 import Uploads
 import WebAPI
+import WebUI
 
 /// What a running server is made of, so `main` and the tests can reach its parts.
 public struct ServerParts: Sendable {
@@ -43,7 +44,7 @@ public func buildApplication(
     let settings = try await ServerSettings(store: store, paths: paths, overrides: config.overrides)
     // The WebUI's security and TLS first: bad --https-cert/--https-key files stop qbtd before the engine starts.
     let policy = WebSecurityPolicy(await settings.values)
-    let gate = WebGate(policy)
+    let gate = WebGate(policy, webUIDirectory: config.webUIDirectory)
     let webTLS = WebTLS()
     let https = WebHTTPS(tls: webTLS, gate: gate, log: config.eventLog, commandLine: config.https)
     try await https.start(preferences: await settings.values)
@@ -92,7 +93,15 @@ public func buildApplication(
                                  logger: logger) { message, warning in log.add(message, kind: warning ? .warning : .info) }
     }
     let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))",
-                                  tunnelURL: { await tunnel?.publicURL })
+                                  tunnelURL: { await tunnel?.publicURL }) { request in
+        // qbtd's web interface plays music with its session: same-site requests only, as the WebAPI's CSRF rule.
+        guard let sid = APIRouter.sessionID(in: request) else { return false }
+        if gate.policy.csrfProtection, WebGate.isCrossSite(origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
+                                                           host: request.head.authority, forwardedHost: request.headers[.init("X-Forwarded-Host")!]) {
+            return false
+        }
+        return await sessions.touch(sid) != nil
+    }
 
     let routeList = RouteList()
     // torrents/info and sync/maindata share one set of encoded rows.
@@ -117,10 +126,13 @@ public func buildApplication(
     let router = Router(context: QBTRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(known: Set(api.routes.map { "\($0.group)/\($0.action)" })))
     router.add(middleware: SecurityHeadersMiddleware(gate: gate))
-    // qbittorrent-api probes the scheme with `HEAD /`; qBittorrent serves its WebUI there.
-    router.on("/", method: .get) { _, _ in "qbtd: a qBittorrent-compatible torrent server. API under /api/v2/\n" }
-    router.on("/", method: .head) { _, _ in Response(status: .ok) }
     api.addRoutes(to: router)
+    // `/` and every other path: qbtd's own interface or an alternative WebUI (qbittorrent-api probes `HEAD /`).
+    WebUIRoutes(api: api, gate: gate, builtIn: BuiltInWebUI.folder()) {
+        _ = try? await service.applyPreferences(["alternative_webui_enabled": .bool(false)])
+        gate.update(WebSecurityPolicy(await settings.values))
+        config.eventLog.add("The alternative WebUI's index.html cannot be served: alternative_webui_enabled is now false", kind: .warning)
+    }.addRoutes(to: router)
     let metrics = MetricsRoutes(metrics: ServerMetrics(registry: config.metricsRegistry ?? PrometheusCollectorRegistry(), service: service,
                                                        streams: streams, search: search, uploads: uploadBoard))
     metrics.addRoutes(to: router, api: api)

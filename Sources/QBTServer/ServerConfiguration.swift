@@ -64,6 +64,8 @@ public struct ServerConfiguration: Sendable {
     public var apiKeyScope: APIKeyScope = .full
     /// `--https-cert`/`--https-key`: serve HTTPS with these PEM files, whatever `use_https` says.
     public var https: HTTPSFiles?
+    /// `--webui-dir`: an alternative WebUI folder to serve at `/`, whatever `alternative_webui_*` say.
+    public var webUIDirectory: String?
     /// Which qBittorrent release qbtd presents itself as.
     public var profile: Identity.Profile = .v5_1
     /// The execution log behind `log/main`; `main` also feeds it from the logger.

@@ -117,12 +117,12 @@ public struct APIRouter: Sendable {
     }
 
     /// qBittorrent's order: CSRF and Host checks, then who the caller is (not yet whether that is enough).
-    func check(_ request: Request, _ context: QBTRequestContext) async throws -> Check {
+    func check(_ request: Request, _ context: QBTRequestContext, csrf: Bool = true) async throws -> Check {
         let localPort = context.localAddress?.port ?? 0
         let clientIP = gate.clientIP(socketIP: context.socketIP, forwardedFor: request.headers[.init("X-Forwarded-For")!])
         let policy = gate.policy
         let bearer = Self.credential(request, scheme: "Bearer")
-        if bearer == nil, policy.csrfProtection, WebGate.isCrossSite(
+        if csrf, bearer == nil, policy.csrfProtection, WebGate.isCrossSite(
             origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
             host: request.head.authority,
             forwardedHost: request.headers[.init("X-Forwarded-Host")!]) {
@@ -186,6 +186,18 @@ public struct APIRouter: Sendable {
         }
     }
 
+    /// Who asks for a WebUI file, after the same CSRF (skipped for the web root, as in qBittorrent) and Host checks:
+    /// nil when refused (401), else whether the caller has a session; `finish` adds the cookie of a session made on
+    /// this request (an auth bypass).
+    public func webUIVisitor(_ request: Request, _ context: QBTRequestContext, webRoot: Bool) async
+        -> (session: Bool, finish: @Sendable (inout Response) -> Void)? {
+        guard case .passed(let caller, let auth)? = try? await check(request, context, csrf: !webRoot) else { return nil }
+        let cookie: String? = if case .fresh(let id, _) = auth { sessionCookie(id, caller) } else { nil }
+        return (caller.sync != nil, { response in
+            if let cookie { response.headers.append(HTTPField(name: .setCookie, value: cookie)) }
+        })
+    }
+
     /// The refusal of a key whose scope does not reach the route.
     public static func outOfScope(_ scope: APIKeyScope) -> String {
         "Forbidden: this API key's scope is \(scope.rawValue), which reaches \(scope.reach)"
@@ -239,8 +251,10 @@ public struct APIRouter: Sendable {
         return value.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
     }
 
+    func sessionCookie(_ request: Request) -> String? { Self.sessionID(in: request) }
+
     /// Either dialect's cookie: `SID` (≤5.1) or `QBT_SID_<port>` (5.2).
-    func sessionCookie(_ request: Request) -> String? {
+    public static func sessionID(in request: Request) -> String? {
         for header in request.headers[values: .cookie] {
             for item in header.split(separator: ";") {
                 let kv = item.split(separator: "=", maxSplits: 1)
@@ -317,6 +331,10 @@ public struct APIRouter: Sendable {
     }
 }
 
+/// qBittorrent's content policy for its own UI, plus what qbtd's players need: media from `blob:` URLs (Media Source
+/// Extensions).
+let builtInContentSecurityPolicy = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'; object-src 'none'; form-action 'self'; frame-src 'self' blob:; media-src 'self' blob:;"
+
 /// The headers qBittorrent puts on every answer; clickjacking protection follows the preference.
 public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     let gate: WebGate
@@ -329,10 +347,17 @@ public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlewa
         response.headers[.init("X-XSS-Protection")!] = "1; mode=block"
         response.headers[.init("X-Content-Type-Options")!] = "nosniff"
         if clickjacking { response.headers[.init("X-Frame-Options")!] = "SAMEORIGIN" }
-        response.headers[.init("Referrer-Policy")!] = "same-origin"
-        response.headers[.init("Cross-Origin-Opener-Policy")!] = "same-origin"
-        response.headers[.contentSecurityPolicy] = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'; object-src 'none'; form-action 'self'; frame-src 'self' blob:;"
+        // An alternative WebUI gets no opener, referrer or content policy of qBittorrent's own UI (as in qBittorrent):
+        // it may load what it likes.
+        let alternative = gate.alternativeWebUI != nil
+        if !alternative {
+            response.headers[.init("Referrer-Policy")!] = "same-origin"
+            response.headers[.init("Cross-Origin-Opener-Policy")!] = "same-origin"
+        }
+        let policyText = (alternative ? "" : builtInContentSecurityPolicy)
             + (clickjacking ? " frame-ancestors 'self';" : "") + (https ? " upgrade-insecure-requests;" : "")
+        let trimmed = policyText.trimmingCharacters(in: .whitespaces)
+        if !trimmed.isEmpty { response.headers[.contentSecurityPolicy] = trimmed }
         if https, let hsts = policy.hsts { response.headers[.strictTransportSecurity] = hsts }
         for header in policy.customHeaders {
             if let name = HTTPField.Name(header.name) { response.headers[name] = header.value }

@@ -7,7 +7,7 @@ import NIOCore
 import QBTCore
 
 /// `/music/*`: the MP3 library as HLS for remote players. Every route takes `Authorization: Bearer <key>` or
-/// `?api_key=` (for players that cannot set headers); errors are JSON.
+/// `?api_key=` (for players that cannot set headers), or the WebUI's session (qbtd's web interface); errors are JSON.
 public struct MusicRoutes: Sendable {
     let library: MusicLibrary
     let host: MusicHost
@@ -18,10 +18,14 @@ public struct MusicRoutes: Sendable {
 
     /// The tunnel's public address while there is one (`--tunnel`).
     let tunnelURL: @Sendable () async -> String?
+    /// Whether the request carries a live WebUI session (same-site); without it only keys are taken.
+    let webSession: @Sendable (Request) async -> Bool
 
     public init(library: MusicLibrary, host: MusicHost, keys: APIKeyRing, appVersion: String,
-                tunnelURL: @escaping @Sendable () async -> String? = { nil }) {
+                tunnelURL: @escaping @Sendable () async -> String? = { nil },
+                webSession: @escaping @Sendable (Request) async -> Bool = { _ in false }) {
         self.tunnelURL = tunnelURL
+        self.webSession = webSession
         self.library = library
         self.host = host
         self.keys = keys
@@ -37,6 +41,15 @@ public struct MusicRoutes: Sendable {
                     "encrypted": .bool(library.configuration.encrypt),
                     "tunnelUrl": await tunnelURL().map { .string($0) } ?? .null,
                 ]))
+            }
+        }
+        // The library as JSON, for a browser (qbtd's web interface lists it; SQLite would need a WASM build of it).
+        router.get("/music/library") { request, _ in
+            await guarded(request) { _ in
+                let listing = try await library.listing()
+                return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-cache",
+                                                       .eTag: "\"\(listing.version)\""],
+                                body: .init(byteBuffer: ByteBuffer(bytes: MusicListingJSON.encode(listing, encrypted: library.configuration.encrypt))))
             }
         }
         router.get("/music/db") { request, _ in
@@ -107,8 +120,10 @@ public struct MusicRoutes: Sendable {
     /// Whether the request carries a live API key whose scope reaches `/music`, in the header or (for players
     /// without headers) the query.
     func admission(_ request: Request) async -> Admission {
-        guard let key = APIRouter.credential(request, scheme: "Bearer") ?? request.uri.queryParameters["api_key"].map(String.init),
-              let record = await keys.verify(key) else { return .noKey }
+        guard let key = APIRouter.credential(request, scheme: "Bearer") ?? request.uri.queryParameters["api_key"].map(String.init) else {
+            return await webSession(request) ? .admitted : .noKey
+        }
+        guard let record = await keys.verify(key) else { return .noKey }
         return record.keyScope.permits(.music) ? .admitted : .outOfScope(record.keyScope)
     }
 

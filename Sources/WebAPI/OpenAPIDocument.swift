@@ -674,20 +674,67 @@ paths:
   /:
     get:
       operationId: get_root
-      summary: qBittorrent serves its web UI here; qbtd a line of text (qbittorrent-api probes it with HEAD)
+      summary: 'The web interface: qbtd''s own, or the alternative WebUI folder (alternative_webui_*, --webui-dir); qbittorrent-api
+        probes it with HEAD'
       tags:
       - qbtd
       responses:
         '200':
-          description: text
+          description: index.html
+        '401':
+          description: cross-site or bad Host
+        '500':
+          description: an alternative UI's index.html is not a regular file
     head:
       operationId: head_root
-      summary: qBittorrent serves its web UI here; qbtd a line of text (qbittorrent-api probes it with HEAD)
+      summary: 'The web interface: qbtd''s own, or the alternative WebUI folder (alternative_webui_*, --webui-dir); qbittorrent-api
+        probes it with HEAD'
       tags:
       - qbtd
       responses:
         '200':
-          description: text
+          description: index.html
+        '401':
+          description: cross-site or bad Host
+        '500':
+          description: an alternative UI's index.html is not a regular file
+  /**:
+    get:
+      operationId: get_webui_files
+      summary: 'The web interface''s files, by qBittorrent''s rules: public/ without a session, private/ then public/ with
+        one'
+      tags:
+      - qbtd
+      responses:
+        '200':
+          description: the file
+        '304':
+          description: unchanged (qbtd's own files, ETag)
+        '400':
+          description: a . or .. segment, or a backslash
+        '404':
+          description: no such file
+        '500':
+          description: an alternative UI's file is not a regular file, lies behind a symlinked folder or a symlink out of
+            the folder
+    head:
+      operationId: head_webui_files
+      summary: 'The web interface''s files, by qBittorrent''s rules: public/ without a session, private/ then public/ with
+        one'
+      tags:
+      - qbtd
+      responses:
+        '200':
+          description: the file
+        '304':
+          description: unchanged (qbtd's own files, ETag)
+        '400':
+          description: a . or .. segment, or a backslash
+        '404':
+          description: no such file
+        '500':
+          description: an alternative UI's file is not a regular file, lies behind a symlinked folder or a symlink out of
+            the folder
   /api/v2/app/buildInfo:
     get:
       operationId: get_app_buildInfo
@@ -9688,6 +9735,19 @@ paths:
           description: unchanged
         '401':
           description: no key
+        '403':
+          description: scope
+  /music/library:
+    get:
+      operationId: get_music_library
+      summary: 'The library as JSON for a browser: artists, albums, tracks (a key, or the WebUI session)'
+      tags:
+      - qbtd
+      responses:
+        '200':
+          description: json
+        '401':
+          description: no key or session
         '403':
           description: scope
   /music/tracks/{id}/key:

@@ -20,6 +20,8 @@ public struct WebSecurityPolicy: Sendable, Equatable {
     public var customHeaders: [HeaderLine] = []
     /// qbtd's `web_ui_hsts_*`: `Strict-Transport-Security` over HTTPS; nil when off.
     public var hsts: String?
+    /// `alternative_webui_enabled` + `alternative_webui_path`: the folder `/` serves instead of qbtd's own interface.
+    public var alternativeWebUI: String?
 
     public init() {}
 
@@ -46,6 +48,9 @@ public struct WebSecurityPolicy: Sendable, Equatable {
         if p["web_ui_hsts_enabled"]?.boolValue ?? false {
             let age = max(0, p["web_ui_hsts_max_age"]?.intValue ?? 31_536_000)
             hsts = "max-age=\(age)" + (p["web_ui_hsts_include_subdomains"]?.boolValue ?? false ? "; includeSubDomains" : "")
+        }
+        if p["alternative_webui_enabled"]?.boolValue ?? false, let path = p["alternative_webui_path"]?.stringValue, !path.isEmpty {
+            alternativeWebUI = path
         }
     }
 
@@ -128,8 +133,15 @@ public struct Subnet: Sendable, Equatable {
 public final class WebGate: Sendable {
     private let state: Mutex<WebSecurityPolicy>
     private let httpsState = Mutex(false)
-    public init(_ policy: WebSecurityPolicy) { state = Mutex(policy) }
+    /// `--webui-dir`: an alternative WebUI folder that wins over the preferences.
+    public let webUIDirectory: String?
+    public init(_ policy: WebSecurityPolicy, webUIDirectory: String? = nil) {
+        state = Mutex(policy)
+        self.webUIDirectory = webUIDirectory
+    }
     public var policy: WebSecurityPolicy { state.withLock { $0 } }
+    /// The alternative WebUI folder in use, if any: `--webui-dir`, else the preferences'.
+    public var alternativeWebUI: String? { webUIDirectory ?? policy.alternativeWebUI }
     public func update(_ policy: WebSecurityPolicy) { state.withLock { $0 = policy } }
     /// qBittorrent's `m_isHttpsEnabled`: the server serves HTTPS (set by the TLS switch).
     public var https: Bool { httpsState.withLock { $0 } }

@@ -122,6 +122,9 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "The PEM private key of --https-cert. [QBTD_HTTPS_KEY]")
     var httpsKey: String?
 
+    @Option(help: "Serve this alternative WebUI folder (public/ and private/, as qBittorrent's; VueTorrent's release folder, say) at / instead of qbtd's own interface. Wins over the alternative_webui_* preferences. [QBTD_WEBUI_DIR]")
+    var webuiDir: String?
+
     func run() async throws {
         if let count = encodeBenchmark {
             print(try await EncodingBenchmark.run(torrents: count))
@@ -217,6 +220,14 @@ struct QBTD: AsyncParsableCommand {
         case (nil, nil): break
         case (let certificate?, let key?): config.https = HTTPSFiles(certificate: certificate, key: key)
         default: throw ValidationError("--https-cert and --https-key go together (QBTD_HTTPS_CERT, QBTD_HTTPS_KEY)")
+        }
+
+        if let folder = webuiDir ?? env["QBTD_WEBUI_DIR"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ValidationError("--webui-dir: \(folder) is not a folder (it should hold public/index.html)")
+            }
+            config.webUIDirectory = URL(fileURLWithPath: folder).standardizedFileURL.path
         }
 
         let profileName = profile ?? env["QBTD_PROFILE"] ?? "5.1"

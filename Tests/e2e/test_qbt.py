@@ -279,6 +279,19 @@ def test_make_install_puts_binaries_and_completions_in_place(tmp_path):
                 "share/fish/vendor_completions.d/qbt.fish"):
         assert (tmp_path / "usr" / rel).is_file(), rel
     assert os.access(tmp_path / "usr" / "bin" / "qbt", os.X_OK)
+    # The web interface goes to <prefix>/share/qbtd/www, where the installed binary finds it.
+    assert (tmp_path / "usr" / "share" / "qbtd" / "www" / "public" / "index.html").is_file()
+    from conftest import Qbtd
+    import conftest
+    (tmp_path / "data").mkdir()
+    installed = Qbtd(tmp_path / "data")
+    saved, conftest.QBTD = conftest.QBTD, str(tmp_path / "usr" / "bin" / "qbtd")
+    try:
+        installed.start()
+        assert 'id="login-form"' in requests.get(installed.base + "/").text
+    finally:
+        conftest.QBTD = saved
+        installed.stop()
 
 
 def test_qbt_upload_resumes_and_seeds(qbtd_factory, tmp_path):
