@@ -43,6 +43,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -118,6 +119,9 @@ struct qbt_session {
     std::unordered_map<std::string, lt::torrent_handle> handles;
 
     explicit qbt_session(lt::session_params params) : session(std::move(params)) {}
+
+    // State-update alerts drained so far: a poster waits until it passes the count of its own posts.
+    std::atomic<uint64_t> state_updates_seen{0};
 
     // The latest session counters, written by the drain, read by API calls.
     std::mutex counters_mutex;
@@ -401,6 +405,8 @@ void qbt_get_status_many(qbt_session *session, const char *const *ids, size_t co
     }
 }
 
+uint64_t qbt_state_updates_seen(qbt_session *session) { return session->state_updates_seen.load(std::memory_order_relaxed); }
+
 void qbt_post_torrent_updates(qbt_session *session) {
     try {
         session->session.post_torrent_updates(lt::torrent_handle::query_name | lt::torrent_handle::query_save_path |
@@ -559,6 +565,7 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn 
                 continue;
             case lt::state_update_alert::alert_type:
                 for (const auto &st : static_cast<lt::state_update_alert *>(alert)->status) report_status(st, status_fn, context);
+                session->state_updates_seen.fetch_add(1, std::memory_order_relaxed);
                 continue;
             default: continue;
             }

@@ -165,7 +165,7 @@ extension TorrentService {
 
     public func transfer() async -> Transfer {
         var t = Transfer()
-        let board = currentBoard()
+        let board = await freshBoard()
         t.downloadSpeed = board.downloadRate
         t.uploadSpeed = board.uploadRate
         t.downloadedSession = board.sessionDownload

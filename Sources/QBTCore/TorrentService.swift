@@ -463,6 +463,19 @@ public actor TorrentService {
         return view(stored, status)
     }
 
+    /// What an API reader gets: the board after the engine made sure its statuses are at most about a second old
+    /// (the engine refreshes every second only while someone reads).
+    public func freshBoard() async -> TorrentBoard {
+        await engine.freshen()
+        return currentBoard()
+    }
+
+    /// One torrent as an API reader gets it (see `freshBoard`).
+    public func freshView(_ id: TorrentID) async -> TorrentView? {
+        await engine.freshen()
+        return view(id)
+    }
+
     /// The board as of now, made again only when the engine published or a record changed. When only statuses
     /// changed, only the torrents the engine's change log names are looked at; after a record change, every entry is
     /// checked and only the ones whose inputs differ are made again. Unchanged entries are the previous board's objects.

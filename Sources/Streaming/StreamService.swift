@@ -323,6 +323,7 @@ public actor StreamService {
     public var counts: (streams: Int, readers: Int) { (streams.count, streams.values.reduce(0) { $0 + $1.readers.count }) }
 
     public func list() async -> [Report] {
+        await engine.freshen()
         var out: [Report] = []
         for stream in streams.values.sorted(by: { $0.id < $1.id }) {
             let status = try? engine.status(stream.torrentID)
@@ -437,6 +438,7 @@ public actor StreamService {
     /// high-priority prefetch of twice that. Called when a reader enters another piece.
     func reschedule(_ id: TorrentID) async {
         let active = streams.values.filter { $0.torrentID == id && !$0.readers.isEmpty }
+        engine.noteDemand()  // the window follows the measured rate: keep it measured every second while readers read
         let status = try? engine.status(id)
         let measured = status?.downloadRate ?? 0
         let lonely = status.map { $0.numPeers == 0 } ?? false

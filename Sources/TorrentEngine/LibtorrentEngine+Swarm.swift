@@ -263,6 +263,7 @@ extension LibtorrentEngine {
         guard !closed else { return }
         qbt_post_session_stats(sessionRaw)
         qbt_post_torrent_updates(sessionRaw)
+        lastPost = .now
     }
 
     /// The counters the last session-stats alert brought.

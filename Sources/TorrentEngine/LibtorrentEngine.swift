@@ -6,8 +6,9 @@ import Synchronization
 /// The one owner of the libtorrent session, run on a thread of its own (`EngineThread`): commands are posted to
 /// it, never run on the cooperative pool. Alerts are drained as soon as libtorrent signals them (no polling),
 /// fanned out to subscribers, and fast-resume data goes to `onResumeData` before anyone is told it was saved.
-/// Statuses are published as a snapshot: every second from libtorrent's state-update alert (which lists only
-/// the torrents that changed), and at once for the torrents an event or a command touched.
+/// Statuses are published as a snapshot: from libtorrent's state-update alert (which lists only the torrents that
+/// changed) every second while someone reads them and every fifth second otherwise, at once when a reader finds the
+/// snapshot older than a second (`freshen`), and at once for the torrents an event or a command touched.
 public actor LibtorrentEngine: TorrentEngine {
     /// Takes every fast-resume answer one drain brought, so they are stored in one transaction.
     public typealias ResumeDataHandler = @Sendable ([(id: TorrentID, data: [UInt8])]) async -> Void
@@ -32,6 +33,11 @@ public actor LibtorrentEngine: TorrentEngine {
     private var nextAddBatch = 0
     private let background = BackgroundTasks()
     private(set) var closed = false
+    /// The refresh on demand (`LibtorrentEngine+Refresh`): when the last state-update post was made, readers waiting
+    /// for the answer to one (by the count of state updates drained that answers it), and when a reader last asked.
+    var lastPost = ContinuousClock.now
+    var freshWaiters: [(post: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    nonisolated let lastDemand = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Every call into libtorrent checks this first: after `shutdown` the session is gone.
     @discardableResult
@@ -74,13 +80,13 @@ public actor LibtorrentEngine: TorrentEngine {
                 await self?.saveResumeData(onlyIfModified: true)
             }
         }
-        // Fresh session counters and the statuses that changed, each second, as qBittorrent's refresh timer; every
-        // fifth second while the session is idle (every torrent paused, no peer), when nothing changes between
-        // events (which publish at once anyway).
+        // Fresh session counters and the statuses that changed: each second while a reader asked in the last few
+        // seconds (qBittorrent's refresh timer), every fifth second otherwise, when no one would see them (share
+        // limits and resume saves need no more). A reader after a quiet spell gets a fresh answer (`freshen`).
         let stats = Task { [weak self] in
             var second = 0
             while !Task.isCancelled {
-                if second % 5 == 0 || self?.snapshot.isIdle == false { await self?.postUpdates() }
+                if second % 5 == 0 || self?.demandedRecently == true { await self?.postUpdates() }
                 second += 1
                 try? await Task.sleep(for: .seconds(1))
             }
@@ -286,6 +292,7 @@ public actor LibtorrentEngine: TorrentEngine {
         pieceReads = [:]
         pendingAdds = [:]
         finish(batches: Array(addBatches.keys))
+        expireFreshWaiters(upTo: .max)
     }
 
     // MARK: the alert drain
@@ -349,6 +356,7 @@ public actor LibtorrentEngine: TorrentEngine {
         for status in session.statuses(removed) { statuses.append(status); removed.remove(status.id) }
         publisher.publish(statuses.filter { !removed.contains($0.id) }, removed: Array(removed), counters: readCounters())
         publisher.resumeSaved(saved)
+        answerFreshWaiters()
         // Handed out after the snapshot they change is published: a subscriber reading it sees their effect.
         hub.yield(events)
         finish(batches: completed)

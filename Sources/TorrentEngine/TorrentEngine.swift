@@ -58,8 +58,13 @@ public struct AddedTorrent: Sendable, Equatable {
 /// real one (libtorrent on a thread of its own); `MemoryEngine` keeps torrents in memory for tests that need
 /// no swarm. Readers take `snapshot` (no call into the engine); everything else is a command posted to it.
 public protocol TorrentEngine: Actor {
-    /// The statuses and counters last published (about once a second, and at once after events and commands).
+    /// The statuses and counters last published (about once a second while read, and at once after events and
+    /// commands).
     nonisolated var snapshot: EngineSnapshot { get }
+    /// Returns when `snapshot` is at most about a second old (API readers call it first).
+    func freshen() async
+    /// Someone reads statuses without going through `freshen` (a stream's rate): keep them coming every second.
+    nonisolated func noteDemand()
     /// Every event from now on, in order. The stream ends when the engine shuts down.
     func events() -> AsyncStream<EngineEvent>
     func apply(_ settings: EngineSettings) throws

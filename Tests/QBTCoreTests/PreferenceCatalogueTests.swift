@@ -340,6 +340,7 @@ final class PreferenceCatalogueTests: XCTestCase {
         "torrent_content_layout",  // a magnet takes its layout when the metadata arrives: ContentLayoutTests
         "web_ui_secure_cookie_enabled", "web_ui_use_custom_http_headers_enabled", "web_ui_custom_http_headers",
         "web_ui_hsts_enabled", "web_ui_hsts_max_age", "web_ui_hsts_include_subdomains",  // WebSecurityPolicyTests
+        "alternative_webui_enabled", "alternative_webui_path",  // WebSecurityPolicyTests; e2e: test_webui_files.py
         "use_https", "web_ui_https_cert_path", "web_ui_https_key_path",  // e2e: test_https.py
         "autorun_enabled", "autorun_program", "autorun_on_torrent_added_enabled",  // e2e: test_automation.py
         "autorun_on_torrent_added_program", "scan_dirs", "export_dir", "export_dir_fin", "add_trackers_enabled",

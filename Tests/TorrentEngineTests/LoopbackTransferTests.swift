@@ -99,6 +99,9 @@ final class LoopbackTransferTests: XCTestCase {
         // An idle session publishes nothing new.
         try await seeder.pause(id)
         try await Task.sleep(for: .milliseconds(1500))
+        // No reader asked for a while, so statuses come every fifth second: a reader's freshen brings them now.
+        await seeder.freshen()
+        try await Task.sleep(for: .milliseconds(300))
         let before = seeder.snapshot.generation
         try await Task.sleep(for: .milliseconds(2500))
         XCTAssertEqual(seeder.snapshot.generation, before, "a stopped torrent and an idle session changed the snapshot")

@@ -40,6 +40,18 @@ final class WebSecurityPolicyTests: XCTestCase {
         XCTAssertEqual(base, WebSecurityPolicy(defaults))
     }
 
+    func testAlternativeWebUIFollowsBothKeysAndTheFlagWins() {
+        var values = defaults
+        XCTAssertNil(WebSecurityPolicy(values).alternativeWebUI)
+        values["alternative_webui_path"] = .string("/srv/vuetorrent")
+        XCTAssertNil(WebSecurityPolicy(values).alternativeWebUI, "a path alone does not turn it on")
+        values["alternative_webui_enabled"] = .bool(true)
+        XCTAssertEqual(WebSecurityPolicy(values).alternativeWebUI, "/srv/vuetorrent")
+        values["alternative_webui_path"] = .string("")
+        XCTAssertNil(WebSecurityPolicy(values).alternativeWebUI, "on without a folder serves qbtd's own interface")
+        XCTAssertEqual(WebGate(WebSecurityPolicy(values), webUIDirectory: "/opt/ui").alternativeWebUI, "/opt/ui")
+    }
+
     func testCustomHeaderLines() {
         let parsed = WebSecurityPolicy.headerLines("  X-One: 1\nbroken line\nX-Two:  two words \n\nBad Name: x\nX-Empty:")
         XCTAssertEqual(parsed.headers.map(\.name), ["X-One", "X-Two", "X-Empty"])

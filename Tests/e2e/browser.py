@@ -30,6 +30,9 @@ def open_browser(size=DESKTOP):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    if size[0] < 500:  # headless chromium keeps windows at least 500 px wide: emulate the phone's viewport
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": True})
     driver.set_page_load_timeout(30)
     driver.set_script_timeout(60)
     return driver

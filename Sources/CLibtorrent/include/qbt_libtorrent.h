@@ -93,6 +93,8 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn 
 /// Asks libtorrent for the status of every torrent that changed since the last call (post_torrent_updates);
 /// the answer arrives through qbt_session_pop_events' status callback. Unchanged torrents cost nothing.
 void qbt_post_torrent_updates(qbt_session *session);
+/// How many state-update alerts qbt_session_pop_events has drained (each post_torrent_updates brings one).
+uint64_t qbt_state_updates_seen(qbt_session *session);
 
 // MARK: adding
 

@@ -35,7 +35,7 @@ final class ServerMetrics: Sendable {
     }
 
     func collect() async {
-        let board = await service.currentBoard()
+        let board = await service.freshBoard()
         var byState = Dictionary(uniqueKeysWithValues: QBTState.allCases.map { ($0.rawValue, 0) })
         var peers = 0, seeds = 0
         for view in board.views {

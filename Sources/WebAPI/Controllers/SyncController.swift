@@ -67,7 +67,7 @@ public struct SyncController: APIController {
 
     /// Everything a WebUI shows, as one snapshot: the torrents as shared encoded rows, the rest as values.
     func mainData() async -> MainData {
-        let board = await service.currentBoard()
+        let board = await service.freshBoard()
         var categories: [String: JSONValue] = [:]
         for c in await service.categories { categories[c.name] = TorrentsController.json(c) }
         return MainData(rows: rows.rows(for: board), rest: [

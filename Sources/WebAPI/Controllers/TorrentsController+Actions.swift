@@ -146,7 +146,7 @@ extension TorrentsController {
     func trackers(_ p: Parameters) async throws -> APIReply {
         let id = try await existing(p)
         let list = try await service.trackers(id)
-        let view = await service.view(id)
+        let view = await service.freshView(id)
         let peers = (try? await service.peers(id)) ?? []
         let settings = await service.settings.engineSettings()
         let isPrivate = view?.status.isPrivate ?? false
@@ -254,7 +254,7 @@ extension TorrentsController {
     func limits(_ p: Parameters, _ pick: @escaping @Sendable (TorrentRecord) -> Int) async throws -> APIReply {
         var out: [String: JSONValue] = [:]
         for id in try await hashes(p) {
-            if let view = await service.view(id) { out[id] = .int(Int64(pick(view.record))) }
+            if let view = await service.freshView(id) { out[id] = .int(Int64(pick(view.record))) }
         }
         return .json(.object(out))
     }

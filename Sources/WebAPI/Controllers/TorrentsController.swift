@@ -83,7 +83,7 @@ public struct TorrentsController: APIController {
         if let hashes = p["hashes"], hashes.isEmpty { return .json(.array([])) }
         let filter = QBTFilter(p["filter"])
         let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
-        let board = await service.currentBoard()
+        let board = await service.freshBoard()
         let subcategories = await service.subcategoriesEnabled
         var ids = board.order.filter { id in
             guard let view = board.entries[id]?.view else { return false }
@@ -164,7 +164,7 @@ public struct TorrentsController: APIController {
 
     func view(_ p: Parameters) async throws -> TorrentView {
         let id = try p.required("hash").lowercased()
-        guard let view = await service.view(id) else { throw QBitError.notFound() }
+        guard let view = await service.freshView(id) else { throw QBitError.notFound() }
         return view
     }
 

@@ -38,9 +38,11 @@ function url(path, params) {
 
 async function send(path, init) {
   const response = await fetch(path, { credentials: "same-origin", ...init, headers: authHeaders(init.headers || {}) });
-  if (response.status === 403 && !path.includes("/auth/login")) for (const l of listeners) l();
-  if (!response.ok) throw new ApiError(response.status, await response.text(), path);
-  return response;
+  if (response.ok) return response;
+  const text = await response.text();
+  // A 403 means the session is gone, unless it is an API key refused for its scope (the page stays).
+  if (response.status === 403 && !path.includes("/auth/login") && !text.includes("scope")) for (const l of listeners) l();
+  throw new ApiError(response.status, text, path);
 }
 
 async function body(response) {

@@ -3,6 +3,7 @@
 import * as api from "./api.js";
 import { mainData } from "./sync.js";
 import { h, speed, toast } from "./dom.js";
+import "./transfer/history.js";  // the speed graph's history, recorded from the start
 
 const VIEWS = ["torrents", "search", "rss", "music", "uploads", "transfer", "settings"];
 const context = { api, mainData, toast };
@@ -49,7 +50,10 @@ async function route() {
   try {
     const module = await import(`./views/${view}.js`);
     if (mounted !== view) return;
-    teardown = (await module.mount(container, context)) || null;
+    const result = await module.mount(container, context);
+    // Left before it finished loading: its clean-up must not replace the next section's.
+    if (mounted !== view) { if (typeof result === "function") result(); return; }
+    teardown = result || null;
   } catch (error) {
     container.replaceChildren(h("p", { class: "error" }, `This section failed to load: ${error.message}`));
     console.error(error);
@@ -59,11 +63,13 @@ async function route() {
 function showSpeeds() {
   const s = mainData.serverState;
   const limits = (limit) => (limit > 0 ? ` (${speed(limit)})` : "");
-  $("speeds").replaceChildren(
+  const parts = [
     h("span", { class: "down", title: "Download speed" }, `↓ ${speed(s.dl_info_speed)}${limits(s.dl_rate_limit)}`),
     h("span", { class: "up", title: "Upload speed" }, `↑ ${speed(s.up_info_speed)}${limits(s.up_rate_limit)}`),
-    s.use_alt_speed_limits ? h("span", { class: "badge", title: "Alternative speed limits are on" }, "alt") : null,
-    s.connection_status ? h("span", { class: `badge status-${s.connection_status}`, title: "Connection status" }, s.connection_status) : null);
+  ];
+  if (s.use_alt_speed_limits) parts.push(h("span", { class: "badge", title: "Alternative speed limits are on" }, "alt"));
+  if (s.connection_status) parts.push(h("span", { class: `badge status-${s.connection_status}`, title: "Connection status" }, s.connection_status));
+  $("speeds").replaceChildren(...parts);
 }
 
 $("login-form").addEventListener("submit", async (event) => {

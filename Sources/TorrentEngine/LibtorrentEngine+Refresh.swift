@@ -1,0 +1,55 @@
+import CLibtorrent
+
+/// Statuses refreshed on demand. Asking libtorrent for the statuses that changed costs its network thread and this
+/// one a conversion per changed torrent; with hundreds downloading and no client looking, that was most of an idle
+/// server's CPU. So the periodic post slows to every fifth second while no one reads, and a reader that finds the
+/// snapshot older than a second posts at once and waits (briefly) for the answer.
+extension LibtorrentEngine {
+    /// How long after a reader's last request the statuses keep coming every second.
+    static let demandWindow: Duration = .seconds(10)
+    /// A snapshot younger than this is fresh enough for any reader (the one-second refresh).
+    static let freshness: Duration = .milliseconds(1000)
+    /// The most a reader waits for libtorrent's answer before it takes the snapshot as it is.
+    static let freshWait: Duration = .milliseconds(250)
+
+    /// A reader is about to read statuses: the next ones come every second for a while.
+    public nonisolated func noteDemand() {
+        lastDemand.withLock { $0 = .now }
+    }
+
+    nonisolated var demandedRecently: Bool {
+        lastDemand.withLock { $0.map { ContinuousClock.now - $0 < Self.demandWindow } ?? false }
+    }
+
+    /// Returns once the snapshot is at most about a second old: at once when it is, else after libtorrent answered
+    /// a post made now (or `freshWait` passed).
+    public func freshen() async {
+        noteDemand()
+        guard !closed, ContinuousClock.now - lastPost >= Self.freshness else { return }
+        // The next state update drained answers this post: any earlier post was answered long ago (a second or
+        // more), and counting this way survives alerts libtorrent may have dropped.
+        let post = qbt_state_updates_seen(sessionRaw) + 1
+        postUpdates()
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.freshWait)
+            await self?.expireFreshWaiters(upTo: post)
+        }
+        await withCheckedContinuation { freshWaiters.append((post, $0)) }
+    }
+
+    /// After a drain: readers whose post has been answered go on.
+    func answerFreshWaiters() {
+        guard !freshWaiters.isEmpty, !closed else { return }
+        expireFreshWaiters(upTo: qbt_state_updates_seen(sessionRaw))
+    }
+
+    /// Lets the readers waiting for posts up to `post` go on.
+    func expireFreshWaiters(upTo post: UInt64) {
+        guard !freshWaiters.isEmpty else { return }
+        var waiting: [(post: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        for waiter in freshWaiters {
+            if waiter.post <= post { waiter.continuation.resume() } else { waiting.append(waiter) }
+        }
+        freshWaiters = waiting
+    }
+}
