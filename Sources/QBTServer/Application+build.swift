@@ -129,6 +129,8 @@ public func buildApplication(
     api.addRoutes(to: router)
     // `/` and every other path: qbtd's own interface or an alternative WebUI (qbittorrent-api probes `HEAD /`).
     WebUIRoutes(api: api, gate: gate, builtIn: BuiltInWebUI.folder()) {
+        // Once, and never for --webui-dir (the flag wins over the preference, so turning it off would change nothing).
+        guard config.webUIDirectory == nil, await settings.bool("alternative_webui_enabled") else { return }
         _ = try? await service.applyPreferences(["alternative_webui_enabled": .bool(false)])
         gate.update(WebSecurityPolicy(await settings.values))
         config.eventLog.add("The alternative WebUI's index.html cannot be served: alternative_webui_enabled is now false", kind: .warning)

@@ -21,26 +21,38 @@ extension LibtorrentEngine {
         lastDemand.withLock { $0.map { ContinuousClock.now - $0 < Self.demandWindow } ?? false }
     }
 
-    /// Returns once the snapshot is at most about a second old: at once when it is, else after libtorrent answered
-    /// a post made now (or `freshWait` passed).
+    /// Returns once the snapshot is at most about a second old: at once when the last answer is that recent, else
+    /// once libtorrent answered a post (the one in flight, or one made now) or `freshWait` passed. Readers arriving
+    /// meanwhile wait for the same answer.
     public func freshen() async {
         noteDemand()
-        guard !closed, ContinuousClock.now - lastPost >= Self.freshness else { return }
-        // The next state update drained answers this post: any earlier post was answered long ago (a second or
-        // more), and counting this way survives alerts libtorrent may have dropped.
-        let post = qbt_state_updates_seen(sessionRaw) + 1
-        postUpdates()
-        Task { [weak self] in
-            try? await Task.sleep(for: Self.freshWait)
-            await self?.expireFreshWaiters(upTo: post)
+        guard !closed else { return }
+        let post: UInt64
+        if let pending = freshWaiters.last?.post {
+            post = pending
+        } else {
+            guard ContinuousClock.now - lastAnswered >= Self.freshness else { return }
+            // The next state update drained answers the post in flight, or the one made here; counting answers
+            // this way survives alerts libtorrent may have dropped.
+            post = statesSeen + 1
+            if lastPost <= lastAnswered { postUpdates() }
+            Task { [weak self] in
+                try? await Task.sleep(for: Self.freshWait)
+                await self?.expireFreshWaiters(upTo: post)
+            }
         }
         await withCheckedContinuation { freshWaiters.append((post, $0)) }
     }
 
-    /// After a drain: readers whose post has been answered go on.
+    /// After each drain: notes a state update that arrived, and lets the readers it answers go on.
     func answerFreshWaiters() {
-        guard !freshWaiters.isEmpty, !closed else { return }
-        expireFreshWaiters(upTo: qbt_state_updates_seen(sessionRaw))
+        guard !closed else { return }
+        let seen = qbt_state_updates_seen(sessionRaw)
+        if seen != statesSeen {
+            statesSeen = seen
+            lastAnswered = .now
+        }
+        expireFreshWaiters(upTo: seen)
     }
 
     /// Lets the readers waiting for posts up to `post` go on.

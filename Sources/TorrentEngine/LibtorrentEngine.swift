@@ -36,6 +36,9 @@ public actor LibtorrentEngine: TorrentEngine {
     /// The refresh on demand (`LibtorrentEngine+Refresh`): when the last state-update post was made, readers waiting
     /// for the answer to one (by the count of state updates drained that answers it), and when a reader last asked.
     var lastPost = ContinuousClock.now
+    /// When a state update last arrived, and how many had by then.
+    var lastAnswered = ContinuousClock.now
+    var statesSeen: UInt64 = 0
     var freshWaiters: [(post: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     nonisolated let lastDemand = Mutex<ContinuousClock.Instant?>(nil)
 

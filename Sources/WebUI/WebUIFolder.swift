@@ -17,6 +17,9 @@ public struct WebUIFolder: Sendable, Equatable {
     public static let maxFileSize = 10 * 1024 * 1024
     public static let notRegular = "Unacceptable file type, only regular file is allowed."
     public static let symlinked = "Symlinks inside alternative UI folder are forbidden."
+    public static let tooLarge = "File size exceeds limit (10 MiB)"
+    /// Faults that stay until someone changes the folder (the others pass: a file being written, no descriptor free).
+    public static let lasting: Set<String> = [notRegular, symlinked, tooLarge]
 
     public let root: String
     /// An alternative WebUI (the user's folder) rather than qbtd's own.
@@ -43,7 +46,7 @@ public struct WebUIFolder: Sendable, Equatable {
         if session, !Self.exists("\(root)/private/\(relative)") { folder = "public" }
         let file = "\(root)/\(folder)/\(relative)"
         if alternative, let problem = problem(file, folder: "\(root)/\(folder)") { return .unusable(problem) }
-        return Self.load(file)
+        return Self.load(file, confinedTo: alternative ? Self.realPath(root) : nil)
     }
 
     /// Why an alternative UI may not serve `file`: not a regular file, a symlinked folder on the way, or a symlink
@@ -77,14 +80,19 @@ public struct WebUIFolder: Sendable, Equatable {
         return String(cString: resolved)
     }
 
-    static func load(_ file: String) -> Outcome {
-        let fd = open(file, O_RDONLY | O_CLOEXEC)
+    /// Reads the file; with `confinedTo`, what was opened (checked through the descriptor, so a file swapped for a
+    /// symlink after the checks is caught) must lie inside that folder. O_NONBLOCK: a FIFO put there never blocks.
+    static func load(_ file: String, confinedTo base: String? = nil) -> Outcome {
+        let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .notFound : .unusable("Cannot read the file") }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .unusable("Cannot read the file") }
-        guard info.st_mode & S_IFMT == S_IFREG else { return .notFound }
-        guard info.st_size <= maxFileSize else { return .unusable("File size exceeds limit (10 MiB)") }
+        guard info.st_mode & S_IFMT == S_IFREG else { return base == nil ? .notFound : .unusable(notRegular) }
+        if let base {
+            guard let opened = realPath("/proc/self/fd/\(fd)"), opened.hasPrefix(base + "/") else { return .unusable(symlinked) }
+        }
+        guard info.st_size <= maxFileSize else { return .unusable(tooLarge) }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var done = 0
         while done < bytes.count {

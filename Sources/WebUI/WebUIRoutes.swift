@@ -48,14 +48,16 @@ public struct WebUIRoutes: Sendable {
         case .badRequest: response = Self.plain(.badRequest, "Bad Request")
         case .notFound: response = Self.plain(.notFound, "Not Found")
         case .unusable(let reason):
-            if folder.alternative, webRoot { await turnOffAlternative() }
+            // Only a lasting fault turns the alternative UI off (qBittorrent-nox's rule), never a passing one (a
+            // file being edited, no descriptor free).
+            if folder.alternative, webRoot, WebUIFolder.lasting.contains(reason) { await turnOffAlternative() }
             response = Self.plain(.internalServerError, reason)
         case .file(let bytes, let type):
             response = folder.alternative ? Self.alternativeFile(bytes, type) : Self.ownFile(bytes, type, request)
         }
         visitor.finish(&response)
-        if request.method == .head { response.body = .init() }
-        return response
+        // HEAD keeps the Content-Length the GET would send.
+        return request.method == .head ? response.createHeadResponse() : response
     }
 
     /// qBittorrent's caching for an alternative UI's files.

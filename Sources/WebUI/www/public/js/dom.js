@@ -70,26 +70,40 @@ export async function attempt(action, what = "That") {
  * Resolves with the clicked button's value (or null when closed with Escape); `onSubmit(value)` may return false
  * to keep it open.
  */
+let dialogs = 0;
+
 export function dialog(title, body, buttons = [{ label: "Close", value: null }], { onSubmit, wide = false } = {}) {
   return new Promise((resolve) => {
+    const titleID = `dialog-title-${++dialogs}`;
+    const buttonElements = buttons.map((b) => h("button", {
+      value: b.value ?? "", class: b.primary ? "primary" : "", type: "submit", formnovalidate: b.value === null,
+    }, b.label));
     const form = h("form", { method: "dialog", class: "dialog-form" },
-      h("h2", {}, title), body,
-      h("div", { class: "dialog-buttons" }, buttons.map((b) => h("button", {
-        value: b.value ?? "", class: b.primary ? "primary" : "", type: "submit", formnovalidate: b.value === null,
-      }, b.label))));
-    const box = h("dialog", { class: wide ? "dialog wide" : "dialog" }, form);
+      h("h2", { id: titleID }, title), body, h("div", { class: "dialog-buttons" }, buttonElements));
+    const box = h("dialog", { class: wide ? "dialog wide" : "dialog", "aria-labelledby": titleID }, form);
     let chosen = null;
+    // While an action runs, its buttons are off and Escape waits: no second submit, no "cancelled" for a done action.
+    let busy = false;
+    box.addEventListener("cancel", (event) => { if (busy) event.preventDefault(); });
     form.addEventListener("submit", async (event) => {
       const value = event.submitter ? event.submitter.value : "";
       const button = buttons.find((b) => String(b.value ?? "") === value);
       if (button && button.value !== null && onSubmit) {
         event.preventDefault();
-        const keep = (await onSubmit(button.value)) === false;
+        if (busy) return;
+        busy = true;
+        for (const b of buttonElements) b.disabled = true;
+        let keep;
+        try { keep = (await onSubmit(button.value)) === false; } finally {
+          busy = false;
+          for (const b of buttonElements) b.disabled = false;
+        }
         if (keep) return;
         chosen = button.value;
         box.close();
         return;
       }
+      if (busy) { event.preventDefault(); return; }
       chosen = button ? button.value : null;
     });
     box.addEventListener("close", () => { box.remove(); resolve(chosen); });

@@ -26,6 +26,12 @@ export class HlsAudio {
     this.lastAppended = -2;
     this.onError = () => {};
     this.listeners = [];
+    this.life = new AbortController();  // aborted by destroy(): a load still under way stops where it is
+  }
+
+  /** Throws once destroyed: a player replaced while it loaded must never take the audio element back. */
+  alive() {
+    if (this.destroyed) throw new DOMException("the player was replaced", "AbortError");
   }
 
   /** Loads a playlist and starts buffering; resolves once the MediaSource is ready (call audio.play() after). */
@@ -33,6 +39,7 @@ export class HlsAudio {
     if (!supported()) throw new Error("this browser has no Media Source Extensions for MP3 audio");
     const response = await this.fetch(url);
     const text = await response.text();
+    this.alive();
     this.playlist = parse(text, response.url || new URL(url, location.href).href);
     if (!this.playlist.segments.length) throw new Error("the playlist lists no segments");
     this.keys = new Map();
@@ -45,13 +52,18 @@ export class HlsAudio {
       if (!aes.available()) throw new Error(aes.INSECURE);
       const bytes = await (await this.fetch(uri)).arrayBuffer();
       this.keys.set(uri, await aes.importKey(bytes));
+      this.alive();
     }
+    this.alive();
     this.source = new MediaSource();
     this.objectUrl = URL.createObjectURL(this.source);
-    const opened = new Promise((resolve) => this.source.addEventListener("sourceopen", resolve, { once: true }));
+    const opened = new Promise((resolve, reject) => {
+      this.source.addEventListener("sourceopen", resolve, { once: true });
+      this.life.signal.addEventListener("abort", () => reject(new DOMException("the player was replaced", "AbortError")), { once: true });
+    });
     this.audio.src = this.objectUrl;
     await opened;
-    if (this.destroyed) return;
+    this.alive();
     this.source.duration = this.playlist.duration;
     this.buffer = this.source.addSourceBuffer(MIME);
     // MP3 carries no timestamps: the browser generates them, so the mode is "sequence" and each segment is placed
@@ -69,7 +81,7 @@ export class HlsAudio {
     this.listeners.push(() => target.removeEventListener(name, fn));
   }
 
-  async fetch(url, signal) {
+  async fetch(url, signal = this.life.signal) {
     const response = await fetch(url, { credentials: "same-origin", ...this.fetchInit, signal });
     if (!response.ok) {
       let message = `HTTP ${response.status}`;
@@ -175,6 +187,7 @@ export class HlsAudio {
 
   destroy() {
     this.destroyed = true;
+    this.life.abort();
     this.generation++;
     if (this.controller) this.controller.abort();
     this.wake();

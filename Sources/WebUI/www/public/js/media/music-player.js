@@ -67,7 +67,7 @@ export function createPlayer({ onError, onTrack }) {
       play.disabled = false;
       await audio.play().catch((error) => { if (error.name !== "AbortError") throw error; });
     } catch (error) {
-      if (ticket === loading) showError(error);
+      if (ticket === loading && error.name !== "AbortError") showError(error);
     }
   }
 
@@ -93,6 +93,7 @@ export function createPlayer({ onError, onTrack }) {
     if (dragging) return;
     seek.value = String(audio.currentTime);
     time.textContent = duration(audio.currentTime);
+    seek.setAttribute("aria-valuetext", `${duration(audio.currentTime)} of ${duration(Number(seek.max))}`);
   });
   const paused = () => {
     play.replaceChildren(icon(audio.paused ? "play" : "pause"));

@@ -35,6 +35,7 @@ export class TusUpload extends EventTarget {
     this.size = file.size;
     this.metadata = metadata;
     this.offset = 0;
+    this.run = 0;  // which start() owns the upload now (see start)
     this.url = null;
     this.state = "idle";
     this.error = null;
@@ -74,13 +75,18 @@ export class TusUpload extends EventTarget {
   /** Starts, or resumes after a pause, a failure or a reload. */
   async start() {
     if (this.state === "uploading" || this.state === "done") return;
+    // Each start is a run; a pause ends the run, so a run still unwinding from it never touches a newer one's state.
+    const run = ++this.run;
     this.setState("uploading");
     this.paused = false;
     try {
       if (this.url && !(await this.head())) this.url = null;
+      if (run !== this.run) return;
       if (!this.url) await this.create();
-      await this.send();
+      if (run !== this.run) return;
+      await this.send(run);
     } catch (error) {
+      if (run !== this.run) return;
       if (this.paused || error.name === "AbortError") { if (this.state !== "paused") this.setState("paused"); return; }
       this.setState("failed", error);
     }
@@ -88,6 +94,7 @@ export class TusUpload extends EventTarget {
 
   pause() {
     if (this.state !== "uploading") return;
+    this.run++;
     this.paused = true;
     if (this.controller) this.controller.abort();
     this.setState("paused");
@@ -120,11 +127,12 @@ export class TusUpload extends EventTarget {
     remember(this.key, { url: this.url, name: this.name, size: this.size, lastModified: this.file.lastModified, savedAt: Date.now() });
   }
 
-  async send() {
+  async send(run) {
     let retries = 0;
+    const over = () => this.paused || run !== this.run;
     this.samples = [[performance.now(), this.offset]];
     while (this.offset < this.size || (this.size === 0 && !this.resultPath)) {
-      if (this.paused) return;
+      if (over()) return;
       const end = Math.min(this.size, this.offset + settings.chunkSize);
       this.controller = new AbortController();
       let response;
@@ -138,6 +146,7 @@ export class TusUpload extends EventTarget {
         // The connection broke: ask where the server is, then carry on (a few times, waiting longer each time).
         if (++retries > 5) throw new Error(`the connection keeps failing (${error.message})`);
         await new Promise((resolve) => setTimeout(resolve, 1000 * retries));
+        if (over()) return;
         if (!(await this.head())) throw new Error("the server no longer knows this upload");
         continue;
       }
@@ -151,7 +160,7 @@ export class TusUpload extends EventTarget {
       if (this.size === 0) break;
       if (settings.delayMs) await new Promise((resolve) => setTimeout(resolve, settings.delayMs));
     }
-    if (this.paused) return;
+    if (over()) return;
     if (!this.resultPath) await this.head();
     remember(this.key, null);
     this.setState("done");

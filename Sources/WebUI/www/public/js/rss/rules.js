@@ -43,6 +43,7 @@ export function rulesPanel(api, { feeds, categories }) {
   const showMatches = async (name) => {
     matches.replaceChildren(h("h3", {}, "Matching articles"), h("p", { class: "muted" }, "Looking…"));
     const found = await api.get("rss/matchingArticles", { ruleName: name }).catch((error) => ({ error: error.message }));
+    if (selectedRule !== name) return;  // another rule was picked meanwhile: its own answer shows
     if (found.error) { matches.replaceChildren(h("h3", {}, "Matching articles"), h("p", { class: "error" }, found.error)); return; }
     const groups = Object.entries(found);
     matches.replaceChildren(h("h3", {}, "Matching articles"),

@@ -7,7 +7,8 @@ import { PieceBar } from "./pieces.js";
 
 const TABS = [["general", "General"], ["trackers", "Trackers"], ["peers", "Peers"], ["webseeds", "Web seeds"], ["files", "Files"]];
 const REFRESH_MS = 2000;
-const TRACKER_STATUS = ["Disabled", "Not contacted", "Working", "Updating", "Not working"];
+// qBittorrent's tracker statuses (5.x adds 5 and 6).
+const TRACKER_STATUS = ["Disabled", "Not contacted", "Working", "Updating", "Not working", "Tracker error", "Unreachable"];
 
 function table(headers, rows, empty) {
   if (!rows.length) return h("p", { class: "muted" }, empty);

@@ -29,7 +29,8 @@ export class FileTree {
     this.collapsed = new Set();
     this.rows = new Map();       // file index → { progress, select }
     this.folders = [];           // { node, progress, size, select }
-    this.element = h("div", { class: "file-tree", role: "tree", "aria-label": "Files" });
+    // A list, not an ARIA tree: rows hold buttons and selects, and each folder's toggle carries aria-expanded.
+    this.element = h("div", { class: "file-tree", role: "list", "aria-label": "Files" });
   }
 
   /** Shows `files` of torrent `hash`; rebuilds only when the torrent or its file list changed. */
@@ -75,7 +76,7 @@ export class FileTree {
           "aria-label": `${open ? "Collapse" : "Expand"} ${folder.name}`,
           "data-key": key, onclick: () => this.toggle(key, open) },
           open ? "▾" : "▸");
-        items.push(h("div", { class: "ft-row ft-folder", role: "treeitem", "aria-level": String(depth + 1), "aria-expanded": String(open) },
+        items.push(h("div", { class: "ft-row ft-folder", role: "listitem" },
           h("span", { class: "ft-name", style: `padding-left:${depth * 16}px` }, toggle, h("span", { class: "ft-folder-name" }, folder.name)),
           h("span", { class: "ft-size num" }, bytes(leaves(folder).reduce((s, f) => s + f.size, 0))),
           h("div", { class: "progress ft-progress" }, bar, label), select, h("span", { class: "ft-play" })));
@@ -88,7 +89,7 @@ export class FileTree {
         select.dataset.testid = `prio-${file.index}`;
         const play = PLAYABLE.test(file.base) ? h("button", { type: "button", class: "ft-play-button", "data-testid": `play-${file.index}`,
           "aria-label": `Play ${file.base}`, onclick: () => this.play(file) }, "▶ Play") : null;
-        items.push(h("div", { class: "ft-row ft-file", role: "treeitem", "aria-level": String(depth + 1) },
+        items.push(h("div", { class: "ft-row ft-file", role: "listitem" },
           h("span", { class: "ft-name", style: `padding-left:${depth * 16 + 22}px`, title: file.name }, file.base),
           h("span", { class: "ft-size num" }, bytes(file.size)),
           h("div", { class: "progress ft-progress" }, bar, label), select, h("span", { class: "ft-play" }, play)));

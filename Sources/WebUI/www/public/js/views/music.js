@@ -137,6 +137,10 @@ export async function mount(container, { api }) {
     }
     player.element.hidden = false;
     const problems = [];
+    // /music/library answers with empty lists when no folder is set: say how to set one.
+    if (!library.tracks.length) {
+      problems.push("The music library is empty: start qbtd with --music-dir FOLDER (or set the music_dirs preference) and put MP3s there.");
+    }
     if (!supported()) problems.push("This browser has no Media Source Extensions for MP3, so it cannot play the library.");
     if (library.encrypted && !aes.available()) {
       problems.push("This library is encrypted, and browsers only decrypt on a secure address (https, localhost or "

@@ -64,6 +64,7 @@ export function mount(container, ctx) {
   };
 
   let stopPolling = () => {};
+  let alive = true;  // false once the section is left: a search/start answered late starts no polling
   const follow = () => {
     stopPolling();
     stopPolling = poll(api, render, (error) => { status.textContent = `Reading the results failed: ${error.message}`; });
@@ -96,6 +97,7 @@ export function mount(container, ctx) {
     if (!answer) { render(); return; }
     job.id = answer.id;
     job.status = "Running";
+    if (!alive) return;
     render();
     follow();
   });
@@ -114,5 +116,5 @@ export function mount(container, ctx) {
   attempt(plugins.load, "Listing the search plugins").then(() => { start.disabled = false; });
   if (job.id !== null && job.status === "Running") follow();
 
-  return () => stopPolling();
+  return () => { alive = false; stopPolling(); };
 }

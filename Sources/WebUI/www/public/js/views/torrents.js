@@ -51,8 +51,9 @@ export async function mount(container, ctx) {
   const search = h("input", { type: "search", id: "torrent-search", placeholder: "Filter by name", "aria-label": "Filter torrents by name",
     oninput: debounce(() => { model.setFilter({ text: search.value }); list.prune(); list.element.scrollTop = 0; list.render(); showCount(); }, 120) });
 
-  const button = (id, label, onclick, { title, needsSelection = true, cls = "" } = {}) =>
-    h("button", { type: "button", id, class: cls, title: title || label, "data-needs-selection": needsSelection ? "1" : null, onclick }, label);
+  const button = (id, label, onclick, { title, needsSelection = true, cls = "", queue = false } = {}) =>
+    h("button", { type: "button", id, class: cls, title: title || label, "data-needs-selection": needsSelection ? "1" : null,
+                  "data-queue": queue ? "1" : null, "data-title": title || label, onclick }, label);
   const more = h("div", { class: "tt-secondary", id: "torrent-more-actions" },
     button("btn-recheck", "Recheck", () => actions.recheck()),
     button("btn-reannounce", "Reannounce", () => actions.reannounce()),
@@ -60,10 +61,10 @@ export async function mount(container, ctx) {
     button("btn-tags", "Tags…", () => actions.tags()),
     button("btn-limits", "Limits…", () => actions.limits()),
     h("span", { class: "tt-group", role: "group", "aria-label": "Queue" },
-      button("btn-top", "⤒", () => actions.queue("topPrio", "Move to top"), { title: "Move to the top of the queue" }),
-      button("btn-up", "↑", () => actions.queue("increasePrio", "Move up"), { title: "Move up the queue" }),
-      button("btn-down", "↓", () => actions.queue("decreasePrio", "Move down"), { title: "Move down the queue" }),
-      button("btn-bottom", "⤓", () => actions.queue("bottomPrio", "Move to bottom"), { title: "Move to the bottom of the queue" })),
+      button("btn-top", "⤒", () => actions.queue("topPrio", "Move to top"), { title: "Move to the top of the queue", queue: true }),
+      button("btn-up", "↑", () => actions.queue("increasePrio", "Move up"), { title: "Move up the queue", queue: true }),
+      button("btn-down", "↓", () => actions.queue("decreasePrio", "Move down"), { title: "Move down the queue", queue: true }),
+      button("btn-bottom", "⤓", () => actions.queue("bottomPrio", "Move to bottom"), { title: "Move to the bottom of the queue", queue: true })),
     button("btn-details", "Details", () => { const hash = list.current(); if (hash) { details.open(hash); details.panel.focus(); } }, { cls: "tt-phone-only" }));
   const moreToggle = h("button", { type: "button", id: "btn-more", class: "tt-more", "aria-expanded": "false",
     "aria-controls": "torrent-more-actions", "aria-label": "More actions",
@@ -94,8 +95,18 @@ export async function mount(container, ctx) {
     const n = list.selected.size;
     selectedCount.textContent = n ? `· ${n} selected` : "";
     for (const b of toolbar.querySelectorAll("[data-needs-selection]")) b.disabled = n === 0;
+    queueButtons();
     if (!phone.matches) details.open(list.current());
     else if (details.isOpen && n === 0) details.close();
+  }
+
+  /** Queue moves only mean something with queueing on (the server answers 409 otherwise): say so on the buttons. */
+  function queueButtons() {
+    const off = mainData.serverState.queueing === false;
+    for (const b of toolbar.querySelectorAll("[data-queue]")) {
+      b.disabled = off || list.selected.size === 0;
+      b.title = off ? "Torrent queueing is off: turn it on in Settings › BitTorrent" : b.dataset.title;
+    }
   }
 
   function onUpdate(event) {
@@ -110,6 +121,7 @@ export async function mount(container, ctx) {
       list.renderChanged(detail.changed);
     }
     if (result.counts || detail.lists) filters.update();
+    if (detail.state || detail.full) queueButtons();
     if (details.hash && !mainData.torrents.has(details.hash)) details.close();
     details.tick();
     record("updates", performance.now() - started);

@@ -164,8 +164,10 @@ export async function mount(container, { api, mainData }) {
       if (upload.state === "uploading") upload.pause(); else upload.start();
     } });
     const remove = h("button", { type: "button", class: "danger", "data-testid": `upload-cancel-${n}`, onclick: async () => {
+      remove.disabled = true;  // a second click must not remove another upload
       if (upload.state !== "done") await upload.cancel();
-      uploads.splice(uploads.indexOf(upload), 1);
+      const at = uploads.indexOf(upload);
+      if (at >= 0) uploads.splice(at, 1);
       rows.get(upload)?.remove();
       rows.delete(upload);
       showUnfinished();
