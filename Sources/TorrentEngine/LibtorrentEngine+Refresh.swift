@@ -5,8 +5,10 @@ import CLibtorrent
 /// server's CPU. So the periodic post slows to every fifth second while no one reads, and a reader that finds the
 /// snapshot older than a second posts at once and waits (briefly) for the answer.
 extension LibtorrentEngine {
-    /// How long after a reader's last request the statuses keep coming every second.
-    static let demandWindow: Duration = .seconds(10)
+    /// How long after a reader's last request the statuses keep coming every second: a client polling every one to
+    /// three seconds (qBittorrent's WebUI, VueTorrent, qbtd's page) keeps them coming; a slower one is answered by
+    /// `freshen`.
+    static let demandWindow: Duration = .seconds(3)
     /// A snapshot younger than this is fresh enough for any reader (the one-second refresh).
     static let freshness: Duration = .milliseconds(1000)
     /// The most a reader waits for libtorrent's answer before it takes the snapshot as it is.
