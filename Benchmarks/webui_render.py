@@ -28,9 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("QBTD_BIN", str(ROOT / ".build" / "release" / "qbtd"))
 sys.path.insert(0, str(ROOT / "Tests" / "e2e"))
 
+import libtorrent as lt  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
-from browser import open_browser, visible, wait  # noqa: E402
+from browser import login, open_browser, visible, wait  # noqa: E402
 from conftest import Qbtd, wait_for  # noqa: E402
 from qbtnox import NOX, QbittorrentNox  # noqa: E402
 
@@ -61,23 +62,10 @@ new PerformanceObserver((list) => { for (const e of list.getEntries()) window.be
 """
 
 
-def bencode(value):
-    if isinstance(value, int):
-        return b"i%de" % value
-    if isinstance(value, str):
-        value = value.encode()
-    if isinstance(value, bytes):
-        return b"%d:%s" % (len(value), value)
-    if isinstance(value, list):
-        return b"l" + b"".join(bencode(v) for v in value) + b"e"
-    items = sorted((k.encode() if isinstance(k, str) else k, v) for k, v in value.items())
-    return b"d" + b"".join(bencode(k) + bencode(v) for k, v in items) + b"e"
-
-
 def torrents(n):
     """N single-file .torrent files with one made-up piece hash each (the same for both servers)."""
     rng = __import__("random").Random(42)
-    return [(f"bench-{i:05d}", bencode({"info": {"name": f"bench-{i:05d}", "piece length": 16384, "length": 1000 + i,
+    return [(f"bench-{i:05d}", lt.bencode({"info": {"name": f"bench-{i:05d}", "piece length": 16384, "length": 1000 + i,
                                                  "pieces": rng.randbytes(20)}})) for i in range(n)]
 
 
@@ -131,11 +119,7 @@ def bench_qbtd(n, seconds, items, work):
         add_all(s, server.url, items)
         add_time = time.monotonic() - started
         driver = open_browser()
-        driver.get(server.base + "/")
-        visible(driver, "#login-username").send_keys("admin")
-        driver.find_element(By.CSS_SELECTOR, "#login-password").send_keys(server.password)
-        driver.find_element(By.CSS_SELECTOR, "#login-submit").click()
-        visible(driver, "#app")
+        login(driver, server)
         wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#torrent-count").text == f"{n} torrents", 120)
         first = first_render(driver, server.base, "qbtd", n)
         own = driver.execute_script("return (window.qbtdMetrics || {}).firstList || null")

@@ -28,8 +28,7 @@ public actor MemoryEngine: TorrentEngine {
     public func events() -> AsyncStream<EngineEvent> { hub.subscribe() }
 
     /// Every change publishes at once here: the snapshot is always fresh.
-    public func freshen() async { freshens += 1 }
-    public private(set) var freshens = 0
+    public func freshen() async {}
     public nonisolated func noteDemand() {}
 
     private func emit(_ event: EngineEvent) { hub.yield([event]) }

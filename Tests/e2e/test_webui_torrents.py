@@ -4,6 +4,7 @@ page, and a 2,000-torrent list that stays virtualized. Screenshots: `torrents` (
 import os
 import time
 
+import libtorrent as lt
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
@@ -12,24 +13,9 @@ from browser import PHONE, clickable, console_errors, go, login, open_browser, s
 from conftest import Seeder, wait_for
 
 
-def bencode(value):
-    if isinstance(value, int):
-        return b"i%de" % value
-    if isinstance(value, str):
-        value = value.encode()
-    if isinstance(value, bytes):
-        return b"%d:%s" % (len(value), value)
-    if isinstance(value, list):
-        return b"l" + b"".join(bencode(v) for v in value) + b"e"
-    if isinstance(value, dict):
-        items = sorted((k.encode() if isinstance(k, str) else k, v) for k, v in value.items())
-        return b"d" + b"".join(bencode(k) + bencode(v) for k, v in items) + b"e"
-    raise TypeError(type(value))
-
-
 def tiny_torrent(name, size=1000):
     """A single-file .torrent with one made-up piece hash: enough for a stopped torrent that never downloads."""
-    return bencode({"info": {"name": name, "piece length": 16384, "length": size, "pieces": os.urandom(20)}})
+    return lt.bencode({"info": {"name": name, "piece length": 16384, "length": size, "pieces": os.urandom(20)}})
 
 
 def add_torrents(session, server, named, **fields):
