@@ -33,20 +33,25 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.2"),
     ],
     targets: [
-        // The only C++ in the tree: a thin extern "C" shim over libtorrent-rasterbar, OpenSSL and libmpg123.
+        // The only C++ in the tree: a thin extern "C" shim over libtorrent-rasterbar, and only for it.
         .target(
             name: "CLibtorrent",
             cxxSettings: libtorrentDefines,
-            linkerSettings: [.linkedLibrary("torrent-rasterbar"), .linkedLibrary("ssl"), .linkedLibrary("crypto"),
-                             .linkedLibrary("mpg123")]
+            linkerSettings: [.linkedLibrary("torrent-rasterbar"), .linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
+        // C over OpenSSL's libcrypto: HLS's AES-128, running digests, PBKDF2, random bytes, PEM checks.
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
+        // C over libmpg123: an MP3's frame index and tags, without decoding.
+        .target(name: "CMP3", linkerSettings: [.linkedLibrary("mpg123")]),
+        // C for the Linux and glibc calls Swift cannot see without _GNU_SOURCE (sync_file_range, O_DIRECT, memmem).
+        .target(name: "CLinux"),
         // qbtd's own HTTP GETs (.torrent URLs, plugin installs, Torznab) through libcurl, which takes every proxy kind
         // qBittorrent's settings name (URLSession on Linux takes none); C, because libcurl's setters are variadic.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "HTTPFetch", dependencies: ["CCurl"]),
-        .target(name: "TorrentEngine", dependencies: ["CLibtorrent", .product(name: "Logging", package: "swift-log"),
+        .target(name: "TorrentEngine", dependencies: ["CLibtorrent", "CCrypto", .product(name: "Logging", package: "swift-log"),
                                                       .product(name: "HashTreeCollections", package: "swift-collections")]),
-        .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
+        .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CCrypto"]),
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
         .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log"),
                                                 .product(name: "HashTreeCollections", package: "swift-collections")]),
@@ -60,14 +65,14 @@ let package = Package(
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
         .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine", .product(name: "Logging", package: "swift-log")]),
         // The MP3 library served as HLS: scanning, frame indexes, segments, keys.
-        .target(name: "Music", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CLibtorrent"]),
+        .target(name: "Music", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CMP3", "CCrypto"]),
         // The tunnel for music hosts: cloudflared run as a child, its public address read from its output.
         .target(name: "Tunnel", dependencies: ["QBTCore", .product(name: "Logging", package: "swift-log")]),
         // Request bodies as clients send them: urlencoded forms and buffered multipart (no HTTP server in it, so the
         // fuzzing harnesses build without one).
         .target(name: "FormData"),
         // Uploads: multipart streamed to disk, tus state, the free-space guard.
-        .target(name: "Uploads", dependencies: ["QBTCore", "Store", "CLibtorrent"]),
+        .target(name: "Uploads", dependencies: ["QBTCore", "Store", "CCrypto", "CLinux"]),
         .target(
             name: "WebAPI",
             dependencies: [

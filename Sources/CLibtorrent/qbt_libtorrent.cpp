@@ -27,11 +27,6 @@
 
 #include <boost/version.hpp>
 #include <libtorrent/version.hpp>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -1463,100 +1458,6 @@ qbt_result qbt_create_torrent_ex(const char *path, const qbt_create_options *opt
     }
 }
 
-// MARK: crypto
-
-bool qbt_aes128_cbc_encrypt(const uint8_t key[16], const uint8_t iv[16], const uint8_t *in, size_t len,
-                            uint8_t *out, size_t *out_len) {
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    if (!ctx) return false;
-    int n = 0, tail = 0;
-    bool ok = EVP_EncryptInit_ex(ctx, EVP_aes_128_cbc(), nullptr, key, iv) == 1 &&
-              EVP_EncryptUpdate(ctx, out, &n, in, static_cast<int>(len)) == 1 &&
-              EVP_EncryptFinal_ex(ctx, out + n, &tail) == 1;
-    EVP_CIPHER_CTX_free(ctx);
-    *out_len = static_cast<size_t>(n + tail);
-    return ok;
-}
-
-void qbt_start_writeback(int fd, int64_t offset, int64_t length) {
-    sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
-}
-
-int qbt_reopen_direct(int fd) {
-    std::string path = "/proc/self/fd/" + std::to_string(fd);
-    return open(path.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
-}
-
-const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) {
-    return memmem(haystack, haystack_len, needle, needle_len);
-}
-
-struct qbt_digest {
-    EVP_MD_CTX *ctx;
-};
-
-qbt_digest *qbt_digest_new(const char *algorithm) {
-    const EVP_MD *md = nullptr;
-    std::string name(algorithm ? algorithm : "");
-    if (name == "sha1") md = EVP_sha1();
-    else if (name == "sha256") md = EVP_sha256();
-    else if (name == "md5") md = EVP_md5();
-    if (!md) return nullptr;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!ctx || EVP_DigestInit_ex(ctx, md, nullptr) != 1) {
-        EVP_MD_CTX_free(ctx);
-        return nullptr;
-    }
-    return new qbt_digest{ctx};
-}
-
-void qbt_digest_update(qbt_digest *digest, const uint8_t *data, size_t len) { EVP_DigestUpdate(digest->ctx, data, len); }
-
-size_t qbt_digest_peek(const qbt_digest *digest, uint8_t out[64]) {
-    EVP_MD_CTX *copy = EVP_MD_CTX_new();
-    unsigned int size = 0;
-    if (copy && EVP_MD_CTX_copy_ex(copy, digest->ctx) == 1) EVP_DigestFinal_ex(copy, out, &size);
-    EVP_MD_CTX_free(copy);
-    return size;
-}
-
-void qbt_digest_free(qbt_digest *digest) {
-    if (!digest) return;
-    EVP_MD_CTX_free(digest->ctx);
-    delete digest;
-}
-
-bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t *salt, size_t salt_len,
-                       int32_t iterations, uint8_t *out, size_t out_len) {
-    return PKCS5_PBKDF2_HMAC(password, static_cast<int>(password_len), salt, static_cast<int>(salt_len), iterations,
-                             EVP_sha512(), static_cast<int>(out_len), out) == 1;
-}
-
-bool qbt_random_bytes(uint8_t *out, size_t len) { return RAND_bytes(out, static_cast<int>(len)) == 1; }
-
-bool qbt_sha256(const uint8_t *data, size_t len, uint8_t out[32]) {
-    unsigned int size = 0;
-    return EVP_Digest(data, len, out, &size, EVP_sha256(), nullptr) == 1 && size == 32;
-}
-
-/// Whether `read` finds its object in the PEM text; `release` frees it.
-extern "C++" template <typename T>
-static bool pem_readable(const char *pem, T *(*read)(BIO *, T **, pem_password_cb *, void *), void (*release)(T *)) {
-    BIO *bio = BIO_new_mem_buf(pem, -1);
-    if (!bio) return false;
-    T *object = read(bio, nullptr, nullptr, nullptr);
-    BIO_free(bio);
-    if (!object) return false;
-    release(object);
-    return true;
-}
-
-bool qbt_pem_certificate_valid(const char *pem) { return pem_readable<X509>(pem, PEM_read_bio_X509, X509_free); }
-
-bool qbt_pem_private_key_valid(const char *pem) {
-    return pem_readable<EVP_PKEY>(pem, PEM_read_bio_PrivateKey, EVP_PKEY_free);
-}
-
 qbt_result qbt_set_ssl_certificate(qbt_session *session, const char *id, const char *certificate,
                                    const char *private_key, const char *dh_params) {
     QBT_WITH_HANDLE(h.set_ssl_certificate_buffer(certificate, private_key, dh_params))
@@ -1568,18 +1469,6 @@ const char *qbt_boost_version(void) {
     static const std::string version = std::to_string(BOOST_VERSION / 100000) + "." +
                                        std::to_string(BOOST_VERSION / 100 % 1000) + "." +
                                        std::to_string(BOOST_VERSION % 100);
-    return version.c_str();
-}
-
-// "OpenSSL 3.0.17 1 Jul 2025" -> "3.0.17"
-const char *qbt_openssl_version(void) {
-    static const std::string version = [] {
-        std::string full = OpenSSL_version(OPENSSL_VERSION);
-        auto start = full.find(' ');
-        if (start == std::string::npos) return full;
-        auto end = full.find(' ', start + 1);
-        return full.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1);
-    }();
     return version.c_str();
 }
 

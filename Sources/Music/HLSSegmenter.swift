@@ -1,4 +1,4 @@
-import CLibtorrent
+import CCrypto
 import Foundation
 
 /// Packed-audio HLS cut from a frame index, on the fly: segment n holds the whole frames that start in
@@ -74,21 +74,36 @@ public struct HLSSegmenter: Sendable {
         [UInt8((n >> 21) & 0x7f), UInt8((n >> 14) & 0x7f), UInt8((n >> 7) & 0x7f), UInt8(n & 0x7f)]
     }
 
-    /// Segment n's bytes: the tag, then its frames read in one go from the file; AES-128-CBC when a key is given.
-    public func segment(_ n: Int, from path: String, key: [UInt8]?) throws -> [UInt8]? {
+    /// What segment n is made of: its timestamp tag, then `length` bytes of the file from `offset` (its frames).
+    public struct Part: Sendable, Equatable {
+        public var tag: [UInt8]
+        public var offset: Int64
+        public var length: Int
+    }
+
+    public func part(_ n: Int) -> Part? {
         guard segments.indices.contains(n) else { return nil }
         let s = segments[n]
         let first = index.offsets[s.firstFrame]
         let last = s.firstFrame + s.frameCount - 1
-        let length = Int(index.offsets[last] + Int64(index.sizes[last]) - first)
-        var out = Self.timestampTag(startSample: s.startSample, sampleRate: index.sampleRate)
-        let tagLength = out.count
-        out.append(contentsOf: repeatElement(0, count: length))
+        return Part(tag: Self.timestampTag(startSample: s.startSample, sampleRate: index.sampleRate), offset: first,
+                    length: Int(index.offsets[last] + Int64(index.sizes[last]) - first))
+    }
+
+    /// Segment n's bytes: the tag, then its frames read in one go from the file; AES-128-CBC when a key is given.
+    public func segment(_ n: Int, from path: String, key: [UInt8]?) throws -> [UInt8]? {
+        guard let part = part(n) else { return nil }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MusicError.unreadable(path) }
         defer { close(fd) }
-        let read = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + tagLength, length, off_t(first)) }
-        guard read == length else { throw MusicError.changed(path) }
+        let tagLength = part.tag.count
+        var read = -1
+        let out = [UInt8](unsafeUninitializedCapacity: tagLength + part.length) { buffer, count in
+            _ = buffer.initialize(from: part.tag)
+            read = pread(fd, buffer.baseAddress! + tagLength, part.length, off_t(part.offset))
+            count = tagLength + max(0, read)
+        }
+        guard read == part.length else { throw MusicError.changed(path) }
         guard let key else { return out }
         return try Self.encrypt(out, key: key, sequence: n)
     }

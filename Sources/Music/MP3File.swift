@@ -1,4 +1,4 @@
-import CLibtorrent
+import CMP3
 import Foundation
 
 /// Every audio frame of an MP3 file: where it starts, how long it is, how many samples it holds. ID3 tags and the

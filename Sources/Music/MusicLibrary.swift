@@ -1,4 +1,4 @@
-import CLibtorrent
+import CCrypto
 import Foundation
 import GRDB
 

@@ -6,6 +6,7 @@ import Foundation
 enum NovaScripts {
     static let files: [String: String] = [
         "novaprinter.py": novaprinter, "helpers.py": helpers, "qbtd_run.py": runner, "qbtd_probe.py": probe,
+        "qbtd_forkserver.py": forkServer,
     ]
 
     /// Writes the scripts (and the `engines` folder) under `directory`.
@@ -167,6 +168,194 @@ enum NovaScripts {
     if category != "all" and category not in getattr(engine, "supported_categories", {}):
         sys.exit(0)
     engine.search(urllib.parse.quote(" ".join(words)), category)
+    """#
+
+    /// `qbtd_forkserver.py`: one warm interpreter (the standard modules plugins and `helpers` import, loaded once)
+    /// that forks a child per plugin run, so a search no longer waits for one interpreter to start per plugin. It
+    /// reads JSON requests on stdin, one a line, and answers on stdout:
+    ///
+    /// - `{"op": "run", "id": N, "argv": [...], "env": {...}, "out": FIFO, "err": FIFO}` → `{"id": N, "pid": P}`
+    ///   (or `{"id": N, "error": "..."}`), later `{"id": N, "exit": CODE}` or `{"id": N, "signal": S}`. The child
+    ///   opens the two FIFOs as its stdout and stderr, lays `env` over its environment and runs `qbtd_run.py` with
+    ///   `argv`, in a session of its own (a kill reaches whatever it started) that dies with the server.
+    /// - `{"op": "kill", "id": N, "signal": S}`: to the child's process group, while it has not been reaped.
+    ///
+    /// End of stdin (qbtd gone) kills every child and ends the server.
+    static let forkServer = #"""
+    # qbtd's fork server: a warm interpreter that forks one child per nova3 plugin run.
+    import ctypes
+    import json
+    import os
+    import runpy
+    import select
+    import signal
+    import sys
+    import traceback
+
+    # What plugins and qbtd's helpers import, loaded once here (not helpers or novaprinter themselves: each child
+    # imports those fresh, under its own environment, and plugins are read anew from disk every run).
+    import gzip  # noqa: F401
+    import html  # noqa: F401
+    import http.client  # noqa: F401
+    import importlib  # noqa: F401
+    import io  # noqa: F401
+    import re  # noqa: F401
+    import socket  # noqa: F401
+    import tempfile  # noqa: F401
+    import urllib.parse  # noqa: F401
+    import urllib.request  # noqa: F401
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    runner = os.path.join(here, "qbtd_run.py")
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_PDEATHSIG = 1
+    children = {}  # pid -> request id
+
+
+    def reply(message):
+        os.write(1, (json.dumps(message) + "\n").encode())
+
+
+    def child(request, wakeup, parent):
+        code = 1
+        try:
+            os.setsid()
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != parent:  # the server died before the line above
+                os._exit(1)
+            for s in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
+                signal.signal(s, signal.SIG_DFL)
+            signal.set_wakeup_fd(-1)
+            os.close(wakeup[0])
+            os.close(wakeup[1])
+            # Non-blocking opens fail at once (ENXIO) when qbtd no longer holds the FIFO open for reading.
+            out = os.open(request["out"], os.O_WRONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+            err = os.open(request["err"], os.O_WRONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+            os.set_blocking(out, True)
+            os.set_blocking(err, True)
+            null = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+            os.dup2(null, 0)
+            os.dup2(out, 1)
+            os.dup2(err, 2)
+            # Nothing else of the server's (nor what a spawn let through to it from qbtd) reaches a plugin. The
+            # server keeps its own: Foundation learns that the server ended from one of them.
+            os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+            os.environ.update({str(k): str(v) for k, v in request.get("env", {}).items()})
+            sys.argv = [runner] + [str(a) for a in request["argv"]]
+            try:
+                runpy.run_path(runner, run_name="__main__")
+                code = 0
+            except SystemExit as e:
+                if isinstance(e.code, int) or e.code is None:
+                    code = e.code or 0
+                else:
+                    print(e.code, file=sys.stderr)
+                    code = 1
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            # As an interpreter that ends on its own: threads a plugin left running finish, atexit runs.
+            import atexit
+            import threading
+            for thread in threading.enumerate():
+                if thread is not threading.main_thread() and not thread.daemon:
+                    thread.join()
+            atexit._run_exitfuncs()
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except BaseException:
+                    pass
+        finally:
+            os._exit(code)
+
+
+    def reap():
+        while children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            ident = children.pop(pid, None)
+            if ident is None:
+                continue
+            if os.WIFSIGNALED(status):
+                reply({"id": ident, "signal": os.WTERMSIG(status)})
+            else:
+                reply({"id": ident, "exit": os.WEXITSTATUS(status)})
+
+
+    def handle(request, wakeup):
+        ident = request.get("id")
+        if request.get("op") == "kill":
+            for pid, owner in children.items():
+                if owner == ident:
+                    signum = int(request.get("signal", signal.SIGTERM))
+                    try:
+                        os.killpg(pid, signum)
+                    except ProcessLookupError:  # not yet leading a group of its own: the child alone (unreaped: its pid)
+                        try:
+                            os.kill(pid, signum)
+                        except OSError:
+                            pass
+                    except OSError:
+                        pass
+            return
+        parent = os.getpid()
+        try:
+            pid = os.fork()
+        except OSError as e:
+            reply({"id": ident, "error": str(e)})
+            return
+        if pid == 0:
+            child(request, wakeup, parent)
+        children[pid] = ident
+        reply({"id": ident, "pid": pid})
+
+
+    def main():
+        # Started with signals blocked (qbtd's threads block some), a child reaped late and a plugin deaf to SIGTERM.
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        wakeup = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(wakeup[1])
+        pending = b""
+        while True:
+            try:
+                # A child's end wakes the loop; while children run it also looks every second, whatever happens.
+                ready, _, _ = select.select([0, wakeup[0]], [], [], 1.0 if children else None)
+            except InterruptedError:
+                continue
+            if wakeup[0] in ready or children:
+                try:
+                    while os.read(wakeup[0], 512):
+                        pass
+                except BlockingIOError:
+                    pass
+                reap()
+            if 0 in ready:
+                data = os.read(0, 1 << 16)
+                if not data:
+                    for pid in list(children):
+                        for kill in (os.killpg, os.kill):
+                            try:
+                                kill(pid, signal.SIGKILL)
+                            except OSError:
+                                pass
+                    return
+                pending += data
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        try:
+                            handle(json.loads(line), wakeup)
+                        except (ValueError, KeyError, TypeError) as e:
+                            sys.stderr.write("qbtd fork server: bad request: %s\n" % e)
+
+
+    main()
     """#
 
     /// `qbtd_probe.py ENGINE`: the engine's name, url and categories as one JSON line.

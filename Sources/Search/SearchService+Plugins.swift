@@ -76,6 +76,7 @@ extension SearchService {
                                         source: scheme == "http" || scheme == "https" ? source : nil)
         try await store.saveSearchPlugin(record)
         plugins[name] = record
+        forkServer(for: python)?.prewarm()
         return name
     }
 

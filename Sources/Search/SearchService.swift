@@ -33,6 +33,8 @@ public actor SearchService {
     let maxOutput: Int
     var plugins: [String: SearchPluginRecord] = [:]
     var jobs: [String: [Int: SearchJob]] = [:]
+    /// The warm interpreter that forks plugin runs, for the Python last used (made at the first search).
+    var forkServer: NovaForkServer?
 
     public init(store: Store, dataDirectory: String, torrents: TorrentService, log: EventLog,
                 timeout: Duration = .seconds(180), maxOutput: Int = 16 << 20) async throws {
@@ -51,10 +53,25 @@ public actor SearchService {
             try await store.saveSearchPlugin(builtin)
             plugins[builtin.name] = builtin
         }
-        if await python() == nil {
+        if let python = await python() {
+            // Warm before the first search when there is a plugin to run (no CPU while it waits).
+            if plugins.values.contains(where: { $0.kind == .nova3 }) { forkServer(for: python)?.prewarm() }
+        } else {
             log.add("Python not found: nova3 search plugins need python3 (apt-get install python3); "
                     + "Torznab indexers and the built-in search work without it", kind: .warning)
         }
+    }
+
+    deinit { forkServer?.shutdown() }
+
+    /// The fork server for `python`: the one running, or a new one (the old one ends when Python changed); nil
+    /// when it cannot be made, and plugins then start as processes of their own.
+    func forkServer(for python: String) -> NovaForkServer? {
+        if let server = forkServer, server.python == python { return server }
+        forkServer?.shutdown()
+        forkServer = try? NovaForkServer(python: python, script: novaDirectory + "/qbtd_forkserver.py",
+                                         fifoDirectory: novaDirectory + "/.runs")
+        return forkServer
     }
 
     // MARK: python
@@ -100,10 +117,11 @@ public actor SearchService {
             switch plugin.kind {
             case .nova3:
                 guard let python else { continue }
+                let server = forkServer(for: python)
                 job.launch { [novaDirectory, timeout, maxOutput, log] in
                     await Self.runNova(plugin, python: python, novaDirectory: novaDirectory, category: category, words: words,
                                        job: job, engineNames: urls, environment: proxyEnvironment, timeout: timeout,
-                                       maxOutput: maxOutput, log: log)
+                                       maxOutput: maxOutput, log: log, server: server)
                 }
             case .torznab:
                 job.launch { [timeout, log] in
@@ -140,9 +158,9 @@ public actor SearchService {
     static func runNova(_ plugin: SearchPluginRecord, python: String, novaDirectory: String, category: String,
                         words: [String], job: SearchJob, engineNames: [(url: String, name: String)],
                         environment: [String: String], timeout: Duration,
-                        maxOutput: Int, log: EventLog) async {
+                        maxOutput: Int, log: EventLog, server: NovaForkServer?) async {
         let run = NovaProcess(python: python, script: novaDirectory + "/qbtd_run.py",
-                              arguments: [plugin.name, category] + words, environment: environment)
+                              arguments: [plugin.name, category] + words, environment: environment, server: server)
         guard job.track(run) else { return }
         let malformed = Counter()
         let ending = await run.run(timeout: timeout, maxOutput: maxOutput) { lines in

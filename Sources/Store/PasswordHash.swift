@@ -1,4 +1,4 @@
-import CLibtorrent
+import CCrypto
 import Foundation
 
 /// qBittorrent's credential format: PBKDF2-HMAC-SHA512, 100,000 rounds, 16-byte salt, 64-byte key,

@@ -1,4 +1,5 @@
 import Foundation
+import CCrypto
 import CLibtorrent
 
 /// A tracker of one torrent, with qBittorrent's status numbers.

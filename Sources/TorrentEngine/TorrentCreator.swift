@@ -1,3 +1,4 @@
+import CCrypto
 import CLibtorrent
 
 /// Makes .torrent files from data on disk (the torrent creator API, and tests' seeds).

@@ -1,4 +1,4 @@
-import CLibtorrent
+import CLinux
 import Foundation
 import Synchronization
 

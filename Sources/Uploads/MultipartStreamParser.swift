@@ -1,4 +1,4 @@
-import CLibtorrent
+import CLinux
 import Foundation
 
 /// A `multipart/form-data` parser fed chunk by chunk: part bodies are handed on as they arrive and never held

@@ -1,4 +1,4 @@
-import CLibtorrent
+import CCrypto
 
 /// An incremental SHA-1, SHA-256 or MD5 (OpenSSL, through the shim): uploads hash while they write.
 public final class RunningDigest: @unchecked Sendable {

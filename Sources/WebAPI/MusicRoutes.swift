@@ -92,13 +92,15 @@ public struct MusicRoutes: Sendable {
                 let track = try await track(context)
                 let segmenter = try await library.segmenter(for: track).segmenter
                 let key = library.configuration.encrypt ? library.key(for: track.id) : nil
-                guard let bytes = try segmenter.segment(n, from: track.path, key: key) else {
+                guard let part = segmenter.part(n) else {
                     return Self.error(.notFound, "track \(track.id) has \(segmenter.segments.count) segments (0…\(segmenter.segments.count - 1))")
                 }
+                let body = try key.map { ByteBuffer(bytes: try segmenter.segment(n, from: track.path, key: $0) ?? []) }
+                    ?? Self.plainSegment(part, path: track.path)
                 Self.segmentsServed.increment()
                 return Response(status: .ok, headers: [.contentType: key == nil ? "audio/mpeg" : "application/octet-stream",
                                                        .cacheControl: "private, max-age=86400"],
-                                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+                                body: .init(byteBuffer: body))
             }
         }
         router.get("/music/tracks/:id/key") { request, context in
@@ -166,6 +168,21 @@ public struct MusicRoutes: Sendable {
         }
         if let error = track.error { throw MusicError.notMP3("track \(track.id) is not playable: \(error)") }
         return track
+    }
+
+    /// An unencrypted segment read straight into the response's buffer: its tag, then its frames in one read.
+    static func plainSegment(_ part: HLSSegmenter.Part, path: String) throws -> ByteBuffer {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MusicError.unreadable(path) }
+        defer { close(fd) }
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(part.tag.count + part.length)
+        buffer.writeBytes(part.tag)
+        let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: part.length) { raw in
+            max(0, pread(fd, raw.baseAddress, part.length, off_t(part.offset)))
+        }
+        guard read == part.length else { throw MusicError.changed(path) }
+        return buffer
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response { APIRouter.json(status, value) }

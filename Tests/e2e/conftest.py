@@ -65,11 +65,16 @@ def wait_for(predicate, timeout, interval=0.2, what="condition"):
     raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
 
 
+class PortTaken(AssertionError):
+    """Another process bound the WebAPI port between free_port() and qbtd's bind (a connection's ephemeral port)."""
+
+
 class Qbtd:
     """One qbtd process on loopback, with discovery and uTP off."""
 
     def __init__(self, data_dir, port=None, username=None, password=PASSWORD, resume_interval=1, extra=()):
         self.data_dir = Path(data_dir)
+        self.chosen_port = port is None  # a port free_port() picked may be taken before qbtd binds it: start() picks again
         self.port = port or free_port()
         self.username = username
         self.password = password
@@ -79,6 +84,16 @@ class Qbtd:
         self.base = f"http://127.0.0.1:{self.port}"
 
     def start(self):
+        for attempt in range(3):
+            try:
+                return self._start()
+            except PortTaken:
+                if not self.chosen_port or attempt == 2:
+                    raise
+                self.port = free_port()
+                self.base = f"http://127.0.0.1:{self.port}"
+
+    def _start(self):
         args = [QBTD, "--data-dir", str(self.data_dir), "--host", "127.0.0.1", "--port", str(self.port),
                 "--peer-listen", "127.0.0.1:0", "--no-discovery", "--no-utp", "--resume-interval", str(self.resume_interval)]
         if self.username:
@@ -86,11 +101,16 @@ class Qbtd:
         if self.password:
             args += ["--password", self.password]
         self.log = open(self.data_dir.parent / f"qbtd-{self.port}.log", "ab")
+        logged = self.log.tell()
         self.proc = subprocess.Popen(args + self.extra, stdout=self.log, stderr=subprocess.STDOUT)
 
         def up():
             if self.proc.poll() is not None:
-                raise AssertionError(f"qbtd exited with {self.proc.returncode}; see {self.log.name}")
+                self.log.flush()
+                said = Path(self.log.name).read_bytes()[logged:].decode(errors="replace")
+                if "Address already in use" in said:
+                    raise PortTaken(f"port {self.port} was taken before qbtd could bind it; see {self.log.name}")
+                raise AssertionError(f"qbtd exited with {self.proc.returncode}; the end of {self.log.name}:\n{said[-3000:]}")
             try:
                 return requests.get(self.base + "/", timeout=1).ok
             except requests.RequestException:
@@ -233,3 +253,22 @@ SIZES = [20 * 1024 * 1024, 12 * 1024 * 1024 + 12345, 8 * 1024 * 1024 - 777]
 @pytest.fixture(scope="session")
 def seeder(tmp_path_factory):
     return Seeder(tmp_path_factory.mktemp("seed"), SIZES)
+
+
+def plugin_processes(q):
+    """Processes running a plugin of this server: everything under its nova3 folder but the warm fork server
+    (qbtd's own child; plugin runs are the fork server's children, and what they start)."""
+    nova = str(q.data_dir / "nova3")
+    found = subprocess.run(["pgrep", "-f", nova], capture_output=True, text=True).stdout.split()
+    out = []
+    for pid in found:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] == "Z":
+            continue
+        if int(fields[1]) != q.proc.pid:
+            out.append(int(pid))
+    return out

@@ -3,12 +3,11 @@ music WebSocket clients, unfinished tus uploads, search jobs overall and kept pe
 logins: SessionBoundsTests; idle and slow connections: test_connection_bounds.py; request bodies: test_uploads.py.)"""
 import base64
 import json
-import subprocess
 
 import requests
 import websocket
 
-from conftest import wait_for
+from conftest import plugin_processes, wait_for
 from search_fixtures import HANG_BODY, Site, write_plugin
 
 KEY = "qbt_boundstestkey0123456789abc"
@@ -110,6 +109,4 @@ def test_search_jobs_are_bounded_overall_and_per_client(qbtd_factory, seeder, tm
         assert s.get(q.url("search/status"), params={"id": second}).status_code == 404
     finally:
         site.close()
-        nova = str(q.data_dir / "nova3")
-        wait_for(lambda: subprocess.run(["pgrep", "-f", nova], capture_output=True).returncode == 1, 20,
-                 what="plugin processes gone")
+        wait_for(lambda: not plugin_processes(q), 20, what="plugin processes gone")

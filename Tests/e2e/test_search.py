@@ -1,12 +1,11 @@
 """Acceptance for search: nova3 plugins installed and run as qBittorrent runs them, paging, adding a result that
 then downloads from a loopback seeder, misbehaving plugins, Torznab indexers, the built-in plugin, and Python missing."""
 import os
-import subprocess
 import time
 
 import pytest
 
-from conftest import wait_for
+from conftest import plugin_processes, wait_for
 from search_fixtures import CRASH_BODY, FLOOD_BODY, GARBAGE_BODY, HANG_BODY, Site, write_plugin
 
 
@@ -106,9 +105,7 @@ def test_bad_plugins_end_cleanly_and_keep_good_results(qbtd_factory, site, tmp_p
     assert "'hangs' timed out" in log and "'crashes' failed" in log and "this engine crashes on purpose" in log
     assert "'garbage' printed 5 line(s) that are not results" in log, log
     assert "'floods' printed too much and was stopped" in log
-    nova = str(q.data_dir / "nova3")
-    wait_for(lambda: subprocess.run(["pgrep", "-f", nova], capture_output=True).returncode == 1, 10,
-             what="no plugin process left")
+    wait_for(lambda: not plugin_processes(q), 10, what="no plugin process left")
 
     # stop ends a running search at once; a 6th running search is refused.
     jobs = [start(s, q, "x", "hangs") for _ in range(5)]
@@ -117,8 +114,7 @@ def test_bad_plugins_end_cleanly_and_keep_good_results(qbtd_factory, site, tmp_p
     for job in jobs:
         assert s.post(q.url("search/stop"), data={"id": job}).status_code == 200
     assert {j["status"] for j in s.get(q.url("search/status")).json()} == {"Stopped"}
-    wait_for(lambda: subprocess.run(["pgrep", "-f", nova], capture_output=True).returncode == 1, 10,
-             what="stopped plugin processes gone")
+    wait_for(lambda: not plugin_processes(q), 10, what="stopped plugin processes gone")
 
     # Hostile installs: not a .py, a bad module name, a file that is no engine.
     junk = tmp_path / "junk.py"

@@ -409,70 +409,13 @@ typedef bool (*qbt_progress_fn)(void *context, int32_t done, int32_t total);
 qbt_result qbt_create_torrent_ex(const char *path, const qbt_create_options *options, qbt_progress_fn progress,
                                  qbt_bytes_fn fn, void *context, int32_t *piece_size_out, char **error);
 
-// MARK: crypto helpers (OpenSSL), here because this target already links libcrypto
-
-/// AES-128-CBC with PKCS#7 padding (HLS's whole-segment encryption); out needs len + 16 bytes.
-bool qbt_aes128_cbc_encrypt(const uint8_t key[16], const uint8_t iv[16], const uint8_t *in, size_t len,
-                            uint8_t *out, size_t *out_len);
-
-// MARK: MP3 (libmpg123)
-
-/// An MP3 file as libmpg123 reads it: format, every audio frame (ID3 tags and the Xing/Info frame are not frames),
-/// and the tags (UTF-8; ID3v2, else ID3v1). error is set (and QBT_ERR_INVALID returned) when it is not valid MP3.
-typedef struct {
-    int32_t sample_rate;
-    int32_t channels;
-    int32_t layer;
-    int32_t bitrate;
-    bool vbr;
-    int64_t frame_count;
-    int64_t total_samples;
-    int64_t *offsets;
-    int32_t *sizes;
-    int32_t *samples;
-    char *title, *artist, *album, *album_artist, *track, *disc, *year, *genre;
-    char *error;
-} qbt_mp3_info;
-
-/// Reads the file frame by frame without decoding; want_frames fills offsets/sizes/samples.
-qbt_result qbt_mp3_scan(const char *path, bool want_frames, qbt_mp3_info *out);
-void qbt_mp3_free(qbt_mp3_info *info);
-
-/// Starts writing a file range back to disk without waiting (sync_file_range, SYNC_FILE_RANGE_WRITE), so a later
-/// fsync finds little left to do.
-void qbt_start_writeback(int fd, int64_t offset, int64_t length);
-
-/// The same file as `fd`, opened again for writing with O_DIRECT (through /proc/self/fd), or -1 where the file
-/// system refuses it. Direct writes skip the page cache: no copy into it and no writeback work afterwards.
-int qbt_reopen_direct(int fd);
-
-/// glibc's memmem (not visible to Swift without _GNU_SOURCE): the first occurrence of needle, or NULL.
-const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len);
-
-/// An incremental digest: "sha1", "sha256" or "md5" (NULL for anything else).
-typedef struct qbt_digest qbt_digest;
-qbt_digest *qbt_digest_new(const char *algorithm);
-void qbt_digest_update(qbt_digest *digest, const uint8_t *data, size_t len);
-/// The digest of everything so far (the object can go on being updated); returns its length (≤ 64).
-size_t qbt_digest_peek(const qbt_digest *digest, uint8_t out[64]);
-void qbt_digest_free(qbt_digest *digest);
-
-bool qbt_pbkdf2_sha512(const char *password, size_t password_len, const uint8_t *salt, size_t salt_len,
-                       int32_t iterations, uint8_t *out, size_t out_len);
-bool qbt_random_bytes(uint8_t *out, size_t len);
-bool qbt_sha256(const uint8_t *data, size_t len, uint8_t out[32]);
-/// Whether the text holds a PEM certificate / a PEM private key OpenSSL can read.
-bool qbt_pem_certificate_valid(const char *pem);
-bool qbt_pem_private_key_valid(const char *pem);
-
 /// The certificate, key and DH parameters an SSL torrent presents to its peers (PEM).
 qbt_result qbt_set_ssl_certificate(qbt_session *session, const char *id, const char *certificate,
                                    const char *private_key, const char *dh_params);
 
-/// Versions of the libraries this build runs on (static strings).
+/// Versions of the libraries this build runs on (static strings; OpenSSL's is `qbt_openssl_version` in CCrypto).
 const char *qbt_libtorrent_version(void);
 const char *qbt_boost_version(void);
-const char *qbt_openssl_version(void);
 
 void qbt_free(void *pointer);
 
