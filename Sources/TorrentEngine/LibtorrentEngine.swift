@@ -7,7 +7,7 @@ import Synchronization
 /// it, never run on the cooperative pool. Alerts are drained as soon as libtorrent signals them (no polling),
 /// fanned out to subscribers, and fast-resume data goes to `onResumeData` before anyone is told it was saved.
 /// Statuses are published as a snapshot: from libtorrent's state-update alert (which lists only the torrents that
-/// changed) every second while someone reads them and every fifth second otherwise, at once when a reader finds the
+/// changed) every second while someone reads them and every tenth second otherwise, at once when a reader finds the
 /// snapshot older than a second (`freshen`), and at once for the torrents an event or a command touched.
 public actor LibtorrentEngine: TorrentEngine {
     /// Takes every fast-resume answer one drain brought, so they are stored in one transaction.
@@ -21,7 +21,7 @@ public actor LibtorrentEngine: TorrentEngine {
     private let session: SessionPointer
     /// For the extensions in other files: the raw session, used on this actor only.
     var sessionRaw: OpaquePointer { session.raw }
-    private let logger: Logger
+    let logger: Logger
     private let onResumeData: ResumeDataHandler
     private let notifier: AlertNotifier
     private let hub = EventHub()
@@ -41,6 +41,8 @@ public actor LibtorrentEngine: TorrentEngine {
     var statesSeen: UInt64 = 0
     var freshWaiters: [(post: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     nonisolated let lastDemand = Mutex<ContinuousClock.Instant?>(nil)
+    /// Whether libtorrent ticks at `quietTick` now.
+    nonisolated let tickIsQuiet = Mutex(false)
 
     /// Every call into libtorrent checks this first: after `shutdown` the session is gone.
     @discardableResult
@@ -84,13 +86,21 @@ public actor LibtorrentEngine: TorrentEngine {
             }
         }
         // Fresh session counters and the statuses that changed: each second while a reader asked in the last few
-        // seconds (qBittorrent's refresh timer), every fifth second otherwise, when no one would see them (share
-        // limits and resume saves need no more). A reader after a quiet spell gets a fresh answer (`freshen`).
+        // seconds (qBittorrent's refresh timer), every tenth second otherwise, when no one would see them (share
+        // limits need no more: qBittorrent checks them every ten seconds). A reader after a quiet spell gets a fresh
+        // answer (`freshen`).
+        // The loop looks every second (no hop to the engine unless it posts), so statuses come each second again
+        // within a second of a reader starting, stream readers included.
         let stats = Task { [weak self] in
-            var second = 0
+            var quietSeconds = Self.quietPostEvery
             while !Task.isCancelled {
-                if second % 5 == 0 || self?.demandedRecently == true { await self?.postUpdates() }
-                second += 1
+                guard let demanded = self?.demandedRecently else { return }
+                quietSeconds = demanded ? 0 : quietSeconds + 1
+                if demanded || quietSeconds >= Self.quietPostEvery {
+                    if !demanded { quietSeconds = 0 }
+                    await self?.postUpdates()
+                    await self?.followQuiet()
+                }
                 try? await Task.sleep(for: .seconds(1))
             }
         }
@@ -266,7 +276,22 @@ public actor LibtorrentEngine: TorrentEngine {
             pendingResumeSaves += Int(qbt_save_resume_all(session.raw))
             return
         }
-        for id in snapshot.needingResume where qbt_save_resume(session.raw, id, true) == QBT_OK { pendingResumeSaves += 1 }
+        let current = snapshot
+        let now = ContinuousClock.now
+        let sweep = now - lastCountersSweep >= Self.countersResumeInterval
+        if sweep { lastCountersSweep = now }
+        for id in current.needingResume {
+            guard let status = current.status(id) else { continue }
+            let mark = ResumeMark(status)
+            // libtorrent marks every ticking torrent modified each tick (its transfer counters and times are in the
+            // resume data); only pieces and state are worth a save every interval, counters alone once a minute.
+            guard sweep || savedMarks[id] != mark else { continue }
+            if qbt_save_resume(session.raw, id, true) == QBT_OK {
+                pendingResumeSaves += 1
+                savedMarks[id] = mark
+            }
+        }
+        if sweep { savedMarks = savedMarks.filter { current.torrents[$0.key] != nil } }
     }
 
     public func saveResumeData(_ id: TorrentID) throws {
@@ -304,6 +329,14 @@ public actor LibtorrentEngine: TorrentEngine {
 
     /// Synchronous part of the drain; resume data is handed on by `drainAsync`.
     private var unsavedResume: [(id: TorrentID, data: [UInt8])] = []
+    /// What each torrent's pieces and state were at its last periodic save, and when counters alone were last saved.
+    private var savedMarks: [TorrentID: ResumeMark] = [:]
+    private var lastCountersSweep = ContinuousClock.now
+    /// How often a torrent whose only change is its transfer counters and times saves them (qBittorrent: every
+    /// `save_resume_data_interval` minutes, 60 by default; qbtd reports 1).
+    static let countersResumeInterval: Duration = .seconds(60)
+    /// Every how many seconds statuses are asked for while no reader looks.
+    static let quietPostEvery = 10
 
     private func drain() {
         guard !closed else { return }
@@ -328,9 +361,12 @@ public actor LibtorrentEngine: TorrentEngine {
                 if case .listenFailed(let why) = e { logger.warning("peer listen failed: \(why)") }
                 switch e {
                 case .removed(let id): removed.insert(id); touchedIDs.remove(id)
-                case .metadataReceived(let id), .finished(let id), .stateChanged(let id, _),
+                case .metadataReceived(let id), .storageMoved(let id), .fileRenamed(let id, _, _):
+                    touchedIDs.insert(id)
+                    savedMarks[id] = nil  // file names and places are in the resume data: the next periodic save takes it
+                case .finished(let id), .stateChanged(let id, _),
                      .paused(let id), .resumed(let id), .checked(let id), .torrentError(let id, _), .fileError(let id, _),
-                     .storageMoved(let id), .storageMoveFailed(let id, _), .fileRenamed(let id, _, _):
+                     .storageMoveFailed(let id, _):
                     touchedIDs.insert(id)
                 default: break
                 }
@@ -357,7 +393,9 @@ public actor LibtorrentEngine: TorrentEngine {
         statuses += session.statuses(touchedIDs)
         // A removal alert for a torrent that is back (forgetPieces re-adds it) removes nothing.
         for status in session.statuses(removed) { statuses.append(status); removed.remove(status.id) }
-        publisher.publish(statuses.filter { !removed.contains($0.id) }, removed: Array(removed), counters: readCounters())
+        let counters = readCounters()
+        publisher.publish(statuses.filter { !removed.contains($0.id) }, removed: Array(removed), counters: counters)
+        if counters.peerConnections > 0 && tickIsQuiet.withLock({ $0 }) { setQuietTick(false) }  // a peer: brisk at once
         publisher.resumeSaved(saved)
         answerFreshWaiters()
         // Handed out after the snapshot they change is published: a subscriber reading it sees their effect.
