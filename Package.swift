@@ -71,12 +71,14 @@ let package = Package(
         // Request bodies as clients send them: urlencoded forms and buffered multipart (no HTTP server in it, so the
         // fuzzing harnesses build without one).
         .target(name: "FormData"),
+        // sendfile(2) for plain-HTTP response bodies: a marker the route writes, swapped below the HTTP encoder.
+        .target(name: "FileRegions", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         // Uploads: multipart streamed to disk, tus state, the free-space guard.
         .target(name: "Uploads", dependencies: ["QBTCore", "Store", "CCrypto", "CLinux"]),
         .target(
             name: "WebAPI",
             dependencies: [
-                "QBTCore", "FormData", "Search", "RSS", "Streaming", "Uploads", "Music", "HTTPFetch",
+                "QBTCore", "FormData", "Search", "RSS", "Streaming", "Uploads", "Music", "HTTPFetch", "FileRegions",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -94,7 +96,7 @@ let package = Package(
         .target(
             name: "QBTServer",
             dependencies: [
-                "WebAPI", "WebUI", "QBTCore", "RSS", "Uploads", "Music", "Tunnel", .product(name: "Hummingbird", package: "hummingbird"),
+                "WebAPI", "WebUI", "QBTCore", "RSS", "Uploads", "Music", "Tunnel", "FileRegions", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -136,6 +138,8 @@ let package = Package(
         .testTarget(name: "RSSTests", dependencies: ["RSS", "QBTCore", "Store", "EngineTestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming", "QBTCore", "Store", "TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads"]),
+        .testTarget(name: "FileRegionsTests", dependencies: ["FileRegions", .product(name: "NIOCore", package: "swift-nio"),
+                                                              .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "MusicTests", dependencies: ["Music"]),
         .testTarget(name: "TunnelTests", dependencies: ["Tunnel"]),
     ],

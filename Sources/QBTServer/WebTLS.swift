@@ -1,7 +1,9 @@
+import FileRegions
 import Foundation
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOSSL
 import Synchronization
 
@@ -32,7 +34,15 @@ struct SwitchableTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
                 base.setup(channel: channel, logger: logger)
             }
         } else {
-            setUp = base.setup(channel: channel, logger: logger)
+            // Plain HTTP: file bytes may go out with sendfile(2), swapped in right below the response encoder.
+            // Without it (no encoder found) bodies are bytes, as over TLS.
+            setUp = base.setup(channel: channel, logger: logger).map { value in
+                let pipeline = channel.pipeline.syncOperations
+                if let encoder = try? pipeline.handler(type: HTTPResponseEncoder.self) {
+                    try? pipeline.addHandler(FileRegionOutlet.handler(for: channel), position: .before(encoder))
+                }
+                return value
+            }
         }
         let requestTimeout = self.requestTimeout
         return setUp.map { value in

@@ -402,6 +402,32 @@ public actor StreamService {
         return false
     }
 
+    /// How far from `position` (where the reader just waited) the file's bytes are on disk to stay, through `last`,
+    /// for sending with sendfile(2) (the kernel reads them later).
+    /// - A stream-cache torrent's pieces past the reader may be punched out: the run is the rest of the piece, and
+    ///   the caller keeps the reader on it until the kernel has taken the bytes (`holdUntilSent`). A punch that
+    ///   does not start on a page boundary zeroes the shared page in place, under bytes the kernel may still be
+    ///   sending: when the file's pieces are not page-aligned the answer is nil (read and copy instead).
+    /// - Otherwise, the run of pieces the torrent has, up to `maxRun` bytes.
+    public func wholeRun(_ token: String, from position: Int64, through last: Int64) async throws -> (end: Int64, holdUntilSent: Bool)? {
+        guard let stream = streams[token] else { throw Failure.stopped }
+        let first = stream.piece(at: position)
+        var end = min(last + 1, stream.end(of: first))
+        guard end > position else { return nil }
+        if stream.owned { return stream.file.offset % 4096 == 0 ? (end, true) : nil }
+        let cap = min(last + 1, position + Self.maxRun)
+        guard end < cap, let states = try? await engine.pieceStates(stream.torrentID) else { return (end, false) }
+        var p = first + 1
+        while end < cap, p < states.count, states[p] == .have {
+            end = min(cap, stream.end(of: p))
+            p += 1
+        }
+        return (end, false)
+    }
+
+    /// The most bytes one `wholeRun` hands out: the reader's position (and its schedule) moves on at least this often.
+    static let maxRun: Int64 = 64 << 20
+
     public func leave(_ token: String, reader: UUID) async {
         confirmed[reader] = nil
         guard streams[token]?.readers.removeValue(forKey: reader) != nil, let id = streams[token]?.torrentID else { return }

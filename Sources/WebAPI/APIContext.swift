@@ -1,3 +1,4 @@
+import FileRegions
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
@@ -9,12 +10,15 @@ public struct QBTRequestContext: RequestContext, WebSocketRequestContext {
     public let remoteAddress: SocketAddress?
     public let localAddress: SocketAddress?
     public let webSocket: WebSocketHandlerReference<Self>
+    /// sendfile(2) for bodies of file bytes: nil over TLS.
+    public let fileRegions: FileRegionOutlet?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
         localAddress = source.channel.localAddress
         webSocket = .init()
+        fileRegions = FileRegionOutlet.of(source.channel)
     }
 
     /// qBittorrent's request cap: 64 MiB plus 10 %.

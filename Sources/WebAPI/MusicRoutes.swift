@@ -1,3 +1,4 @@
+import FileRegions
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -95,12 +96,18 @@ public struct MusicRoutes: Sendable {
                 guard let part = segmenter.part(n) else {
                     return Self.error(.notFound, "track \(track.id) has \(segmenter.segments.count) segments (0…\(segmenter.segments.count - 1))")
                 }
-                let body = try key.map { ByteBuffer(bytes: try segmenter.segment(n, from: track.path, key: $0) ?? []) }
-                    ?? Self.plainSegment(part, path: track.path)
+                let body: ResponseBody
+                if let key {
+                    body = .init(byteBuffer: ByteBuffer(bytes: try segmenter.segment(n, from: track.path, key: key) ?? []))
+                } else if let outlet = context.fileRegions {
+                    body = try Self.sentSegment(part, path: track.path, outlet: outlet)
+                } else {
+                    body = .init(byteBuffer: try Self.plainSegment(part, path: track.path))
+                }
                 Self.segmentsServed.increment()
                 return Response(status: .ok, headers: [.contentType: key == nil ? "audio/mpeg" : "application/octet-stream",
                                                        .cacheControl: "private, max-age=86400"],
-                                body: .init(byteBuffer: body))
+                                body: body)
             }
         }
         router.get("/music/tracks/:id/key") { request, context in
@@ -183,6 +190,23 @@ public struct MusicRoutes: Sendable {
         }
         guard read == part.length else { throw MusicError.changed(path) }
         return buffer
+    }
+
+    /// An unencrypted segment over plain HTTP: its tag, then its frames with sendfile(2).
+    static func sentSegment(_ part: HLSSegmenter.Part, path: String, outlet: FileRegionOutlet) throws -> ResponseBody {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MusicError.unreadable(path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int64(info.st_size) >= part.offset + Int64(part.length) else { throw MusicError.changed(path) }
+        let tag = ByteBuffer(bytes: part.tag)
+        guard part.length > 0 else { return .init(byteBuffer: tag) }
+        let frames = try outlet.region(descriptor: fd, offset: part.offset, count: Int64(part.length)).marker
+        return ResponseBody(contentLength: tag.readableBytes + part.length) { writer in
+            if tag.readableBytes > 0 { try await writer.write(tag) }
+            try await writer.write(frames)
+            try await writer.finish(nil)
+        }
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response { APIRouter.json(status, value) }

@@ -8,7 +8,8 @@ import QBTCore
 import Streaming
 
 /// `GET`/`HEAD /stream/{token}` (and `/torrent/{token}`): the file's bytes with Range support, each chunk sent as
-/// soon as the piece under it is on disk. The token is the credential: a player needs no header.
+/// soon as the piece under it is on disk: with sendfile(2) over plain HTTP, read and written over TLS. The token is
+/// the credential: a player needs no header.
 public struct StreamPlayback: Sendable {
     let streams: StreamService
     let logger: Logger
@@ -54,7 +55,7 @@ public struct StreamPlayback: Sendable {
         let length = max(0, last - first + 1)
         headers[.contentLength] = String(length)
         if request.method == .head || length == 0 { return Response(status: status, headers: headers) }
-        let streams = self.streams, logger = self.logger
+        let streams = self.streams, logger = self.logger, outlet = context.fileRegions
         return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(length)) { writer in
             let reader = UUID()
             var descriptor: Int32 = -1
@@ -70,6 +71,22 @@ public struct StreamPlayback: Sendable {
                             ended = "\(stream.path) cannot be opened (errno \(errno))"
                             break
                         }
+                    }
+                    if let outlet, let run = try await streams.wholeRun(token, from: position, through: last) {
+                        // Plain HTTP: what is on disk goes out with sendfile(2), no copy through qbtd.
+                        var info = stat()
+                        guard fstat(descriptor, &info) == 0, Int64(info.st_size) >= run.end else {
+                            ended = "\(stream.path) is shorter than \(run.end) bytes"
+                            break
+                        }
+                        if run.holdUntilSent, await !streams.stillHas(token, reader: reader, position: position) { continue }
+                        let region = try outlet.region(descriptor: descriptor, offset: position, count: run.end - position)
+                        try await writer.write(region.marker)
+                        // A stream-cache piece stays under the reader (never evicted) until the kernel has taken it.
+                        if run.holdUntilSent { try await region.sent.get() }
+                        Self.bytesServed.increment(by: Int(run.end - position))
+                        position = run.end
+                        continue
                     }
                     let pieceEnd = stream.end(of: stream.piece(at: position))
                     let count = Int(min(last + 1, pieceEnd, position + Int64(Self.chunk)) - position)
