@@ -38,6 +38,8 @@ bench: deps-bench $(VENV)/.ready
 	$(BENCH_BIN) --encode-benchmark 10000  # a full 10,000-torrent maindata: shared rows against a dictionary per torrent
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/search_load.py $(RESULTS)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/stream_latency.py $(SEEKS)
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/stream_sendfile.py $(SENDFILE_MIB)
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/stream_readers.py $(if $(READERS),--readers $(READERS))
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/upload_throughput.py $(UPLOAD_MIB)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/music_hls.py $(TRACKS_MUSIC)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/webui_render.py --torrents $(or $(WEBUI_TORRENTS),2000)

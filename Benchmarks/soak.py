@@ -315,15 +315,35 @@ async def media(spec, pipe):
     return {"stats": stats, "errors": errors.result(), "probe": probe.result()}
 
 
+def prepare_stream(q, s, seeder, index, mbps):
+    """`stream/prepare` for file `index` of `seeder`'s torrent, its peer named: what a player of it needs (path,
+    size, name, and the seed's file to compare every byte with)."""
+    r = s.post(q.url("stream/prepare"), data={"peers": seeder.peer, "fileIndex": str(index), "networkMbps": str(mbps)},
+               files={"torrents": ("s.torrent", seeder.torrent, "application/x-bittorrent")}, timeout=120)
+    if r.status_code != 200:
+        raise RuntimeError(f"stream/prepare answered {r.status_code}: {r.text[:300]}")
+    got = r.json()
+    # fileIndex counts the files as qBittorrent does: pad files (hybrid torrents) left out.
+    fs = seeder.info.files()
+    real = [i for i in range(fs.num_files()) if not fs.file_flags(i) & fs.flag_pad_file]
+    seed_path, seed_size = seeder.root / fs.file_path(real[index]), fs.file_size(real[index])
+    if got["fileSize"] != seed_size or got["fileName"] != seed_path.name:
+        raise RuntimeError(f"stream/prepare: {got['fileName']} of {got['fileSize']} bytes, the seed's "
+                           f"file {index} is {seed_path.name} of {seed_size}")
+    return {"path": "/stream/" + got["streamId"], "size": seed_size, "name": got["fileName"], "seed": str(seed_path)}
+
+
 async def stream(k, s, spec, start, end, errors, stats):
-    """One player: open-ended Range requests read at `rate`, a seek every 15-25 s, from 0 again at the end."""
+    """One player: open-ended Range requests read at `rate`, a seek every 15-25 s (`seek_every`), from 0 again at
+    the end."""
     host, port, rate = spec["host"], spec["port"], spec["stream_rate"]
     size, path = s["size"], s["path"]
     rng = random.Random(1000 + k)
     seed = os.open(s["seed"], os.O_RDONLY)
     pos = rng.randrange(0, size) if k % 2 else 0
     await asyncio.sleep(max(0.0, start + k * 0.1 - time.monotonic()))
-    next_seek = time.monotonic() + rng.uniform(15, 25)
+    seek_every = spec.get("seek_every", (15, 25))
+    next_seek = time.monotonic() + rng.uniform(*seek_every)
     tokens, refilled = 0.0, time.monotonic()
     capacity = max(rate, READ_CHUNK)       # a second of playback: what a player's buffer takes in one go
     try:
@@ -351,7 +371,7 @@ async def stream(k, s, spec, start, end, errors, stats):
                         break
                     if now >= next_seek:
                         pos = rng.randrange(0, size)
-                        next_seek = now + rng.uniform(15, 25)
+                        next_seek = now + rng.uniform(*seek_every)
                         stats["seeks"] += 1
                         break
                     tokens = min(capacity, tokens + (now - refilled) * rate)
@@ -683,22 +703,7 @@ def main():
             for k in range(a.streams):
                 seeder = seeders[k // FILES_PER_STREAM_TORRENT]
                 index = k % FILES_PER_STREAM_TORRENT
-                r = s.post(q.url("stream/prepare"), data={"peers": seeder.peer, "fileIndex": str(index),
-                                                         "networkMbps": "100"},
-                           files={"torrents": (f"s{k}.torrent", seeder.torrent, "application/x-bittorrent")},
-                           timeout=120)
-                if r.status_code != 200:
-                    raise RuntimeError(f"stream/prepare answered {r.status_code}: {r.text[:300]}")
-                got = r.json()
-                # fileIndex counts the files as qBittorrent does: pad files (hybrid torrents) left out.
-                fs = seeder.info.files()
-                real = [i for i in range(fs.num_files()) if not fs.file_flags(i) & fs.flag_pad_file]
-                seed_path, seed_size = seeder.root / fs.file_path(real[index]), fs.file_size(real[index])
-                if got["fileSize"] != seed_size or got["fileName"] != seed_path.name:
-                    raise RuntimeError(f"stream/prepare: {got['fileName']} of {got['fileSize']} bytes, the seed's "
-                                       f"file {index} is {seed_path.name} of {seed_size}")
-                streams.append({"path": "/stream/" + got["streamId"], "size": got["fileSize"], "name": got["fileName"],
-                                "seed": str(seed_path)})
+                streams.append(prepare_stream(q, s, seeder, index, mbps=100))
 
             spec = {"host": "127.0.0.1", "port": q.port, "password": q.password, "clients": a.clients,
                     "uploads": a.uploads, "streams": streams, "stream_rate": a.stream_rate * 1e6,

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Completed data at disk speed: a sustained read of a completed file through qbtd's `/stream/{token}` against nginx
+serving the same file with `sendfile on`, in the same run, both from the page cache.
+
+One file of SIZE_MIB (random bytes) is made into a torrent that qbtd adds with its data already in place (skip
+checking); nginx (one worker, sendfile on, tcp_nopush on, access log off) serves the same folder. curl reads the
+whole file to /dev/null from each server in turn, ROUNDS times, after one warm-up read each; the server's CPU
+seconds (user + system, from /proc, nginx's master and worker together) are taken around each read. Printed: the
+median throughput of each, CPU seconds per GiB over all reads (the clock ticks at 10 ms), and the ratios
+qbtd / nginx. Everything stays on 127.0.0.1.
+
+    stream_sendfile.py [SIZE_MIB] [ROUNDS]   (defaults 1024 and 5)
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import libtorrent as lt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "e2e"))
+from conftest import Qbtd, free_port, wait_for  # noqa: E402
+
+SIZE = (int(sys.argv[1]) if len(sys.argv) > 1 else 1024) << 20
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids):
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / TICK
+
+
+def nginx_pids(master):
+    children = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True).stdout.split()
+    return [master] + [int(c) for c in children]
+
+
+def read(url, pids):
+    before = cpu_seconds(pids)
+    out = subprocess.run(["curl", "-s", "--fail", "-o", "/dev/null", "-w", "%{size_download} %{time_total}", url],
+                         capture_output=True, text=True, timeout=600, check=True).stdout.split()
+    cpu = cpu_seconds(pids) - before
+    size, seconds = int(out[0]), float(out[1])
+    assert size == SIZE, f"{url} sent {size} bytes of {SIZE}"
+    return size / seconds, cpu
+
+
+def make_file(path):
+    chunk = 16 << 20
+    with open(path, "wb") as f:
+        for offset in range(0, SIZE, chunk):
+            f.write(os.urandom(min(chunk, SIZE - offset)))
+
+
+def torrent_of(folder):
+    fs = lt.file_storage()
+    lt.add_files(fs, str(folder))
+    ct = lt.create_torrent(fs, 4 << 20)
+    lt.set_piece_hashes(ct, str(folder.parent))
+    return lt.bencode(ct.generate())
+
+
+def start_nginx(tmp, root):
+    port = free_port()
+    conf = tmp / "nginx.conf"
+    conf.write_text(f"""
+worker_processes 1;
+pid {tmp}/nginx.pid;
+error_log {tmp}/nginx-error.log;
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    default_type application/octet-stream;
+    client_body_temp_path {tmp}/nginx-body;
+    server {{ listen 127.0.0.1:{port}; root {root}; }}
+}}
+""")
+    proc = subprocess.Popen(["nginx", "-e", str(tmp / "nginx-error.log"), "-c", str(conf), "-g", "daemon off;"])
+    wait_for(lambda: subprocess.run(["curl", "-s", "-o", "/dev/null", f"http://127.0.0.1:{port}/"]).returncode == 0, 20,
+             what="nginx to listen")
+    return proc, port
+
+
+def main():
+    if not shutil.which("nginx"):
+        sys.exit("nginx is missing: make bench installs nginx-light")
+    with tempfile.TemporaryDirectory(prefix="qbtd-sendfile-bench-") as tmp:
+        tmp = Path(tmp)
+        tmp.chmod(0o755)  # nginx's worker runs as another user when started by root
+        content = tmp / "content" / "film"
+        content.mkdir(parents=True)
+        print(f"writing a {SIZE >> 20} MiB file ...", flush=True)
+        make_file(content / "film.mkv")
+        torrent = torrent_of(content)
+        (tmp / "data").mkdir()
+        q = Qbtd(tmp / "data").start()
+        nginx, port = start_nginx(tmp, tmp / "content")
+        try:
+            s = q.session()
+            r = s.post(q.url("torrents/add"), data={"savepath": str(tmp / "content"), "skip_checking": "true"},
+                       files={"torrents": ("film.torrent", torrent, "application/x-bittorrent")})
+            assert r.status_code == 200, (r.status_code, r.text)
+            info = lt.torrent_info(lt.bdecode(torrent))
+            h = str(info.info_hashes().get_best())
+            wait_for(lambda: (t := s.get(q.url("torrents/info"), params={"hashes": h}).json()) and t[0]["progress"] == 1,
+                     60, what="the torrent to be complete")
+            stream = s.post(q.url("stream/prepare"), data={"hash": h}).json()["playbackUrl"]
+            plain = f"http://127.0.0.1:{port}/film/film.mkv"
+            servers = {"qbtd /stream": (stream, [q.proc.pid]), "nginx sendfile": (plain, nginx_pids(nginx.pid))}
+            for url, pids in servers.values():
+                read(url, pids)  # warm-up: the page cache, both servers' first connection
+            rates = {name: [] for name in servers}
+            cpus = {name: [] for name in servers}
+            for _ in range(ROUNDS):
+                for name, (url, pids) in servers.items():
+                    rate, cpu = read(url, pids)
+                    rates[name].append(rate)
+                    cpus[name].append(cpu)
+        finally:
+            nginx.terminate()
+            nginx.wait(10)
+            q.stop()
+
+    gib = SIZE / 2**30
+    print(f"\n{SIZE >> 20} MiB file from the page cache, curl to /dev/null, {ROUNDS} reads each, 127.0.0.1\n")
+    print("| server | throughput (median) | CPU s per GiB (all reads) |\n|---|---:|---:|")
+    per_gib = {name: sum(cpus[name]) / (gib * ROUNDS) for name in servers}
+    for name in servers:
+        print(f"| {name} | {statistics.median(rates[name]) / 2**20:,.0f} MiB/s | {per_gib[name]:.3f} |")
+    a, b = "qbtd /stream", "nginx sendfile"
+    speed = statistics.median(rates[a]) / statistics.median(rates[b])
+    cost = per_gib[a] / per_gib[b] if per_gib[b] > 0 else float("inf")
+    print(f"\nratios qbtd / nginx: throughput x{speed:.2f} (target >= 1.0), CPU per GiB x{cost:.2f} (target <= 1.5)")
+
+
+if __name__ == "__main__":
+    main()
