@@ -85,8 +85,9 @@ final class FileRegionHandlerTests: XCTestCase {
 
     /// Whether `future` has failed by now (an embedded loop's future that never completes would hang `wait()`).
     static func failed(_ future: EventLoopFuture<Void>) -> Bool {
-        var failed = false
-        future.whenFailure { _ in failed = true }
-        return failed
+        final class Seen: @unchecked Sendable { var failed = false }  // an embedded loop runs callbacks in place
+        let seen = Seen()
+        future.whenFailure { _ in seen.failed = true }
+        return seen.failed
     }
 }
