@@ -52,6 +52,7 @@ public actor MusicLibrary {
         directories = configuration.directories
         let dir = configuration.dataDirectory
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        Self.sweepSnapshotTemps(in: dir)
         var config = GRDB.Configuration()
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL") }
         library = try DatabaseQueue(path: dir + "/library.sqlite", configuration: config)
@@ -60,6 +61,15 @@ public actor MusicLibrary {
         try LibrarySchema.frameIndex.migrate(frames)
         secret = try Self.loadSecret(dir + "/hls-key.secret")
         version = try await library.read(Self.storedVersion)
+    }
+
+    /// A snapshot being written when qbtd was killed stays as `library-v….sqlite.tmp` (a later snapshot of another
+    /// version leaves other versions' temp files alone, as they may be in progress): none is in progress at start.
+    static func sweepSnapshotTemps(in dir: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        where name.hasPrefix("library-v") && name.contains(".sqlite.tmp") {  // with its -journal, if any
+            try? FileManager.default.removeItem(atPath: dir + "/" + name)
+        }
     }
 
     static func storedVersion(_ db: Database) throws -> Int {
