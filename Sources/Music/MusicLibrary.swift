@@ -66,8 +66,12 @@ public actor MusicLibrary {
     /// A snapshot being written when qbtd was killed stays as `library-v….sqlite.tmp` (a later snapshot of another
     /// version leaves other versions' temp files alone, as they may be in progress): none is in progress at start.
     static func sweepSnapshotTemps(in dir: String) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-        where name.hasPrefix("library-v") && name.contains(".sqlite.tmp") {  // with its -journal, if any
+        removeSnapshots(in: dir) { $0.contains(".sqlite.tmp") }  // with its -journal, if any
+    }
+
+    /// Removes the snapshot files (`library-v…`) in `dir` whose names `matching` accepts.
+    static func removeSnapshots(in dir: String, matching: (String) -> Bool) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix("library-v") && matching(name) {
             try? FileManager.default.removeItem(atPath: dir + "/" + name)
         }
     }
@@ -371,10 +375,7 @@ public actor MusicLibrary {
                 }
             }.get()
             // Older snapshots go.
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-            where name.hasPrefix("library-v") && name != "library-v\(v).relative.sqlite" && !name.hasSuffix(".tmp") {
-                try? FileManager.default.removeItem(atPath: dir + "/" + name)
-            }
+            Self.removeSnapshots(in: dir) { $0 != "library-v\(v).relative.sqlite" && !$0.hasSuffix(".tmp") }
         }
         guard let file = FileHandle(forReadingAtPath: path) else { throw MusicError.unreadable(path) }
         return (v, file)
