@@ -1,6 +1,7 @@
 # The two commands of the README. Both install what they need on Debian 12 when it is missing.
 SHELL := /bin/bash
-APT_RUN  := libtorrent-rasterbar-dev libsqlite3-dev libssl-dev libmpg123-dev libcurl4-openssl-dev pkg-config
+# libtorrent is built from Debian's source with qbtd's patches (contrib/libtorrent): g++, patch and Boost's headers.
+APT_RUN  := g++ patch xz-utils libboost-dev libsqlite3-dev libssl-dev libmpg123-dev libcurl4-openssl-dev pkg-config
 # qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates; ffmpeg
 # makes and plays test media; lame encodes the test MP3s; systemd checks the service unit (systemd-analyze);
 # nginx-light runs the reverse-proxy recipes of contrib/nginx; prometheus scrapes /metrics.
@@ -9,19 +10,26 @@ VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: run test bench build deps-run deps-test deps-bench swift-test e2e-test clean completions install openapi fuzz-api \
-	fuzz fuzz-short soak
+	fuzz fuzz-short soak libtorrent
 
 # The server people run is the release build (seedbox scale needs it); tests use the debug build.
-run: deps-run
+run: deps-run libtorrent
 	swift build -c release --product qbtd $(SWIFT_BUILD_FLAGS)
 	.build/release/qbtd $(ARGS)
 
-build:
+build: libtorrent
 	swift build $(SWIFT_BUILD_FLAGS)
+
+# libtorrent-rasterbar 2.0.8 with qbtd's patches, once per checkout (about 15 minutes on 2 cores; then a no-op).
+libtorrent: deps-run
+	contrib/libtorrent/build.sh .build-libtorrent
+	@# SwiftPM does not notice a rebuilt static library: what was linked against an older one is linked again.
+	@for f in .build/{debug,release}/{qbtd,qbt,qbtd-fuzz,qbtdPackageTests.xctest} .build/fuzz/debug/qbtd-fuzz; do \
+		if [ -e "$$f" ] && [ .build-libtorrent/lib/libtorrent-qbtd.a -nt "$$f" ]; then rm -f "$$f"; fi; done
 
 test: deps-test build swift-test e2e-test fuzz-short
 
-swift-test:
+swift-test: libtorrent
 	swift test $(SWIFT_BUILD_FLAGS)
 
 # End-to-end: the built qbtd against real libtorrent peers and real clients, all on 127.0.0.1.
@@ -31,7 +39,7 @@ e2e-test: $(VENV)/.ready
 # Benchmarks print figures and ratios against qbittorrent-nox run in the same script; not part of `make test`.
 # They measure the release build, as the reference is a release build too.
 BENCH_BIN := $(CURDIR)/.build/release/qbtd
-bench: deps-bench $(VENV)/.ready
+bench: deps-bench libtorrent $(VENV)/.ready
 	swift build -c release
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/loopback_download.py $(MIB)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/scale.py $(SCALE_TORRENTS)
@@ -72,15 +80,15 @@ fuzz-api: deps-test build $(VENV)/.ready
 # libFuzzer + AddressSanitizer on every parser of hostile input (Fuzz/run.sh prints runs, execs/s, coverage, crashes):
 # a million inputs per harness; `make test` runs 10,000 each, which also replays the seed corpora in Fuzz/Corpus.
 FUZZ_RUNS ?= 1000000
-fuzz: deps-test
+fuzz: deps-test libtorrent
 	Fuzz/run.sh $(FUZZ_RUNS) $(HARNESS)
 
-fuzz-short:
+fuzz-short: libtorrent
 	Fuzz/run.sh 10000
 
 # The crash campaign (SIGKILL at 20 moments under load; nothing acknowledged may be lost) and the 10-minute soak
 # (200 clients polling sync/maindata against 2,000 torrents while streams play and uploads run), on the release build.
-soak: deps-test $(VENV)/.ready
+soak: deps-test libtorrent $(VENV)/.ready
 	swift build -c release --product qbtd
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Tests/soak/crash_campaign.py --kills $${KILLS:-20} $(if $(SEED),--seed $(SEED))
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/soak.py --minutes $${MINUTES:-10}
@@ -94,7 +102,7 @@ completions: build
 # `make install` (PREFIX=/usr/local, DESTDIR for staging; CONFIG=debug reuses the test build).
 PREFIX ?= /usr/local
 CONFIG ?= release
-install: deps-run
+install: deps-run libtorrent
 	swift build -c $(CONFIG) $(SWIFT_BUILD_FLAGS)
 	install -D -m 755 .build/$(CONFIG)/qbtd $(DESTDIR)$(PREFIX)/bin/qbtd
 	install -D -m 755 .build/$(CONFIG)/qbt $(DESTDIR)$(PREFIX)/bin/qbt
@@ -106,5 +114,6 @@ install: deps-run
 	install -d $(DESTDIR)$(PREFIX)/share/qbtd
 	cp -R Sources/WebUI/www $(DESTDIR)$(PREFIX)/share/qbtd/www
 
+# .build-libtorrent (the patched libtorrent) survives: `rm -rf .build-libtorrent` builds it again.
 clean:
 	rm -rf .build $(VENV)

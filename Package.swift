@@ -1,12 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// libtorrent's public headers need the defines `pkg-config --cflags libtorrent-rasterbar` prints;
-// a .systemLibrary target would drop them, so the shim is a plain C++ target that sets them itself.
+// libtorrent-rasterbar 2.0.8 with qbtd's patches, built static by contrib/libtorrent/build.sh (the Makefile runs it
+// before any swift build) into .build-libtorrent; Debian's libtorrent-rasterbar2.0 has no call to forget a piece.
+// Its public headers need the defines `pkg-config --cflags libtorrent-rasterbar` prints (static: not LINKING_SHARED).
+let libtorrentDirectory = Context.packageDirectory + "/.build-libtorrent"
 let libtorrentDefines: [CXXSetting] = [
-    "TORRENT_LINKING_SHARED", "TORRENT_USE_OPENSSL", "TORRENT_USE_LIBCRYPTO", "TORRENT_SSL_PEERS",
+    "TORRENT_USE_OPENSSL", "TORRENT_USE_LIBCRYPTO", "TORRENT_SSL_PEERS",
     "OPENSSL_NO_SSL2", "BOOST_ASIO_ENABLE_CANCELIO", "BOOST_ASIO_NO_DEPRECATED", "BOOST_ALL_NO_LIB",
-].map { .define($0) }
+].map { .define($0) } + [.unsafeFlags(["-I", libtorrentDirectory + "/include"])]
 
 let package = Package(
     name: "qbtd",
@@ -37,7 +39,8 @@ let package = Package(
         .target(
             name: "CLibtorrent",
             cxxSettings: libtorrentDefines,
-            linkerSettings: [.linkedLibrary("torrent-rasterbar"), .linkedLibrary("ssl"), .linkedLibrary("crypto")]
+            linkerSettings: [.unsafeFlags(["-L", libtorrentDirectory + "/lib"]), .linkedLibrary("torrent-qbtd"),
+                             .linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
         // C over OpenSSL's libcrypto: HLS's AES-128, running digests, PBKDF2, random bytes, PEM checks.
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),

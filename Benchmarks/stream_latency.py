@@ -14,6 +14,8 @@ reason the seeder ticks every 25 ms, so that its limiter hands out data smoothly
   random offsets not yet on disk, one every 0.25 s, each timed from the request to the first body byte.
 - sequential: the same torrent added with `sequentialDownload` and `firstLastPiecePrio` to a second qbtd; first
   byte = when piece 0 is on disk; a seek at time t to offset x waits until x's piece is on disk (polled every 5 ms).
+- The scheduler's run also prints how many times the stream cache evicted and how many new connections the seeder
+  accepted meanwhile (the cache forgets pieces in place: the torrent keeps its peers).
 - throughput: the completed file read through `/stream/{token}` (a stream of a torrent qbtd has) and read from disk.
 Everything stays on 127.0.0.1; every loop is bounded.
 
@@ -32,7 +34,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "e2e"))
 from conftest import Qbtd, wait_for  # noqa: E402
-from test_stream import FileSeeder  # noqa: E402
+from test_stream import FileSeeder, incoming_connections  # noqa: E402
 
 SEEKS = int(sys.argv[1]) if len(sys.argv) > 1 else 40
 SIZE = 256 * 1024 * 1024
@@ -59,6 +61,7 @@ def scheduler(q, seeder, rng):
                     files={"torrents": ("b.torrent", seeder.torrent, "application/x-bittorrent")}, timeout=60).json()
     first = first_byte(stream["playbackUrl"], 0)  # from the GET, right after prepare answered
     seeder.handle.set_upload_limit(RATE)
+    calls_before = incoming_connections(seeder.session)
     seeks = []
     for _ in range(SEEKS):
         have = s.get(q.url("stream/list")).json()[0]["bufferedRanges"]
@@ -68,6 +71,10 @@ def scheduler(q, seeder, rng):
                 break
         seeks.append(first_byte(stream["playbackUrl"], x))
         time.sleep(0.25)
+    # The stream cache evicts while the seeks run: it must do so without calling the seeder again.
+    calls = incoming_connections(seeder.session) - calls_before
+    evictions = Path(q.log.name).read_text(errors="replace").count("stream cache: forgetting")
+    print(f"scheduler: {evictions} evictions, the seeder accepted {calls} new connection(s) during the seeks", flush=True)
     return first, seeks
 
 

@@ -776,48 +776,41 @@ qbt_result qbt_remove(qbt_session *session, const char *id, bool delete_files) {
     })
 }
 
-qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t *pieces, size_t count) {
+qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t *pieces, size_t count, qbt_ints_fn fn,
+                             void *context) {
     QBT_GUARD({
         auto h = session->find(id);
         if (!h.is_valid()) return QBT_ERR_NOT_FOUND;
         std::shared_ptr<const lt::torrent_info> ti = metainfo(h);
         if (!ti) return QBT_ERR_INVALID;
-        auto st = h.status(lt::torrent_handle::query_pieces | lt::torrent_handle::query_save_path);
-        lt::add_torrent_params atp;
-        atp.ti = std::make_shared<lt::torrent_info>(*ti);
-        atp.save_path = st.save_path;
-        atp.have_pieces = st.pieces;
-        atp.file_priorities = h.get_file_priorities();
-        atp.piece_priorities = h.get_piece_priorities();
+        std::vector<lt::piece_index_t> asked;
+        std::vector<std::pair<lt::piece_index_t, lt::download_priority_t>> unwanted;
         for (size_t i = 0; i < count; ++i) {
-            lt::piece_index_t piece(pieces[i]);
-            if (static_cast<int>(piece) < 0 || static_cast<int>(piece) >= atp.have_pieces.size()) continue;
-            atp.have_pieces.clear_bit(piece);
-            if (static_cast<int>(piece) < static_cast<int>(atp.piece_priorities.size()))
-                atp.piece_priorities[static_cast<std::size_t>(static_cast<int>(piece))] = lt::dont_download;
+            if (pieces[i] < 0 || pieces[i] >= ti->num_pieces()) continue;
+            asked.emplace_back(pieces[i]);
+            unwanted.emplace_back(lt::piece_index_t(pieces[i]), lt::dont_download);
         }
-        for (const auto &t : h.trackers()) {
-            atp.trackers.push_back(t.url);
-            atp.tracker_tiers.push_back(t.tier);
+        std::vector<int32_t> done;
+        if (!asked.empty()) {
+            // Unwanted first, so a torrent still downloading does not pick them again in between; a seed ignores
+            // priorities, so they are set again once it is no longer one.
+            h.prioritize_pieces(unwanted);
+            // Patched libtorrent (contrib/libtorrent): returns once they are forgotten, with those it had.
+            for (lt::piece_index_t p : h.forget_pieces(asked)) done.push_back(static_cast<int32_t>(p));
+            h.prioritize_pieces(unwanted);
         }
-        std::vector<lt::peer_info> peers;
-        h.get_peer_info(peers);
-        for (const auto &peer : peers) atp.peers.push_back(peer.ip);
-        atp.flags = h.flags() & ~lt::torrent_flags::seed_mode;
-        atp.flags |= lt::torrent_flags::duplicate_is_error | lt::torrent_flags::update_subscribe;
-        atp.upload_limit = h.upload_limit();
-        atp.download_limit = h.download_limit();
-        session->session.remove_torrent(h);
-        lt::error_code ec;
-        lt::torrent_handle added = session->session.add_torrent(std::move(atp), ec);
-        std::lock_guard<std::mutex> lock(session->mutex);
-        if (ec) {
-            session->handles.erase(id);
-            return QBT_ERR_FAILED;
-        }
-        session->handles[id] = added;
+        fn(context, done.data(), done.size());
         return QBT_OK;
     })
+}
+
+void qbt_set_keep_seeds(qbt_session *session, bool keep) {
+    try {
+        lt::settings_pack pack;
+        pack.set_bool(lt::settings_pack::close_redundant_connections, !keep);
+        session->session.apply_settings(std::move(pack));
+    } catch (...) {
+    }
 }
 
 bool qbt_punch_hole(const char *path, int64_t offset, int64_t length) {

@@ -88,18 +88,21 @@ public actor StreamService {
     var scheduled: [TorrentID: (deadlines: [Int], prefetch: [Int: Int])] = [:]
     /// Stream-cache torrents being removed: their folder goes once libtorrent has deleted the files.
     var releasing: Set<TorrentID> = []
-    /// Stream-cache torrents being put back without evicted pieces: their `removed` event is not an end.
-    var reloading: Set<TorrentID> = [] {
-        didSet { for id in oldValue.subtracting(reloading) { for c in reloadWaiters.removeValue(forKey: id) ?? [] { c.resume() } } }
+    /// Stream-cache torrents whose evicted pieces are being forgotten and punched out.
+    var forgetting: Set<TorrentID> = [] {
+        didSet { for id in oldValue.subtracting(forgetting) { for c in forgetWaiters.removeValue(forKey: id) ?? [] { c.resume() } } }
     }
-    /// Readers parked until a torrent's forgotten pieces are gone (its `removed` event), not polling.
-    var reloadWaiters: [TorrentID: [CheckedContinuation<Void, Never>]] = [:]
+    /// Readers parked until a torrent's evicted pieces are gone, not polling.
+    var forgetWaiters: [TorrentID: [CheckedContinuation<Void, Never>]] = [:]
+    /// Whether the engine keeps finished torrents' seeds (while any stream-cache stream is open).
+    var keepingSeeds = false
     /// Callers parked until a torrent's status says something (metadata, checked), re-tested on its events.
     var statusWaiters: [TorrentID: [UUID: (test: @Sendable (TorrentStatus) -> Bool, continuation: CheckedContinuation<TorrentStatus?, Never>)]] = [:]
     /// When each piece was last read (a counter), for least-recently-read eviction.
     var lastRead: [TorrentID: [Int: UInt64]] = [:]
     var readClock: UInt64 = 0
-    /// Peers seen per torrent: a finished stream torrent drops its seeds, and a seek into evicted data needs one back.
+    /// Peers seen per torrent: a seed that hangs up (one that does not understand lt_donthave may take the cache for a
+    /// seed) is called again when a reader needs data.
     var knownPeers: [TorrentID: Set<String>] = [:]
     /// Torrents whose known peers are being called again (`reconnect`).
     var reconnecting: Set<TorrentID> = []
@@ -125,15 +128,12 @@ public actor StreamService {
             for (key, waiter) in parked where waiter.test(status) { finishWaiting(id, key, status) }
         }
         switch event {
-        case .added(let id) where streams.values.contains(where: { $0.torrentID == id }):
-            reconnect(id)  // put back after an eviction: its peers are called again
         case .pieceFinished(let id, let piece):
             if let parked = waiters[id]?[piece], !parked.isEmpty { Task { await self.wakeReaders(id, piece) } }
             if streams.values.contains(where: { $0.torrentID == id && $0.owned }) {
                 Task { await self.enforceBudget(id) }
             }
         case .removed(let id):
-            if reloading.remove(id) != nil { return }
             for (piece, parked) in waiters[id] ?? [:] { for key in parked.keys { resume(id, piece, key, with: .stopped) } }
         case .filesDeleted(let id), .deleteFailed(let id, _):
             if releasing.remove(id) != nil {
@@ -225,6 +225,7 @@ public actor StreamService {
                             title: title.flatMap { $0.isEmpty ? nil : $0 } ?? (file.path as NSString).lastPathComponent,
                             mimeType: MediaType.of(file.path), owned: owned, networkRate: max(rate, 125_000))
         streams[stream.id] = stream
+        await keepSeedsWhileCaching()
         // Container indexes live at the ends (MP4 moov, MKV cues): head and tail first.
         let ends = [stream.pieces.lowerBound, stream.pieces.lowerBound + 1, stream.pieces.upperBound - 1, stream.pieces.upperBound]
         for (order, p) in Set(ends.filter(stream.pieces.contains)).sorted().enumerated() {
@@ -282,6 +283,7 @@ public actor StreamService {
     /// (its data too, unless kept because it completed).
     public func stop(_ token: String) async throws {
         guard let stream = streams.removeValue(forKey: token) else { throw Failure.unknownStream }
+        await keepSeedsWhileCaching()
         for (piece, parked) in waiters[stream.torrentID] ?? [:] {
             for (key, waiter) in parked where waiter.stream == token { resume(stream.torrentID, piece, key, with: .stopped) }
         }
@@ -291,6 +293,16 @@ public actor StreamService {
         } else {
             await reschedule(stream.torrentID)
         }
+    }
+
+    /// A stream-cache torrent that has every piece it wants still needs its seeds: the next seek can want an evicted
+    /// piece again. So while one streams, finished torrents keep their seeds (libtorrent then also stops telling
+    /// peers it is upload-only, which makes seeds hang up).
+    func keepSeedsWhileCaching() async {
+        let wanted = streams.values.contains { $0.owned }
+        guard wanted != keepingSeeds else { return }
+        keepingSeeds = wanted  // before the await: a call meanwhile sees the change and sends the next one in order
+        await engine.keepSeeds(wanted)
     }
 
     /// Removes a stream-cache torrent; unless kept, its data and folder go (the folder once libtorrent is done).
@@ -347,8 +359,8 @@ public actor StreamService {
     /// piece is on disk (or throws when the stream stops or no data arrives in time).
     public func waitForData(_ token: String, reader: UUID, position: Int64) async throws {
         // While pieces are being forgotten, nobody starts reading: the piece checked could be punched out next.
-        if let current = streams[token], reloading.contains(current.torrentID) {
-            await withCheckedContinuation { reloadWaiters[current.torrentID, default: []].append($0) }
+        if let current = streams[token], forgetting.contains(current.torrentID) {
+            await withCheckedContinuation { forgetWaiters[current.torrentID, default: []].append($0) }
         }
         guard var stream = streams[token] else { throw Failure.stopped }
         let moved = stream.readers[reader].map { stream.piece(at: $0) != stream.piece(at: position) } ?? true
@@ -512,7 +524,7 @@ public actor StreamService {
             for (p, level) in prioritized where before.prefetch[p] != level { try? await engine.setPiecePriority(id, piece: p, priority: level) }
         }
         scheduled[id] = (pieces, prioritized)
-        // With the pieces wanted again, a torrent that had dropped its peers (finished, or put back) calls them.
+        // With the pieces wanted again, a torrent that had lost its peers (a seed hung up) calls them.
         if lonely && !pieces.isEmpty { reconnect(id) }
     }
 
@@ -538,8 +550,8 @@ public actor StreamService {
     // MARK: the cache budget
 
     /// Keeps a stream-cache torrent's pieces on disk (finished and in progress) within the budget: the least
-    /// recently read ones that no reader is on or heading to are forgotten by libtorrent and punched out of the
-    /// files. Runs after every finished piece of such a torrent.
+    /// recently read ones that no reader is on or heading to are forgotten by libtorrent (in place: the torrent keeps
+    /// its peers and deadlines) and punched out of the files. Runs after every finished piece of such a torrent.
     func enforceBudget(_ id: TorrentID) async {
         guard !enforcing.contains(id), let stream = streams.values.first(where: { $0.torrentID == id && $0.owned }) else { return }
         enforcing.insert(id)  // before any await: one eviction per torrent at a time
@@ -547,10 +559,8 @@ public actor StreamService {
         guard let states = try? await engine.pieceStates(id) else { return }
         let pieceLength = Int64(stream.pieceLength)
         let used = Int64(states.filter { $0 != .missing }.count) * pieceLength
-        // Act at 80 % of the budget and go down to 50 %: pieces that start meanwhile fit, and the torrent is put
-        // back (which costs a reconnect) seldom.
+        // Act at 80 % of the budget and go down to 50 %: pieces that start meanwhile fit, and evictions are few.
         guard used > configuration.budget * 4 / 5 else { return }
-        for peer in (try? await engine.peers(id)) ?? [] { knownPeers[id, default: []].insert("\(peer.ip)|\(peer.port)") }
         // From here on no await until the pieces are forgotten: the readers and the schedule seen are the real ones.
         let streamsOfTorrent = streams.values.filter { $0.torrentID == id }
         let positions = streamsOfTorrent.flatMap { s in s.readers.values.map(s.piece(at:)) }
@@ -572,23 +582,19 @@ public actor StreamService {
         let evicted = Array(candidates.prefix(count))
         guard !evicted.isEmpty else { return }
         logger.info("stream cache: forgetting \(evicted.count) piece(s) of \(id) (\(used >> 20) MiB on disk, budget \(configuration.budget >> 20) MiB): \(evicted.sorted()); readers at pieces \(positions.sorted())")
-        reloading.insert(id)
-        do { try await engine.forgetPieces(id, evicted) } catch {
-            reloading.remove(id)
-            return
-        }
-        // Punched at once, before a reader can ask for a piece again and have it downloaded anew.
+        forgetting.insert(id)
+        defer { forgetting.remove(id) }  // wakes the readers parked meanwhile
+        guard let forgotten = try? await engine.forgetPieces(id, evicted) else { return }
+        // Punched at once, before a reader can ask for a piece again and have it downloaded anew; only the pieces
+        // libtorrent forgot (one still being written to disk stays, and is evicted another time).
         let files = Dictionary(grouping: streamsOfTorrent, by: \.file.index).values.compactMap(\.first)
-        for piece in evicted {
+        for piece in forgotten {
             for s in files {
                 Self.punch(s.path, from: Int64(piece) * pieceLength - s.file.offset, to: Int64(piece + 1) * pieceLength - s.file.offset,
                            size: s.file.size)
             }
             lastRead[id]?[piece] = nil
         }
-        reconnect(id)
-        scheduled[id] = nil  // the re-added torrent starts without deadlines: set them again
-        await reschedule(id)
     }
 
     /// Frees the file's blocks in `[from, to)` (clamped to the file), keeping its size.

@@ -235,12 +235,25 @@ extension LibtorrentEngine {
     /// Blocks an IP address for every torrent; false if it is not an address.
     public func ban(ip: String) -> Bool { closed ? false : qbt_ban_ip(sessionRaw, ip) }
 
-    /// See `qbt_forget_pieces`: the torrent is re-added without these pieces (a `removed` event follows).
-    public func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws {
+    /// See `qbt_forget_pieces`: libtorrent (patched, contrib/libtorrent) forgets them in place.
+    public func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws -> [Int] {
         let sessionRaw = try live()
         let list = pieces.map { Int32(clamping: $0) }
-        try check(list.withUnsafeBufferPointer { qbt_forget_pieces(sessionRaw, id, $0.baseAddress, $0.count) }, id)
+        let (result, items) = collect([Int].self) { ctx in
+            list.withUnsafeBufferPointer { asked in
+                qbt_forget_pieces(sessionRaw, id, asked.baseAddress, asked.count, { ctx, data, count in
+                    Collector<[Int]>.from(ctx).items.append(UnsafeBufferPointer(start: data, count: count).map { Int($0) })
+                }, ctx)
+            }
+        }
+        try check(result, id)
         touched(id)
+        return items.first ?? []
+    }
+
+    public func keepSeeds(_ on: Bool) {
+        guard !closed else { return }
+        qbt_set_keep_seeds(sessionRaw, on)
     }
 
     /// Frees a file's blocks in a range, keeping its size (the data reads back as zeros).

@@ -391,7 +391,7 @@ public actor LibtorrentEngine: TorrentEngine {
         // The events that matter are published at once, not at the next tick.
         // One trip to the network thread for all of them (a restore brings thousands).
         statuses += session.statuses(touchedIDs)
-        // A removal alert for a torrent that is back (forgetPieces re-adds it) removes nothing.
+        // A removal alert for a torrent that is back (removed and added again between two drains) removes nothing.
         for status in session.statuses(removed) { statuses.append(status); removed.remove(status.id) }
         let counters = readCounters()
         publisher.publish(statuses.filter { !removed.contains($0.id) }, removed: Array(removed), counters: counters)

@@ -230,11 +230,13 @@ public actor MemoryEngine: TorrentEngine {
         return Array(repeating: String(repeating: "0", count: 40), count: status.numPieces)
     }
 
-    public func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws {
+    public func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws -> [Int] {
         _ = try current(id)
-        have[id]?.subtract(pieces)
+        let forgotten = pieces.filter { have[id]?.contains($0) == true }
+        have[id]?.subtract(forgotten)
         let count = have[id]?.count ?? 0
         try update(id) { $0.piecesHave = count; $0.isFinished = false }
+        return forgotten
     }
 
     // MARK: on demand
@@ -286,6 +288,9 @@ public actor MemoryEngine: TorrentEngine {
         banned.insert(ip)
         return true
     }
+
+    public private(set) var keepingSeeds = false
+    public func keepSeeds(_ on: Bool) { keepingSeeds = on }
 
     public private(set) var peerResets = 0
     public func resetPeers() { peerResets += 1 }

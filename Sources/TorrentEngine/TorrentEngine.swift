@@ -107,8 +107,13 @@ public protocol TorrentEngine: Actor {
     /// Peers that have each piece (empty without metadata or once seeding).
     func pieceAvailability(_ id: TorrentID) throws -> [Int]
     func pieceHashes(_ id: TorrentID) throws -> [String]
-    /// The torrent is re-added without these pieces (a `removed` event follows).
-    func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws
+    /// The torrent no longer has these pieces and skips them until a priority says otherwise; it stays in the
+    /// session with its peers. Returns, once done, the pieces forgotten: only their data may go (a piece that passed
+    /// its check but is not on disk yet stays had).
+    func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws -> [Int]
+    /// Whether torrents that have every piece they want keep their seeds connected (a stream cache's evicted
+    /// pieces can be wanted again at the next seek); off by default, as in libtorrent and qBittorrent.
+    func keepSeeds(_ on: Bool)
 
     // On demand: what the snapshot does not carry.
     /// The files of a torrent; empty until its metadata is known.

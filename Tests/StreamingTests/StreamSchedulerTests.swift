@@ -18,7 +18,7 @@ final class StreamSchedulerTests: XCTestCase {
 
     let pieceLength = 16 * 1024
 
-    func makeStreams(stall: Duration = .seconds(30)) async throws -> (StreamService, MemoryEngine, TorrentID) {
+    func makeStreams(stall: Duration = .seconds(30), budget: Int64? = nil) async throws -> (StreamService, MemoryEngine, TorrentID) {
         let server = try await MemoryServer.start(in: dir)
         let (service, engine) = (server.service, server.engine)
         let parsed = try ParsedTorrent(.magnet("magnet:?xt=urn:btih:\(String(repeating: "c", count: 40))&dn=movie"))
@@ -26,6 +26,7 @@ final class StreamSchedulerTests: XCTestCase {
         try await engine.setFiles(id, pieceLength: pieceLength, sizes: [("movie.mkv", Int64(pieceLength * 40))])
         var configuration = StreamService.Configuration(cacheDirectory: dir.path + "/cache")
         configuration.stallTimeout = stall
+        if let budget { configuration.budget = budget }
         let streams = try await StreamService(engine: engine, torrents: service, configuration: configuration)
         return (streams, engine, id)
     }
@@ -73,5 +74,39 @@ final class StreamSchedulerTests: XCTestCase {
         try await withTimeout(seconds: 5) {
             try await streams.waitForData(stream.id, reader: UUID(), position: position)
         }
+    }
+
+    /// Waits (bounded) until `condition` holds.
+    func eventually(_ what: String, _ condition: @escaping @Sendable () async -> Bool) async throws {
+        for _ in 0..<250 {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        XCTFail("never: \(what)")
+    }
+
+    func testAStreamCacheTorrentForgetsPiecesInPlaceAndKeepsItsSeedsWhileItStreams() async throws {
+        let (streams, engine, _) = try await makeStreams(budget: Int64(pieceLength * 10))
+        let hash = String(repeating: "d", count: 40)
+        let opening = Task {
+            try await streams.prepare(.magnet("magnet:?xt=urn:btih:\(hash)&dn=film"), fileIndex: 0, title: nil, trackers: [],
+                                      networkMbps: nil)
+        }
+        try await eventually("the stream cache adds the torrent") { (try? engine.status(hash)) != nil }
+        try await engine.setFiles(hash, pieceLength: pieceLength, sizes: [("film.mkv", Int64(pieceLength * 40))])
+        await engine.post(.metadataReceived(hash))  // as libtorrent's alert follows the metadata
+        let stream = try await withTimeout(seconds: 5) { try await opening.value }
+        XCTAssertTrue(stream.owned)
+        try await eventually("finished torrents keep their seeds while it streams") { await engine.keepingSeeds }
+
+        // Nine pieces of a ten-piece budget: past 80 %, the least useful go down to half the budget.
+        for piece in 0..<9 { try await engine.finishPiece(hash, piece) }
+        try await eventually("pieces are forgotten") {
+            ((try? await engine.pieceStates(hash)) ?? []).filter { $0 == .have }.count <= 5
+        }
+        XCTAssertNotNil(try? engine.status(hash), "forgotten in place: the torrent is still in the engine")
+
+        try await streams.stop(stream.id)
+        try await eventually("with no stream-cache stream, seeds go as libtorrent decides") { await !engine.keepingSeeds }
     }
 }

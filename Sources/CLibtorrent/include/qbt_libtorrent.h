@@ -356,9 +356,14 @@ void qbt_set_rate_limit_scope(qbt_session *session, bool limit_lan, bool limit_u
 
 /// Blocks an address from now on (added to the session's IP filter). False for an unparsable address.
 bool qbt_ban_ip(qbt_session *session, const char *ip);
-/// Makes libtorrent forget it has these pieces (their data is about to be dropped from disk): the torrent is
-/// taken out and put back with its state, minus those pieces, which get priority 0. Files stay.
-qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t *pieces, size_t count);
+/// Makes libtorrent forget it has these pieces and gives them priority 0: the torrent stays in the session with its
+/// peers (torrent_handle::forget_pieces of qbtd's patched libtorrent). Calls `fn` once, after libtorrent is done, with
+/// the pieces it forgot: only their data may go (a piece that passed its check but is not yet on disk stays had).
+qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t *pieces, size_t count, qbt_ints_fn fn,
+                             void *context);
+/// Whether a torrent that has every piece it wants keeps its connections to seeds (libtorrent's
+/// close_redundant_connections, inverted; libtorrent's default is to drop them).
+void qbt_set_keep_seeds(qbt_session *session, bool keep);
 
 /// Frees a file's blocks in [offset, offset + length) and keeps its size (fallocate PUNCH_HOLE).
 bool qbt_punch_hole(const char *path, int64_t offset, int64_t length);

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# contrib/libtorrent/build.sh OUT: libtorrent-rasterbar 2.0.8, Debian's own source, with qbtd's patches applied,
+# built as a static library: OUT/lib/libtorrent-qbtd.a and its headers in OUT/include.
+#
+# Why qbtd does not link Debian's libtorrent-rasterbar2.0: the stream cache must make libtorrent forget pieces it
+# has discarded, and 2.0.8 has no public call for that (forget-pieces.patch adds torrent_handle::forget_pieces).
+# The source is Debian bookworm's (apt-get source, checked against the SHA-256 below); the flags are those of the
+# upstream CMake build Debian uses, so the library is Debian's but for the patches. Built once per checkout: the
+# stamp names the tarball, the patches and this script, so a change to any of them builds again.
+set -euo pipefail
+OUT=${1:?usage: contrib/libtorrent/build.sh OUT}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+cd "$(dirname "$0")"
+HERE=$PWD
+VERSION=2.0.8
+TARBALL=libtorrent-rasterbar_${VERSION}.orig.tar.xz
+SHA256=96ac37959494602b11d7026f95c69fa007ee890fec4e3c5f50dbf4af5b1a3e36
+PATCHES=(forget-pieces.patch)
+
+stamp="$OUT/.ready-$(cat build.sh "${PATCHES[@]}" <(echo "$SHA256") | sha256sum | cut -c1-16)"
+[ -f "$stamp" ] && exit 0
+
+# The source, from Debian's archive: a deb-src list of our own, so the machine's apt configuration is untouched.
+mkdir -p "$OUT/download"
+if ! echo "$SHA256  $OUT/download/$TARBALL" | sha256sum -c --status 2>/dev/null; then
+    echo "libtorrent: fetching Debian's libtorrent-rasterbar $VERSION source"
+    apt_dir="$OUT/download/apt"
+    mkdir -p "$apt_dir/lists/partial" "$apt_dir/sources"
+    cat > "$apt_dir/sources/bookworm-src.sources" <<EOF
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+    apt_opts=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt_dir/sources"
+              -o Dir::State::Lists="$apt_dir/lists" -o APT::Sandbox::User=root)
+    apt-get "${apt_opts[@]}" -qq update
+    (cd "$OUT/download" && apt-get "${apt_opts[@]}" -qq source --download-only "libtorrent-rasterbar=$VERSION-1" >/dev/null)
+    echo "$SHA256  $OUT/download/$TARBALL" | sha256sum -c --status \
+        || { echo "libtorrent: $TARBALL does not have the expected SHA-256; remove $OUT/download and retry" >&2; exit 1; }
+fi
+
+SRC="$OUT/src/libtorrent-$VERSION"
+rm -rf "$OUT/src" "$OUT/obj" "$OUT/include" "$OUT/lib" "$OUT"/.ready-*
+mkdir -p "$OUT/src" "$OUT/obj" "$OUT/lib"
+tar -xf "$OUT/download/$TARBALL" -C "$OUT/src"
+for p in "${PATCHES[@]}"; do patch -s -d "$SRC" -p1 < "$HERE/$p"; done
+
+# The sources of upstream's CMakeLists.txt (the library, its DHT, ed25519, try_signal and encryption), read from it.
+python3 - "$SRC/CMakeLists.txt" > "$OUT/sources.txt" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+def listed(name, prefix):
+    body = re.search(r'set\(%s\s*\n(.*?)\)' % name, text, re.S).group(1)
+    for line in body.split('\n'):
+        line = line.strip()
+        if line and not line.startswith('#'):
+            print(prefix + (line if line.endswith('.cpp') else line + '.cpp'))
+listed('sources', 'src/')
+listed('kademlia_sources', 'src/kademlia/')
+listed('ed25519_sources', 'src/ed25519/')
+listed('try_signal_sources', 'deps/try_signal/')
+print('src/pe_crypto.cpp')  # added by the `encryption` option (on by default, as in Debian's build)
+EOF
+
+# Upstream's CMake flags for a release build (the public defines are those pkg-config names for Debian's build).
+FLAGS=(-O2 -fPIC -pthread -std=c++17 -fvisibility=hidden -fvisibility-inlines-hidden -DNDEBUG -w
+       -DTORRENT_BUILDING_LIBRARY -D_FILE_OFFSET_BITS=64 -DBOOST_EXCEPTION_DISABLE -DBOOST_ASIO_HAS_STD_CHRONO
+       -DBOOST_ASIO_ENABLE_CANCELIO -DBOOST_ASIO_NO_DEPRECATED -DTORRENT_USE_OPENSSL -DTORRENT_USE_LIBCRYPTO
+       -DTORRENT_SSL_PEERS -DOPENSSL_NO_SSL2 -DBOOST_ALL_NO_LIB -I"$SRC/include" -I"$SRC/deps/try_signal")
+# The headers every file of the core includes, parsed once: a precompiled header halves the build on 2 cores.
+# A file it does not suit (one that sets feature macros before its includes) is compiled without it.
+cat > "$OUT/obj/core.hpp" <<'EOF'
+#include "libtorrent/aux_/session_impl.hpp"
+#include "libtorrent/torrent.hpp"
+#include "libtorrent/peer_connection.hpp"
+#include "libtorrent/bt_peer_connection.hpp"
+EOF
+echo "libtorrent: building $(wc -l < "$OUT/sources.txt") files with $(nproc) jobs"
+start=$SECONDS
+g++ "${FLAGS[@]}" -x c++-header "$OUT/obj/core.hpp" -o "$OUT/obj/core.hpp.gch"
+export OUT SRC
+export FLAGS_LINE="${FLAGS[*]}"
+total=$(wc -l < "$OUT/sources.txt")
+compile_one() {
+    local f=$1 o
+    o="$OUT/obj/$(echo "$f" | tr / _).o"
+    case $f in
+        src/ed25519/*|deps/*) g++ $FLAGS_LINE -c "$SRC/$f" -o "$o" ;;
+        *) g++ $FLAGS_LINE -I"$OUT/obj" -include core.hpp -c "$SRC/$f" -o "$o" 2>/dev/null \
+               || g++ $FLAGS_LINE -c "$SRC/$f" -o "$o" ;;
+    esac
+    echo "$f"
+}
+export -f compile_one
+n=0
+while read -r f; do
+    n=$((n + 1))
+    if [ -t 1 ] || [ $((n % 20)) -eq 0 ] || [ "$n" -eq "$total" ]; then
+        printf 'libtorrent: %3d/%d compiled (%d s)\n' "$n" "$total" $((SECONDS - start))
+    fi
+done < <(xargs -P "$(nproc)" -I{} bash -c 'compile_one {}' < "$OUT/sources.txt")
+[ "$(ls "$OUT"/obj/*.o | wc -l)" -eq "$total" ] || { echo "libtorrent: some files did not compile (see above)" >&2; exit 1; }
+ar rcs "$OUT/lib/libtorrent-qbtd.a" "$OUT"/obj/*.o
+cp -R "$SRC/include" "$OUT/include"
+rm -rf "$OUT/obj" "$OUT/src"
+touch "$stamp"
+echo "libtorrent: built $OUT/lib/libtorrent-qbtd.a in $((SECONDS - start)) s"
