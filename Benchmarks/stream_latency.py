@@ -4,7 +4,8 @@ plain sequential download (what qBittorrent offers) in the same run; and sustain
 file through /stream against reading the same file straight from disk.
 
 A python-libtorrent seeder on 127.0.0.1 seeds one 256 MiB file (1 MiB pieces); each run gets a fresh seeder, unthrottled
-until the first byte, then limited to 40 MiB/s so that seeks find unfetched pieces. (A libtorrent seeder that starts
+until the first byte, then limited to 40 MiB/s so that seeks find unfetched pieces (the seeks start a second after the
+limit is set, once the seeder's limiter hands out quota). (A libtorrent seeder that starts
 rate-limited holds a new connection's first messages for about a second: its limiter lets a send through only once a
 second of quota has built up, refilled on its 500 ms ticks. That is the seeder's, not the downloader's; for the same
 reason the seeder ticks every 25 ms, so that its limiter hands out data smoothly rather than in half-second bursts.)
@@ -42,6 +43,13 @@ PIECE = 1024 * 1024
 RATE = 40 * 1024 * 1024
 
 
+def limit_seeder(seeder):
+    """Limits the seeder to RATE for the seeks. Its limiter hands out the first quota only after a second (see
+    above), so the seeks start a second later: a player's seeks meet a seeder that is already limited."""
+    seeder.handle.set_upload_limit(RATE)
+    time.sleep(1.0)
+
+
 def first_byte(url, first):
     t0 = time.perf_counter()
     with requests.get(url, headers={"Range": f"bytes={first}-{first + 65535}"}, stream=True, timeout=60) as r:
@@ -60,7 +68,7 @@ def scheduler(q, seeder, rng):
     stream = s.post(q.url("stream/prepare"), data={"peers": f"127.0.0.1:{seeder.port}"},
                     files={"torrents": ("b.torrent", seeder.torrent, "application/x-bittorrent")}, timeout=60).json()
     first = first_byte(stream["playbackUrl"], 0)  # from the GET, right after prepare answered
-    seeder.handle.set_upload_limit(RATE)
+    limit_seeder(seeder)
     calls_before = incoming_connections(seeder.session)
     seeks = []
     for _ in range(SEEKS):
@@ -99,7 +107,7 @@ def sequential(q, seeder, rng):
         return time.perf_counter() - since
 
     first = wait_piece(0, t0)
-    seeder.handle.set_upload_limit(RATE)
+    limit_seeder(seeder)
     seeks = []
     for _ in range(SEEKS):
         states = s.get(q.url("torrents/pieceStates"), params={"hash": h}).json()
