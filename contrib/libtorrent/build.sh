@@ -5,7 +5,7 @@
 # Why qbtd does not link Debian's libtorrent-rasterbar2.0: the stream cache must make libtorrent forget pieces it
 # has discarded, and 2.0.8 has no public call for that (forget-pieces.patch adds torrent_handle::forget_pieces).
 # The source is Debian bookworm's (apt-get source, checked against the SHA-256 below); the flags are those of the
-# upstream CMake build Debian uses, so the library is Debian's but for the patches. Built once per checkout: the
+# upstream CMake build Debian uses, with Debian's hardening flags, so the library is Debian's but for the patches. Built once per checkout: the
 # stamp names the tarball, the patches and this script, so a change to any of them builds again.
 set -euo pipefail
 OUT=${1:?usage: contrib/libtorrent/build.sh OUT}
@@ -65,8 +65,10 @@ listed('try_signal_sources', 'deps/try_signal/')
 print('src/pe_crypto.cpp')  # added by the `encryption` option (on by default, as in Debian's build)
 EOF
 
-# Upstream's CMake flags for a release build (the public defines are those pkg-config names for Debian's build).
-FLAGS=(-O2 -fPIC -pthread -std=c++17 -fvisibility=hidden -fvisibility-inlines-hidden -DNDEBUG -w
+# Upstream's CMake flags for a release build (the public defines are those pkg-config names for Debian's build),
+# with Debian's hardening (dpkg-buildflags: stack protector, _FORTIFY_SOURCE; no -g, which only adds size).
+FLAGS=(-O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC -pthread -std=c++17 -fvisibility=hidden
+       -fvisibility-inlines-hidden -DNDEBUG -w
        -DTORRENT_BUILDING_LIBRARY -D_FILE_OFFSET_BITS=64 -DBOOST_EXCEPTION_DISABLE -DBOOST_ASIO_HAS_STD_CHRONO
        -DBOOST_ASIO_ENABLE_CANCELIO -DBOOST_ASIO_NO_DEPRECATED -DTORRENT_USE_OPENSSL -DTORRENT_USE_LIBCRYPTO
        -DTORRENT_SSL_PEERS -DOPENSSL_NO_SSL2 -DBOOST_ALL_NO_LIB -I"$SRC/include" -I"$SRC/deps/try_signal")
