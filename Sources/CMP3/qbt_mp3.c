@@ -16,7 +16,10 @@
 
 // libmpg123 reads a file descriptor a frame at a time (two read calls per frame: a 1-hour track is some 275,000
 // system calls). This reader hands it the file from a 1 MiB buffer refilled by one read each time it runs out.
-enum { READER_BUFFER = 1 << 20 };
+// The buffer is page-aligned: malloc puts a chunk this big 16 bytes past a page boundary, and the kernel's copy
+// into it from page-aligned page-cache pages then runs 2.5 times slower (4 KiB aliasing); measured on a 1-hour
+// track, 130-150 ms a scan against 45-55 ms.
+enum { READER_BUFFER = 1 << 20, READER_ALIGNMENT = 4096 };
 
 typedef struct {
     int fd;
@@ -197,7 +200,7 @@ bool qbt_mp3_scan(const char *path, bool want_frames, qbt_mp3_info *out) {
         mpg123_delete(mh);
         return false;
     }
-    buffered_reader reader = {.fd = fd, .buffer = malloc(READER_BUFFER)};
+    buffered_reader reader = {.fd = fd, .buffer = aligned_alloc(READER_ALIGNMENT, READER_BUFFER)};
     if (!reader.buffer || mpg123_replace_reader_handle(mh, reader_read, reader_seek, NULL) != MPG123_OK ||
         mpg123_open_handle(mh, &reader) != MPG123_OK) {
         fail(out, reader.buffer ? "libmpg123 cannot open it" : "out of memory");

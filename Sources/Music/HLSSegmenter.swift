@@ -53,7 +53,8 @@ public struct HLSSegmenter: Sendable {
         if encrypted { lines.append("#EXT-X-KEY:METHOD=AES-128,URI=\"key\(query)\"") }
         for (n, segment) in segments.enumerated() {
             let duration = micros(segment.startSample + segment.sampleCount) - micros(segment.startSample)
-            lines.append(String(format: "#EXTINF:%lld.%06lld,", duration / 1_000_000, duration % 1_000_000))
+            let fraction = String(duration % 1_000_000)
+            lines.append("#EXTINF:\(duration / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction),")
             lines.append("segments/\(n).mp3\(segmentQuery)")
         }
         lines.append("#EXT-X-ENDLIST")

@@ -32,17 +32,21 @@ public actor MusicLibrary {
 
     public nonisolated let configuration: Configuration
     let library: DatabaseQueue
-    let frames: DatabaseQueue
+    /// A pool: a playlist's index lookup reads while a scan, or the cache write of the index read before, writes.
+    let frames: DatabasePool
     let secret: [UInt8]
     public private(set) var version: Int
     /// The folders scanned: the configuration's, or later the `music_dirs` preference's.
     public private(set) var directories: [String]
     private var listeners: [UUID: AsyncStream<Int>.Continuation] = [:]
-    private var segmenters: [Int64: (stamp: String, segmenter: HLSSegmenter)] = [:]
+    private var segmenters: [Int64: (stamp: FileStamp, segmenter: HLSSegmenter)] = [:]
     /// Tracks with a segmenter in memory, least recently used first.
     private var recent: [Int64] = []
     /// Indexings under way, so concurrent first requests for a track share one.
-    private var building: [Int64: (stamp: String, task: Task<HLSSegmenter, Error>)] = [:]
+    private var building: [Int64: (stamp: FileStamp, task: Task<HLSSegmenter, Error>)] = [:]
+    /// Tracks' paths and errors by id, as last read; see `track(_:)`.
+    private var trackFiles: [Int64: TrackFile] = [:]
+    private var trackGeneration = 0
     private var scanning: Task<ScanReport, Never>?
     /// A scan was asked for while one ran.
     private var again = false
@@ -57,7 +61,9 @@ public actor MusicLibrary {
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL") }
         library = try DatabaseQueue(path: dir + "/library.sqlite", configuration: config)
         try LibrarySchema.library.migrate(library)
-        frames = try DatabaseQueue(path: dir + "/frame-index.sqlite", configuration: config)
+        var poolConfig = GRDB.Configuration()  // a pool is in WAL mode by itself; its readers only read
+        poolConfig.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        frames = try DatabasePool(path: dir + "/frame-index.sqlite", configuration: poolConfig)
         try LibrarySchema.frameIndex.migrate(frames)
         secret = try Self.loadSecret(dir + "/hls-key.secret")
         version = try await library.read(Self.storedVersion)
@@ -166,6 +172,8 @@ public actor MusicLibrary {
                 }
                 // Each transaction that changes tracks bumps the version with them: a crash never leaves changed
                 // tracks under an old version (and an old snapshot).
+                tracksWritten()
+                defer { tracksWritten() }
                 try await library.write { db in
                     for (file, scan) in zip(files, scans) { try Self.storeTrack(db, file, scan, id: known[file.path]?.id) }
                     try Self.bumpVersion(db)
@@ -177,6 +185,8 @@ public actor MusicLibrary {
             report.removed = removed.count
             try await frames.write { db in for path in removed { try Self.dropIndex(db, path) } }
             let tracksChanged = !todo.isEmpty || !removed.isEmpty
+            tracksWritten()
+            defer { tracksWritten() }
             report.playlistsChanged = try await library.write { db -> Bool in
                 for path in removed { try db.execute(sql: "DELETE FROM tracks WHERE path = ?", arguments: [path]) }
                 if tracksChanged { try Self.relink(db) }
@@ -381,30 +391,45 @@ public actor MusicLibrary {
         return (v, file)
     }
 
+    /// From memory after the first request (every segment request asks); the scan empties the memory whenever it
+    /// writes tracks.
     public func track(_ id: Int64) async throws -> TrackFile? {
-        try await library.read { db in
+        if let known = trackFiles[id] { return known }
+        let generation = trackGeneration
+        let found = try await library.read { db in
             try Row.fetchOne(db, sql: "SELECT id, path, error FROM tracks WHERE id = ?", arguments: [id]).map {
                 TrackFile(id: $0["id"], path: $0["path"], error: $0["error"])
             }
         }
+        // Not kept when a scan wrote tracks meanwhile: the row read may be the one just replaced.
+        if let found, generation == trackGeneration {
+            if trackFiles.count >= 4096 { trackFiles.removeAll(keepingCapacity: true) }
+            trackFiles[id] = found
+        }
+        return found
+    }
+
+    private func tracksWritten() {
+        trackGeneration &+= 1
+        trackFiles.removeAll()
     }
 
     /// The track's segmenter and the file's version (size and mtime): from memory, else from the index cache when the
     /// file is unchanged, else the file is indexed now (and cached). Requests for a track being indexed wait for
     /// that one indexing.
     public func segmenter(for track: TrackFile) async throws -> (segmenter: HLSSegmenter, version: String) {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: track.path)
-        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
-        let mtime = Int64((((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) * 1000).rounded())
-        let file = Found(path: track.path, size: size, mtime: mtime)
-        let stamp = "\(size)-\(mtime)"
+        // A file that cannot be stat'ed gets the stamp the old attribute lookup gave it; opening it fails later.
+        let stamp = FileStamp(path: track.path) ?? FileStamp(size: -1, mtime: 0)
         if let cached = segmenters[track.id], cached.stamp == stamp {
-            recent.removeAll { $0 == track.id }
-            recent.append(track.id)
-            return (cached.segmenter, stamp)
+            if recent.last != track.id {
+                recent.removeAll { $0 == track.id }
+                recent.append(track.id)
+            }
+            return (cached.segmenter, stamp.text)
         }
         let build: Task<HLSSegmenter, Error>
         if let pending = building[track.id], pending.stamp == stamp { build = pending.task } else {
+            let file = Found(path: track.path, size: stamp.size, mtime: stamp.mtime)
             build = Task { try await self.index(file) }
             building[track.id] = (stamp, build)
         }
@@ -414,7 +439,7 @@ public actor MusicLibrary {
         recent.removeAll { $0 == track.id }
         recent.append(track.id)
         if recent.count > 64 { segmenters[recent.removeFirst()] = nil }
-        return (segmenter, stamp)
+        return (segmenter, stamp.text)
     }
 
     /// A file's frame index from the cache, or read from the file now (and cached).
@@ -427,7 +452,10 @@ public actor MusicLibrary {
         if let stored { return HLSSegmenter(stored) }
         let scan = await Self.read([file])[0]
         guard let built = scan.index, scan.error == nil else { throw MusicError.notMP3(scan.error ?? "not an MP3 file") }
-        try await frames.write { db in try Self.storeIndex(db, file, built) }
+        // The cache is written after the answer, not before it: the playlist waits for the file's reading only. A
+        // failed write costs the next cold start a reading again, nothing else, so it is not the request's error.
+        let cache = frames
+        Task.detached(priority: .utility) { try? await cache.write { db in try Self.storeIndex(db, file, built) } }
         return HLSSegmenter(built)
     }
 }

@@ -97,7 +97,7 @@ public func buildApplication(
         // qbtd's web interface plays music with its session: same-site requests only, as the WebAPI's CSRF rule.
         guard let sid = APIRouter.sessionID(in: request) else { return false }
         if gate.policy.csrfProtection, WebGate.isCrossSite(origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
-                                                           host: request.head.authority, forwardedHost: request.headers[.init("X-Forwarded-Host")!]) {
+                                                           host: request.head.authority, forwardedHost: request.headers[.xForwardedHost]) {
             return false
         }
         return await sessions.touch(sid) != nil

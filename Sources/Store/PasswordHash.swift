@@ -62,7 +62,7 @@ public enum Digest {
         let bytes = Array(text.utf8)
         var out = [UInt8](repeating: 0, count: 32)
         precondition(qbt_sha256(bytes, bytes.count, &out), "OpenSSL SHA-256 failed")
-        return out.map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(out)
     }
 
     /// `count` random characters from `alphabet`.

@@ -1,4 +1,5 @@
 import CCrypto
+import Store
 
 /// An incremental SHA-1, SHA-256 or MD5 (OpenSSL, through the shim): uploads hash while they write.
 public final class RunningDigest: @unchecked Sendable {
@@ -28,7 +29,7 @@ public final class RunningDigest: @unchecked Sendable {
         return Array(out.prefix(size))
     }
 
-    public var hex: String { value.map { String(format: "%02x", $0) }.joined() }
+    public var hex: String { Hex.encode(value) }
 
     public static let algorithms = ["sha1", "sha256", "md5"]
 }

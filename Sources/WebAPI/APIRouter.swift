@@ -119,13 +119,13 @@ public struct APIRouter: Sendable {
     /// qBittorrent's order: CSRF and Host checks, then who the caller is (not yet whether that is enough).
     func check(_ request: Request, _ context: QBTRequestContext, csrf: Bool = true) async throws -> Check {
         let localPort = context.localAddress?.port ?? 0
-        let clientIP = gate.clientIP(socketIP: context.socketIP, forwardedFor: request.headers[.init("X-Forwarded-For")!])
+        let clientIP = gate.clientIP(socketIP: context.socketIP, forwardedFor: request.headers[.xForwardedFor])
         let policy = gate.policy
         let bearer = Self.credential(request, scheme: "Bearer")
         if csrf, bearer == nil, policy.csrfProtection, WebGate.isCrossSite(
             origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
             host: request.head.authority,
-            forwardedHost: request.headers[.init("X-Forwarded-Host")!]) {
+            forwardedHost: request.headers[.xForwardedHost]) {
             logger.warning("WebAPI: CSRF attack detected. Origin: \(request.headers[.origin] ?? "-"), Host: \(request.head.authority ?? "-")")
             return .refused
         }
@@ -138,13 +138,13 @@ public struct APIRouter: Sendable {
         let auth = try await authenticate(request, bearer: bearer, clientIP: clientIP, policy: policy)
         var caller = APICaller(clientIP: clientIP, localPort: localPort)
         if fromProxy {
-            caller.host = request.headers[.init("X-Forwarded-Host")!].flatMap(WebGate.firstForwarded) ?? request.head.authority
-            caller.pathPrefix = request.headers[.init("X-Forwarded-Prefix")!].flatMap(WebGate.pathPrefix) ?? ""
+            caller.host = request.headers[.xForwardedHost].flatMap(WebGate.firstForwarded) ?? request.head.authority
+            caller.pathPrefix = request.headers[.xForwardedPrefix].flatMap(WebGate.pathPrefix) ?? ""
         } else {
             caller.host = request.head.authority
         }
         caller.trustworthyOrigin = gate.isOriginTrustworthy(
-            forwardedProto: request.headers[.init("X-Forwarded-Proto")!], socketIP: context.socketIP)
+            forwardedProto: request.headers[.xForwardedProto], socketIP: context.socketIP)
         switch auth {
         case .none: break
         case .session(let id, let slot), .fresh(let id, let slot): caller.sessionID = id; caller.sync = slot
@@ -245,11 +245,23 @@ public struct APIRouter: Sendable {
     }
 
     static func credential(_ request: Request, scheme: String) -> String? {
-        guard let value = request.headers[.authorization] else { return nil }
-        let prefix = scheme + " "
-        guard value.count > prefix.count, value.prefix(prefix.count).lowercased() == prefix.lowercased() else { return nil }
-        return value.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+        credential(authorization: request.headers[.authorization], scheme: scheme)
     }
+
+    /// The credential of an `Authorization` value in `scheme` (the scheme's case ignored, blanks trimmed).
+    static func credential(authorization value: String?, scheme: String) -> String? {
+        guard let value else { return nil }
+        // Byte-wise, without Foundation's lowercasing and trimming (NSString round trips): every keyed request
+        // comes here.
+        let bytes = Array(value.utf8), prefix = Array((scheme + " ").utf8)
+        guard bytes.count > prefix.count, zip(bytes, prefix).allSatisfy({ asciiLower($0) == asciiLower($1) }) else { return nil }
+        var start = prefix.count, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
+    static func asciiLower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
 
     func sessionCookie(_ request: Request) -> String? { Self.sessionID(in: request) }
 
@@ -344,20 +356,19 @@ public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlewa
         var response = try await next(request, context)
         let policy = gate.policy, https = gate.https
         let clickjacking = policy.clickjackingProtection
-        response.headers[.init("X-XSS-Protection")!] = "1; mode=block"
-        response.headers[.init("X-Content-Type-Options")!] = "nosniff"
-        if clickjacking { response.headers[.init("X-Frame-Options")!] = "SAMEORIGIN" }
+        response.headers[.xXSSProtection] = "1; mode=block"
+        response.headers[.xContentTypeOptions] = "nosniff"
+        if clickjacking { response.headers[.xFrameOptions] = "SAMEORIGIN" }
         // An alternative WebUI gets no opener, referrer or content policy of qBittorrent's own UI (as in qBittorrent):
         // it may load what it likes.
         let alternative = gate.alternativeWebUI != nil
         if !alternative {
-            response.headers[.init("Referrer-Policy")!] = "same-origin"
-            response.headers[.init("Cross-Origin-Opener-Policy")!] = "same-origin"
+            response.headers[.referrerPolicy] = "same-origin"
+            response.headers[.crossOriginOpenerPolicy] = "same-origin"
         }
-        let policyText = (alternative ? "" : builtInContentSecurityPolicy)
-            + (clickjacking ? " frame-ancestors 'self';" : "") + (https ? " upgrade-insecure-requests;" : "")
-        let trimmed = policyText.trimmingCharacters(in: .whitespaces)
-        if !trimmed.isEmpty { response.headers[.contentSecurityPolicy] = trimmed }
+        let policyText = [alternative ? nil : builtInContentSecurityPolicy, clickjacking ? "frame-ancestors 'self';" : nil,
+                          https ? "upgrade-insecure-requests;" : nil].compactMap { $0 }.joined(separator: " ")
+        if !policyText.isEmpty { response.headers[.contentSecurityPolicy] = policyText }
         if https, let hsts = policy.hsts { response.headers[.strictTransportSecurity] = hsts }
         for header in policy.customHeaders {
             if let name = HTTPField.Name(header.name) { response.headers[name] = header.value }

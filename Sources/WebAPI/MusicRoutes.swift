@@ -203,8 +203,8 @@ public struct MusicRoutes: Sendable {
         guard part.length > 0 else { return .init(byteBuffer: tag) }
         let frames = try outlet.region(descriptor: fd, offset: part.offset, count: Int64(part.length)).marker
         return ResponseBody(contentLength: tag.readableBytes + part.length) { writer in
-            if tag.readableBytes > 0 { try await writer.write(tag) }
-            try await writer.write(frames)
+            // One write for both, so one trip to the event loop (the frames go out with sendfile after the tag).
+            try await writer.write(contentsOf: tag.readableBytes > 0 ? [tag, frames] : [frames])
             try await writer.finish(nil)
         }
     }

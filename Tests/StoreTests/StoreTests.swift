@@ -162,4 +162,10 @@ final class StoreTests: XCTestCase {
         let stock = "@ByteArray(ARQ77eY1NUZaQsuDHbIMCA==:0WMRkYTUWVT9wVvdDtHAjU9b3b7uB8NR1Gur2hmQCvCDpm39Q+PsJRJPaCU51dEiz+dTzh8qbPsL8WkFljQYFQ==)"
         XCTAssertTrue(try XCTUnwrap(PasswordHash(encoded: stock)).matches("adminadmin"))
     }
+
+    func testHexAndSHA256Hex() {
+        XCTAssertEqual(Hex.encode([0x00, 0x0f, 0xa5, 0xff]), "000fa5ff")
+        XCTAssertEqual(Hex.encode([]), "")
+        XCTAssertEqual(Digest.sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
 }

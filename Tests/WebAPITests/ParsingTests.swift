@@ -63,3 +63,18 @@ final class ParsingTests: XCTestCase {
         XCTAssertEqual(TorrentView.percentEncoded("é"), "%C3%A9")
     }
 }
+
+final class AuthorizationParsingTests: XCTestCase {
+    func testTheSchemeIsMatchedWithoutCaseAndTheCredentialTrimmed() {
+        XCTAssertEqual(APIRouter.credential(authorization: "Bearer qbt_abc", scheme: "Bearer"), "qbt_abc")
+        XCTAssertEqual(APIRouter.credential(authorization: "bEARER \t qbt_abc \t", scheme: "Bearer"), "qbt_abc")
+        XCTAssertEqual(APIRouter.credential(authorization: "Bearer    ", scheme: "Bearer"), "")
+        XCTAssertEqual(APIRouter.credential(authorization: "Basic dXNlcjpwYXNz", scheme: "Basic"), "dXNlcjpwYXNz")
+        XCTAssertNil(APIRouter.credential(authorization: "Bearer", scheme: "Bearer"))
+        XCTAssertNil(APIRouter.credential(authorization: "Bearer ", scheme: "Bearer"))
+        XCTAssertNil(APIRouter.credential(authorization: "Basic qbt_abc", scheme: "Bearer"))
+        XCTAssertNil(APIRouter.credential(authorization: "Bearerqbt_abc", scheme: "Bearer"))
+        XCTAssertNil(APIRouter.credential(authorization: "Bérer qbt_abc", scheme: "Bearer"))
+        XCTAssertNil(APIRouter.credential(authorization: nil, scheme: "Bearer"))
+    }
+}

@@ -161,6 +161,8 @@ def test_library_tags_rescans_and_db(qbtd_factory, library, tmp_path):
     assert requests.get(q.base + "/music/db", headers={**BEARER, "If-None-Match": etag}).status_code == 304
 
     old_segment = next(l for l in playlist(q, known["vbr.mp3"]["id"]).splitlines() if l.startswith("segments/"))
+    exact = f"{q.base}/music/tracks/{known['exact.mp3']['id']}/stream.m3u8"
+    assert requests.get(exact, headers=BEARER).status_code == 200  # the track's row is now held in memory
     ws = websocket.create_connection(q.base.replace("http", "ws") + "/music/ws", header=[f"Authorization: Bearer {KEY}"], timeout=30)
     assert json.loads(ws.recv())["type"] == "hello"
     ws.send(json.dumps({"type": "hello", "protocolVersion": 1, "appVersion": "test"}))
@@ -181,6 +183,8 @@ def test_library_tags_rescans_and_db(qbtd_factory, library, tmp_path):
     now = tracks(q)
     assert "added.mp3" in now and "exact.mp3" not in now and now["vbr.mp3"]["title"] == "Renamed Song"
     assert now["vbr.mp3"]["id"] == known["vbr.mp3"]["id"]  # a changed file keeps its id
+    gone = requests.get(exact, headers=BEARER)  # the rescan that removed it emptied that memory
+    assert gone.status_code == 404 and gone.json() == {"error": "no such track"}, gone.text
     # ... and its segments new addresses, so a player's cached segments of the old file are never used.
     assert next(l for l in playlist(q, now["vbr.mp3"]["id"]).splitlines() if l.startswith("segments/")) != old_segment
 
