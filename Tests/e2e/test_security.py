@@ -111,6 +111,12 @@ def test_api_keys(qbtd_factory):
     assert requests.get(q.url("app/version"), headers={"Authorization": "Bearer qbt_" + "x" * 28}).status_code == 403
     listed = s.get(q.url("qbtd/apiKeys")).json()
     assert [k["name"] for k in listed] == ["cron"] and "key" not in listed[0] and "key_hash" not in listed[0]
+    # Its last use is kept (to the minute), in the store too: a restart still shows it.
+    assert abs(listed[0]["last_used_at"] - time.time()) < 120, listed
+    q.stop()
+    q.start()
+    s = q.session()
+    assert s.get(q.url("qbtd/apiKeys")).json()[0]["last_used_at"] == listed[0]["last_used_at"]
     # The store holds only a hash of the key.
     db = (q.data_dir / "qbtd.sqlite").read_bytes()
     assert key.encode() not in db

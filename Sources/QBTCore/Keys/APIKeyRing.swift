@@ -71,10 +71,24 @@ public actor APIKeyRing {
         for key in byHash.values where key.name == Self.defaultName { try await revoke(id: key.id) }
     }
 
-    /// The key's record when `secret` is a live key.
+    /// How stale a key's `last_used_at` may be: its use is written at most once a minute, not on every request (a
+    /// player fetching segments makes several a second).
+    public static let lastUseResolution: Int64 = 60
+
+    /// The key's record when `secret` is a live key; its last use is noted.
     public func verify(_ secret: String) -> APIKeyRecord? {
         guard !secret.isEmpty, secret.utf8.count <= KeyStrength.maximumLength else { return nil }
-        return byHash[Digest.sha256Hex(secret)]
+        let hash = Digest.sha256Hex(secret)
+        guard var record = byHash[hash] else { return nil }
+        let now = Int64(Date().timeIntervalSince1970)
+        if let last = record.lastUsedAt, last <= now, now - last < Self.lastUseResolution { return record }
+        record.lastUsedAt = now
+        byHash[hash] = record
+        // Bookkeeping, written after the answer: a failed write leaves the time in memory and is tried again a
+        // minute later; it never refuses the key.
+        let store = self.store, id = record.id
+        Task { try? await store.touchAPIKey(id: id, at: now) }
+        return record
     }
 }
 
