@@ -23,9 +23,12 @@ build: libtorrent
 # libtorrent-rasterbar 2.0.8 with qbtd's patches, once per checkout (about 15 minutes on 2 cores; then a no-op).
 libtorrent: deps-run
 	contrib/libtorrent/build.sh .build-libtorrent
-	@# SwiftPM does not notice a rebuilt static library: what was linked against an older one is linked again.
+	@# SwiftPM does not notice a rebuilt static library, nor the headers that came with it: what was linked against
+	@# an older one is linked again, and the shim compiled against older headers is compiled again.
 	@for f in .build/{debug,release}/{qbtd,qbt,qbtd-fuzz,qbtdPackageTests.xctest} .build/fuzz/debug/qbtd-fuzz; do \
 		if [ -e "$$f" ] && [ .build-libtorrent/lib/libtorrent-qbtd.a -nt "$$f" ]; then rm -f "$$f"; fi; done
+	@for o in .build/*/{debug,release}/CLibtorrent.build/*.o .build/fuzz/*/debug/CLibtorrent.build/*.o; do \
+		if [ -e "$$o" ] && [ .build-libtorrent/lib/libtorrent-qbtd.a -nt "$$o" ]; then rm -f "$$o"; fi; done
 
 test: deps-test build swift-test e2e-test fuzz-short
 

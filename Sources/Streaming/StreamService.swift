@@ -107,6 +107,8 @@ public actor StreamService {
     /// Torrents whose known peers are being called again (`reconnect`).
     var reconnecting: Set<TorrentID> = []
     var enforcing: Set<TorrentID> = []
+    /// Torrents whose pieces finished while their eviction ran: it goes round once more, so no finish is missed.
+    var enforceAgain: Set<TorrentID> = []
     /// The piece each reader last waited for successfully.
     var confirmed: [UUID: Int] = [:]
     private var eventTask: Task<Void, Never>?
@@ -208,8 +210,7 @@ public actor StreamService {
         } ?? Self.defaultFile(files)
         let file = files[index]
         if owned {
-            // Only the streamed file (and the other streams' files) download, in the background at low priority
-            // while the file fits the cache budget; a larger one downloads only where the scheduler says.
+            // Only the streamed file (and the other streams' files) download, in the background at low priority.
             let wanted = Set(streams.values.filter { $0.torrentID == id }.map(\.file.index) + [file.index])
             let background = 1
             for f in files {
@@ -553,9 +554,21 @@ public actor StreamService {
     /// recently read ones that no reader is on or heading to are forgotten by libtorrent (in place: the torrent keeps
     /// its peers and deadlines) and punched out of the files. Runs after every finished piece of such a torrent.
     func enforceBudget(_ id: TorrentID) async {
-        guard !enforcing.contains(id), let stream = streams.values.first(where: { $0.torrentID == id && $0.owned }) else { return }
-        enforcing.insert(id)  // before any await: one eviction per torrent at a time
+        // One eviction per torrent at a time; a piece finishing meanwhile sends it round once more.
+        guard enforcing.insert(id).inserted else {
+            enforceAgain.insert(id)
+            return
+        }
         defer { enforcing.remove(id) }
+        for _ in 0..<8 {
+            enforceAgain.remove(id)
+            await evictOverBudget(id)
+            if !enforceAgain.contains(id) { return }
+        }
+    }
+
+    private func evictOverBudget(_ id: TorrentID) async {
+        guard let stream = streams.values.first(where: { $0.torrentID == id && $0.owned }) else { return }
         guard let states = try? await engine.pieceStates(id) else { return }
         let pieceLength = Int64(stream.pieceLength)
         let used = Int64(states.filter { $0 != .missing }.count) * pieceLength
