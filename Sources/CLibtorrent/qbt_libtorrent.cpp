@@ -804,13 +804,8 @@ qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t
     })
 }
 
-void qbt_set_keep_seeds(qbt_session *session, bool keep) {
-    try {
-        lt::settings_pack pack;
-        pack.set_bool(lt::settings_pack::close_redundant_connections, !keep);
-        session->session.apply_settings(std::move(pack));
-    } catch (...) {
-    }
+qbt_result qbt_set_streaming(qbt_session *session, const char *id, bool on) {
+    QBT_WITH_HANDLE({ h.set_streaming(on); })  // patched libtorrent (contrib/libtorrent/stream-peers.patch)
 }
 
 bool qbt_punch_hole(const char *path, int64_t offset, int64_t length) {

@@ -94,8 +94,6 @@ public actor StreamService {
     }
     /// Readers parked until a torrent's evicted pieces are gone, not polling.
     var forgetWaiters: [TorrentID: [CheckedContinuation<Void, Never>]] = [:]
-    /// Whether the engine keeps finished torrents' seeds (while any stream-cache stream is open).
-    var keepingSeeds = false
     /// Callers parked until a torrent's status says something (metadata, checked), re-tested on its events.
     var statusWaiters: [TorrentID: [UUID: (test: @Sendable (TorrentStatus) -> Bool, continuation: CheckedContinuation<TorrentStatus?, Never>)]] = [:]
     /// When each piece was last read (a counter), for least-recently-read eviction.
@@ -189,7 +187,10 @@ public actor StreamService {
             return try await openStream(id, owned: owned, fileIndex: fileIndex, title: title, peers: peers, networkMbps: networkMbps)
         } catch {
             // Unless another prepare opened a stream on it meanwhile.
-            if fresh && !streams.values.contains(where: { $0.torrentID == id }) { await release(id, keep: false) }
+            if !streams.values.contains(where: { $0.torrentID == id }) {
+                try? await engine.setStreaming(id, false)
+                if fresh { await release(id, keep: false) }
+            }
             throw error
         }
     }
@@ -197,6 +198,9 @@ public actor StreamService {
     private func openStream(_ id: TorrentID, owned: Bool, fileIndex: Int?, title: String?, peers: [(host: String, port: Int)],
                       networkMbps: Double?) async throws -> Stream {
         let status = try await waitForMetadata(id)
+        // The torrent keeps its seeds while it streams: a stream-cache torrent can want an evicted piece again at the
+        // next seek.
+        try? await engine.setStreaming(id, true)
         if !peers.isEmpty {
             // libtorrent drops peers named while it checks a new torrent: name them once it is done (at most 1 s).
             _ = await waitForStatus(id, timeout: .seconds(1)) { $0.state != .checkingFiles && $0.state != .checkingResumeData }
@@ -210,9 +214,10 @@ public actor StreamService {
         } ?? Self.defaultFile(files)
         let file = files[index]
         if owned {
-            // Only the streamed file (and the other streams' files) download, in the background at low priority.
+            // Only the streamed file (and the other streams' files) download, in the background at low priority
+            // while they fit below the level where eviction starts; larger ones only where the scheduler says.
             let wanted = Set(streams.values.filter { $0.torrentID == id }.map(\.file.index) + [file.index])
-            let background = 1
+            let background = backgroundPriority(files.filter { wanted.contains($0.index) })
             for f in files {
                 try? await engine.setFilePriority(id, file: f.index, priority: wanted.contains(f.index) ? background : 0)
             }
@@ -226,7 +231,6 @@ public actor StreamService {
                             title: title.flatMap { $0.isEmpty ? nil : $0 } ?? (file.path as NSString).lastPathComponent,
                             mimeType: MediaType.of(file.path), owned: owned, networkRate: max(rate, 125_000))
         streams[stream.id] = stream
-        await keepSeedsWhileCaching()
         // Container indexes live at the ends (MP4 moov, MKV cues): head and tail first.
         let ends = [stream.pieces.lowerBound, stream.pieces.lowerBound + 1, stream.pieces.upperBound - 1, stream.pieces.upperBound]
         for (order, p) in Set(ends.filter(stream.pieces.contains)).sorted().enumerated() {
@@ -284,7 +288,9 @@ public actor StreamService {
     /// (its data too, unless kept because it completed).
     public func stop(_ token: String) async throws {
         guard let stream = streams.removeValue(forKey: token) else { throw Failure.unknownStream }
-        await keepSeedsWhileCaching()
+        if !streams.values.contains(where: { $0.torrentID == stream.torrentID }) {
+            try? await engine.setStreaming(stream.torrentID, false)
+        }
         for (piece, parked) in waiters[stream.torrentID] ?? [:] {
             for (key, waiter) in parked where waiter.stream == token { resume(stream.torrentID, piece, key, with: .stopped) }
         }
@@ -294,16 +300,6 @@ public actor StreamService {
         } else {
             await reschedule(stream.torrentID)
         }
-    }
-
-    /// A stream-cache torrent that has every piece it wants still needs its seeds: the next seek can want an evicted
-    /// piece again. So while one streams, finished torrents keep their seeds (libtorrent then also stops telling
-    /// peers it is upload-only, which makes seeds hang up).
-    func keepSeedsWhileCaching() async {
-        let wanted = streams.values.contains { $0.owned }
-        guard wanted != keepingSeeds else { return }
-        keepingSeeds = wanted  // before the await: a call meanwhile sees the change and sends the next one in order
-        await engine.keepSeeds(wanted)
     }
 
     /// Removes a stream-cache torrent; unless kept, its data and folder go (the folder once libtorrent is done).
@@ -447,24 +443,13 @@ public actor StreamService {
         await reschedule(id)
     }
 
-    /// Wakes a piece's readers once libtorrent has it. libtorrent posts a piece's event when its hash passes, but
-    /// counts it as had only when its last block is written too: usually the same moment, under load some
-    /// milliseconds later, with no event of its own. So a piece not yet had is asked again, 5 ms, 10 ms, … up to
-    /// about 1.3 s; `watch` covers anything later (and a piece forgotten by an eviction meanwhile waits for its next
-    /// event).
+    /// Wakes a piece's readers. libtorrent (qbtd's patch, contrib/libtorrent/piece-finished-on-disk.patch) posts a
+    /// piece's event once it has passed its check and is on disk, so one look suffices: no polling. A piece forgotten by
+    /// an eviction meanwhile waits for its next event; `watch` ends a stall.
     func wakeReaders(_ id: TorrentID, _ piece: Int) async {
-        var delay = Duration.milliseconds(5)
-        for _ in 0..<8 {
-            guard waiters[id]?[piece]?.isEmpty == false else { return }
-            if (try? await engine.havePiece(id, piece: piece)) == true {
-                for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
-                return
-            }
-            try? await Task.sleep(for: delay)
-            delay *= 2
-        }
+        guard waiters[id]?[piece]?.isEmpty == false, (try? await engine.havePiece(id, piece: piece)) == true else { return }
+        for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
     }
-
 
     func resume(_ id: TorrentID, _ piece: Int, _ key: UUID, with failure: Failure?) {
         guard let waiter = waiters[id]?[piece]?.removeValue(forKey: key) else { return }
@@ -517,11 +502,12 @@ public actor StreamService {
         // next seek's piece.
         if streams.values.contains(where: { $0.torrentID == id && $0.owned }) {
             // Pieces under readers 7, the window 6, the prefetch 5; pieces evicted earlier have priority 0 until a
-            // reader needs them again, and ones no longer wanted go back to the background's 1.
+            // reader needs them again, and ones no longer wanted go back to the background priority.
             for p in prefetch { prioritized[p] = 5 }
             for p in windowPieces { prioritized[p] = 6 }
             for p in pieces { prioritized[p] = 7 }
-            for (p, _) in before.prefetch where prioritized[p] == nil { try? await engine.setPiecePriority(id, piece: p, priority: 1) }
+            let background = backgroundPriority(id)
+            for (p, _) in before.prefetch where prioritized[p] == nil { try? await engine.setPiecePriority(id, piece: p, priority: background) }
             for (p, level) in prioritized where before.prefetch[p] != level { try? await engine.setPiecePriority(id, piece: p, priority: level) }
         }
         scheduled[id] = (pieces, prioritized)
@@ -565,6 +551,18 @@ public actor StreamService {
             await evictOverBudget(id)
             if !enforceAgain.contains(id) { return }
         }
+    }
+
+    /// The background priority of a stream-cache torrent's streamed files: 1 (all of it, at low priority) while they
+    /// fit below the level where eviction starts, else 0 (only what the scheduler asks for): pieces fetched far ahead
+    /// of every reader would be evicted unread and fetched again. The torrent streams meanwhile, so having every piece
+    /// it wants does not make it drop its seeds.
+    func backgroundPriority(_ files: [TorrentFile]) -> Int {
+        files.reduce(0) { $0 + $1.size } <= configuration.budget * 4 / 5 ? 1 : 0
+    }
+
+    func backgroundPriority(_ id: TorrentID) -> Int {
+        backgroundPriority(Dictionary(grouping: streams.values.filter { $0.torrentID == id }, by: \.file.index).values.compactMap(\.first?.file))
     }
 
     private func evictOverBudget(_ id: TorrentID) async {

@@ -251,9 +251,9 @@ extension LibtorrentEngine {
         return items.first ?? []
     }
 
-    public func keepSeeds(_ on: Bool) {
-        guard !closed else { return }
-        qbt_set_keep_seeds(sessionRaw, on)
+    public func setStreaming(_ id: TorrentID, _ on: Bool) throws {
+        let sessionRaw = try live()
+        try check(qbt_set_streaming(sessionRaw, id, on), id)
     }
 
     /// Frees a file's blocks in a range, keeping its size (the data reads back as zeros).

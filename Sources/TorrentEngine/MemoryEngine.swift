@@ -289,8 +289,12 @@ public actor MemoryEngine: TorrentEngine {
         return true
     }
 
-    public private(set) var keepingSeeds = false
-    public func keepSeeds(_ on: Bool) { keepingSeeds = on }
+    /// The torrents set streaming.
+    public private(set) var streaming: Set<TorrentID> = []
+    public func setStreaming(_ id: TorrentID, _ on: Bool) throws {
+        _ = try current(id)
+        if on { streaming.insert(id) } else { streaming.remove(id) }
+    }
 
     public private(set) var peerResets = 0
     public func resetPeers() { peerResets += 1 }

@@ -111,9 +111,10 @@ public protocol TorrentEngine: Actor {
     /// session with its peers. Returns, once done, the pieces forgotten: only their data may go (a piece that passed
     /// its check but is not on disk yet stays had).
     func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws -> [Int]
-    /// Whether torrents that have every piece they want keep their seeds connected (a stream cache's evicted
-    /// pieces can be wanted again at the next seek); off by default, as in libtorrent and qBittorrent.
-    func keepSeeds(_ on: Bool)
+    /// Whether a stream reads the torrent. Meanwhile it keeps its seeds connected when it has every piece it wants (a
+    /// stream cache's evicted pieces can be wanted again at the next seek). Off by default: redundant connections
+    /// close as in libtorrent and qBittorrent.
+    func setStreaming(_ id: TorrentID, _ on: Bool) throws
 
     // On demand: what the snapshot does not carry.
     /// The files of a torrent; empty until its metadata is known.

@@ -97,7 +97,10 @@ final class StreamSchedulerTests: XCTestCase {
         await engine.post(.metadataReceived(hash))  // as libtorrent's alert follows the metadata
         let stream = try await withTimeout(seconds: 5) { try await opening.value }
         XCTAssertTrue(stream.owned)
-        try await eventually("finished torrents keep their seeds while it streams") { await engine.keepingSeeds }
+        try await eventually("the torrent is set streaming (it keeps its seeds)") { await engine.streaming.contains(hash) }
+        // A file four times the budget gets no background download: only what the scheduler asks for.
+        let background = try await engine.files(hash).first?.priority
+        XCTAssertEqual(background, 0)
 
         // Nine pieces of a ten-piece budget: past 80 %, the least useful go down to half the budget.
         for piece in 0..<9 { try await engine.finishPiece(hash, piece) }
@@ -107,6 +110,6 @@ final class StreamSchedulerTests: XCTestCase {
         XCTAssertNotNil(try? engine.status(hash), "forgotten in place: the torrent is still in the engine")
 
         try await streams.stop(stream.id)
-        try await eventually("with no stream-cache stream, seeds go as libtorrent decides") { await !engine.keepingSeeds }
+        try await eventually("with no stream left, it is not streaming") { await !engine.streaming.contains(hash) }
     }
 }

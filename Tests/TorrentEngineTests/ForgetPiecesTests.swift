@@ -28,10 +28,10 @@ final class ForgetPiecesTests: XCTestCase {
         let firstPass = await leecher.events()
         _ = try await leecher.add(AddTorrentRequest(source: .metainfo(torrent), savePath: dir.appendingPathComponent("got").path))
         // As a stream cache: never the whole torrent (a seed hangs up on a peer that has it all), and a finished
-        // torrent keeps its seed (as while a stream-cache stream is open).
+        // torrent keeps its seed while it streams.
         let last = film.count / (64 * 1024) - 1
         try await leecher.setPiecePriority(id, piece: last, priority: 0)
-        await leecher.keepSeeds(true)
+        try await leecher.setStreaming(id, true)
         var port = 0
         for _ in 0..<100 where port == 0 {
             port = await seeder.listenPort
@@ -66,6 +66,15 @@ final class ForgetPiecesTests: XCTestCase {
         XCTAssertEqual(got.prefix(last * 64 * 1024), film.prefix(last * 64 * 1024))
         let after = try await seeder.peers(id).map(\.port)
         XCTAssertEqual(after, connection, "the seed saw no new connection")
+
+        // No longer streaming, a finished torrent's seed is redundant: the connection closes, as libtorrent does.
+        try await leecher.setStreaming(id, false)
+        var left = after
+        for _ in 0..<100 where !left.isEmpty {
+            try await Task.sleep(for: .milliseconds(50))
+            left = try await leecher.peers(id).map(\.port)
+        }
+        XCTAssertEqual(left, [], "the redundant connection to the seed closed")
         await leecher.shutdown()
         await seeder.shutdown()
     }

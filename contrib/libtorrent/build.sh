@@ -3,7 +3,10 @@
 # built as a static library: OUT/lib/libtorrent-qbtd.a and its headers in OUT/include.
 #
 # Why qbtd does not link Debian's libtorrent-rasterbar2.0: the stream cache must make libtorrent forget pieces it
-# has discarded, and 2.0.8 has no public call for that (forget-pieces.patch adds torrent_handle::forget_pieces).
+# has discarded, and 2.0.8 has no public call for that (forget-pieces.patch adds torrent_handle::forget_pieces); and a
+# torrent a stream reads keeps its seeds, alone of the session's torrents
+# (stream-peers.patch adds torrent_handle::set_streaming); and piece_finished_alert comes once the piece is on disk,
+# not only hashed, so a stream reader woken by it can read the piece (piece-finished-on-disk.patch).
 # The source is Debian bookworm's (apt-get source, checked against the SHA-256 below); the flags are those of the
 # upstream CMake build Debian uses, with Debian's hardening flags, so the library is Debian's but for the patches. Built once per checkout: the
 # stamp names the tarball, the patches and this script, so a change to any of them builds again.
@@ -16,7 +19,7 @@ HERE=$PWD
 VERSION=2.0.8
 TARBALL=libtorrent-rasterbar_${VERSION}.orig.tar.xz
 SHA256=96ac37959494602b11d7026f95c69fa007ee890fec4e3c5f50dbf4af5b1a3e36
-PATCHES=(forget-pieces.patch)
+PATCHES=(forget-pieces.patch stream-peers.patch piece-finished-on-disk.patch)
 
 stamp="$OUT/.ready-$(cat build.sh "${PATCHES[@]}" <(echo "$SHA256") | sha256sum | cut -c1-16)"
 [ -f "$stamp" ] && exit 0

@@ -361,9 +361,9 @@ bool qbt_ban_ip(qbt_session *session, const char *ip);
 /// the pieces it forgot: only their data may go (a piece that passed its check but is not yet on disk stays had).
 qbt_result qbt_forget_pieces(qbt_session *session, const char *id, const int32_t *pieces, size_t count, qbt_ints_fn fn,
                              void *context);
-/// Whether a torrent that has every piece it wants keeps its connections to seeds (libtorrent's
-/// close_redundant_connections, inverted; libtorrent's default is to drop them).
-void qbt_set_keep_seeds(qbt_session *session, bool keep);
+/// Whether a stream reads the torrent (torrent_handle::set_streaming of qbtd's patched libtorrent): meanwhile it keeps
+/// its seeds when it has every piece it wants and never says it is upload-only.
+qbt_result qbt_set_streaming(qbt_session *session, const char *id, bool on);
 
 /// Frees a file's blocks in [offset, offset + length) and keeps its size (fallocate PUNCH_HOLE).
 bool qbt_punch_hole(const char *path, int64_t offset, int64_t length);
