@@ -902,6 +902,16 @@ qbt_result qbt_set_file_priority(qbt_session *session, const char *id, int32_t f
     QBT_WITH_HANDLE(h.file_priority(lt::file_index_t(file), lt::download_priority_t(priority)))
 }
 
+qbt_result qbt_set_pieces_priority(qbt_session *session, const char *id, int32_t first, int32_t count, uint8_t priority) {
+    QBT_WITH_HANDLE({
+        std::vector<std::pair<lt::piece_index_t, lt::download_priority_t>> pieces;
+        pieces.reserve(static_cast<size_t>(std::max(0, count)));
+        for (int32_t p = std::max(0, first); p < first + count; ++p)
+            pieces.emplace_back(lt::piece_index_t(p), lt::download_priority_t(priority));
+        if (!pieces.empty()) h.prioritize_pieces(pieces);
+    })
+}
+
 qbt_result qbt_read_piece(qbt_session *session, const char *id, int32_t piece) {
     QBT_WITH_HANDLE(h.read_piece(lt::piece_index_t(piece)))
 }

@@ -215,11 +215,14 @@ public actor StreamService {
         let file = files[index]
         if owned {
             // Only the streamed file (and the other streams' files) download, in the background at low priority
-            // while they fit below the level where eviction starts; larger ones only where the scheduler says.
+            // while they fit below the level where eviction starts; larger ones only where the scheduler says (their
+            // pieces at 0, not the file: libtorrent keeps a skipped file's pieces in a part file, out of readers' way).
             let wanted = Set(streams.values.filter { $0.torrentID == id }.map(\.file.index) + [file.index])
-            let background = backgroundPriority(files.filter { wanted.contains($0.index) })
             for f in files {
-                try? await engine.setFilePriority(id, file: f.index, priority: wanted.contains(f.index) ? background : 0)
+                try? await engine.setFilePriority(id, file: f.index, priority: wanted.contains(f.index) ? 1 : 0)
+            }
+            if backgroundPriority(files.filter { wanted.contains($0.index) }) == 0 {
+                try? await engine.setPiecesPriority(id, pieces: file.pieceRange.lowerBound..<(file.pieceRange.upperBound + 1), priority: 0)
             }
             try? await engine.resume(id)
         }

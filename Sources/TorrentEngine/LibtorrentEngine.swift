@@ -234,6 +234,12 @@ public actor LibtorrentEngine: TorrentEngine {
         try check(qbt_set_piece_priority(session.raw, id, Int32(piece), UInt8(clamping: priority)), id)
     }
 
+    public func setPiecesPriority(_ id: TorrentID, pieces: Range<Int>, priority: Int) throws {
+        try live()
+        try check(qbt_set_pieces_priority(session.raw, id, Int32(clamping: pieces.lowerBound), Int32(clamping: pieces.count),
+                                          UInt8(clamping: priority)), id)
+    }
+
     public func setFilePriority(_ id: TorrentID, file: Int, priority: Int) throws {
         try live()
         try check(qbt_set_file_priority(session.raw, id, Int32(file), UInt8(clamping: priority)), id)

@@ -198,6 +198,11 @@ public actor MemoryEngine: TorrentEngine {
         piecePriorities[id, default: [:]][piece] = priority
     }
 
+    public func setPiecesPriority(_ id: TorrentID, pieces: Range<Int>, priority: Int) throws {
+        _ = try current(id)
+        for piece in pieces { piecePriorities[id, default: [:]][piece] = priority }
+    }
+
     public func setFilePriority(_ id: TorrentID, file: Int, priority: Int) throws {
         _ = try current(id)
         guard files[id]?.indices.contains(file) == true else { return }

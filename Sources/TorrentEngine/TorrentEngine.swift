@@ -100,6 +100,9 @@ public protocol TorrentEngine: Actor {
     /// 0 = skip, 1 = low … 4 = default … 7 = top.
     func setPiecePriority(_ id: TorrentID, piece: Int, priority: Int) throws
     func setFilePriority(_ id: TorrentID, file: Int, priority: Int) throws
+    /// A run of pieces at one priority, in one call. Unlike a file's priority 0 (whose pieces libtorrent keeps in a
+    /// part file), the file's own data stays where a reader finds it.
+    func setPiecesPriority(_ id: TorrentID, pieces: Range<Int>, priority: Int) throws
     func havePiece(_ id: TorrentID, piece: Int) throws -> Bool
     /// Reads a piece the torrent has (from disk or cache); throws if it is missing.
     func readPiece(_ id: TorrentID, piece: Int) async throws -> [UInt8]

@@ -98,9 +98,13 @@ final class StreamSchedulerTests: XCTestCase {
         let stream = try await withTimeout(seconds: 5) { try await opening.value }
         XCTAssertTrue(stream.owned)
         try await eventually("the torrent is set streaming (it keeps its seeds)") { await engine.streaming.contains(hash) }
-        // A file four times the budget gets no background download: only what the scheduler asks for.
-        let background = try await engine.files(hash).first?.priority
-        XCTAssertEqual(background, 0)
+        // A file four times the budget gets no background download, only what the scheduler asks for: its pieces at
+        // 0 but for the ends (the file stays wanted, so its data lands in the file, where readers find it).
+        let wanted = try await engine.files(hash).first?.priority
+        XCTAssertEqual(wanted, 1)
+        let priorities = await engine.piecePriorities[hash] ?? [:]
+        XCTAssertEqual(priorities[20], 0)
+        XCTAssertEqual(priorities[0], 7)
 
         // Nine pieces of a ten-piece budget: past 80 %, the least useful go down to half the budget.
         for piece in 0..<9 { try await engine.finishPiece(hash, piece) }

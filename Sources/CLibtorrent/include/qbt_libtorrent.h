@@ -191,6 +191,8 @@ qbt_result qbt_reset_piece_deadline(qbt_session *session, const char *id, int32_
 qbt_result qbt_clear_piece_deadlines(qbt_session *session, const char *id);
 qbt_result qbt_set_piece_priority(qbt_session *session, const char *id, int32_t piece, uint8_t priority);
 qbt_result qbt_set_file_priority(qbt_session *session, const char *id, int32_t file, uint8_t priority);
+/// Pieces [first, first + count) at one priority, in one call (the rest keep theirs).
+qbt_result qbt_set_pieces_priority(qbt_session *session, const char *id, int32_t first, int32_t count, uint8_t priority);
 /// The piece arrives as a READ_PIECE event.
 qbt_result qbt_read_piece(qbt_session *session, const char *id, int32_t piece);
 qbt_result qbt_have_piece(qbt_session *session, const char *id, int32_t piece, bool *have);
