@@ -221,8 +221,10 @@ public actor StreamService {
             for f in files {
                 try? await engine.setFilePriority(id, file: f.index, priority: wanted.contains(f.index) ? 1 : 0)
             }
-            if backgroundPriority(files.filter { wanted.contains($0.index) }) == 0 {
-                try? await engine.setPiecesPriority(id, pieces: file.pieceRange.lowerBound..<(file.pieceRange.upperBound + 1), priority: 0)
+            // Every wanted file's pieces: setting a file's priority reset those of the files already streamed too.
+            let streamed = files.filter { wanted.contains($0.index) }
+            if backgroundPriority(streamed) == 0 {
+                for f in streamed { try? await engine.setPiecesPriority(id, pieces: Range(f.pieceRange), priority: 0) }
             }
             try? await engine.resume(id)
         }
@@ -509,8 +511,11 @@ public actor StreamService {
             for p in prefetch { prioritized[p] = 5 }
             for p in windowPieces { prioritized[p] = 6 }
             for p in pieces { prioritized[p] = 7 }
-            let background = backgroundPriority(id)
-            for (p, _) in before.prefetch where prioritized[p] == nil { try? await engine.setPiecePriority(id, piece: p, priority: background) }
+            let leaving = before.prefetch.keys.filter { prioritized[$0] == nil }
+            if !leaving.isEmpty {
+                let background = backgroundPriority(id)
+                for p in leaving { try? await engine.setPiecePriority(id, piece: p, priority: background) }
+            }
             for (p, level) in prioritized where before.prefetch[p] != level { try? await engine.setPiecePriority(id, piece: p, priority: level) }
         }
         scheduled[id] = (pieces, prioritized)
