@@ -6,7 +6,8 @@
 # has discarded, and 2.0.8 has no public call for that (forget-pieces.patch adds torrent_handle::forget_pieces); and a
 # torrent a stream reads keeps its seeds, alone of the session's torrents
 # (stream-peers.patch adds torrent_handle::set_streaming); and piece_finished_alert comes once the piece is on disk,
-# not only hashed, so a stream reader woken by it can read the piece (piece-finished-on-disk.patch).
+# not only hashed, so a stream reader woken by it can read the piece, and torrent_finished_alert once the last
+# piece is, so no piece event follows it and a run-on-completion program finds every byte (piece-finished-on-disk.patch).
 # The source is Debian bookworm's (apt-get source, checked against the SHA-256 below); the flags are those of the
 # upstream CMake build Debian uses, with Debian's hardening flags, so the library is Debian's but for the patches. Built once per checkout: the
 # stamp names the tarball, the patches and this script, so a change to any of them builds again.
