@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // The WebUI's HTTPS (already in the graph through Hummingbird): TLS chosen per connection, switched live.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.2"),
     ],
     targets: [
@@ -86,6 +87,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
+                // HTTP parts as Hummingbird's channels carry them, for the music segments' fast path
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
         // The WebUI files: qbtd's own interface (plain HTML, CSS and JavaScript modules in `www`) or an alternative

@@ -12,35 +12,20 @@ qbtd / nginx. Everything stays on 127.0.0.1.
     stream_sendfile.py [SIZE_MIB] [ROUNDS]   (defaults 1024 and 5)
 """
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import libtorrent as lt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "e2e"))
-from conftest import Qbtd, free_port, wait_for  # noqa: E402
+from conftest import Qbtd, wait_for  # noqa: E402
+from reference_nginx import cpu_seconds, nginx_pids, start_nginx  # noqa: E402
 
 SIZE = (int(sys.argv[1]) if len(sys.argv) > 1 else 1024) << 20
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pids):
-    total = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / TICK
-
-
-def nginx_pids(master):
-    children = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True).stdout.split()
-    return [master] + [int(c) for c in children]
 
 
 def read(url, pids):
@@ -68,35 +53,9 @@ def torrent_of(folder):
     return lt.bencode(ct.generate())
 
 
-def start_nginx(tmp, root):
-    port = free_port()
-    conf = tmp / "nginx.conf"
-    conf.write_text(f"""
-worker_processes 1;
-pid {tmp}/nginx.pid;
-error_log {tmp}/nginx-error.log;
-events {{ worker_connections 64; }}
-http {{
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    default_type application/octet-stream;
-    client_body_temp_path {tmp}/nginx-body;
-    server {{ listen 127.0.0.1:{port}; root {root}; }}
-}}
-""")
-    proc = subprocess.Popen(["nginx", "-e", str(tmp / "nginx-error.log"), "-c", str(conf), "-g", "daemon off;"])
-    wait_for(lambda: subprocess.run(["curl", "-s", "-o", "/dev/null", f"http://127.0.0.1:{port}/"]).returncode == 0, 20,
-             what="nginx to listen")
-    return proc, port
-
-
 def main():
-    if not shutil.which("nginx"):
-        sys.exit("nginx is missing: make bench installs nginx-light")
     with tempfile.TemporaryDirectory(prefix="qbtd-sendfile-bench-") as tmp:
         tmp = Path(tmp)
-        tmp.chmod(0o755)  # nginx's worker runs as another user when started by root
         content = tmp / "content" / "film"
         content.mkdir(parents=True)
         print(f"writing a {SIZE >> 20} MiB file ...", flush=True)

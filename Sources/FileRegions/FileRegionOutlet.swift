@@ -37,7 +37,13 @@ public final class FileRegionOutlet: Sendable {
         precondition(offset >= 0 && count > 0)
         let copy = dup(descriptor)
         guard copy >= 0 else { throw IOError(errnoCode: errno, reason: "dup") }
-        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: copy)
+        return try region(taking: copy, offset: offset, count: count)
+    }
+
+    /// As `region(descriptor:offset:count:)`, with the descriptor itself: the outlet closes it, whatever happens.
+    public func region(taking descriptor: Int32, offset: Int64, count: Int64) throws -> (marker: ByteBuffer, sent: EventLoopFuture<Void>) {
+        precondition(offset >= 0 && count > 0)
+        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
         let sent = eventLoop.makePromise(of: Void.self)
         let id: UInt64? = state.withLock { state in
             guard !state.closed else { return nil }

@@ -40,6 +40,8 @@ public actor MusicLibrary {
     public private(set) var directories: [String]
     private var listeners: [UUID: AsyncStream<Int>.Continuation] = [:]
     private var segmenters: [Int64: (stamp: FileStamp, segmenter: HLSSegmenter)] = [:]
+    /// `segmenters` with their tracks' paths, for segment requests off the actor (kept in step with it).
+    public nonisolated let ready = ReadySegmenters()
     /// Tracks with a segmenter in memory, least recently used first.
     private var recent: [Int64] = []
     /// Indexings under way, so concurrent first requests for a track share one.
@@ -412,6 +414,7 @@ public actor MusicLibrary {
     private func tracksWritten() {
         trackGeneration &+= 1
         trackFiles.removeAll()
+        ready.clear()
     }
 
     /// The track's segmenter and the file's version (size and mtime): from memory, else from the index cache when the
@@ -421,6 +424,7 @@ public actor MusicLibrary {
         // A file that cannot be stat'ed gets the stamp the old attribute lookup gave it; opening it fails later.
         let stamp = FileStamp(path: track.path) ?? FileStamp(size: -1, mtime: 0)
         if let cached = segmenters[track.id], cached.stamp == stamp {
+            publishReady(track, stamp, cached.segmenter)
             if recent.last != track.id {
                 recent.removeAll { $0 == track.id }
                 recent.append(track.id)
@@ -436,10 +440,22 @@ public actor MusicLibrary {
         defer { if building[track.id]?.stamp == stamp { building[track.id] = nil } }
         let segmenter = try await build.value
         segmenters[track.id] = (stamp, segmenter)
+        publishReady(track, stamp, segmenter)
         recent.removeAll { $0 == track.id }
         recent.append(track.id)
-        if recent.count > 64 { segmenters[recent.removeFirst()] = nil }
+        if recent.count > 64 {
+            let gone = recent.removeFirst()
+            segmenters[gone] = nil
+            ready.remove(gone)
+        }
         return (segmenter, stamp.text)
+    }
+
+    /// Offered to the fast path while the track is the one the library has in memory under its id (not a row a scan
+    /// has replaced since it was read).
+    private func publishReady(_ track: TrackFile, _ stamp: FileStamp, _ segmenter: HLSSegmenter) {
+        guard trackFiles[track.id]?.path == track.path else { return }
+        ready.set(track.id, path: track.path, stamp: stamp, segmenter: segmenter)
     }
 
     /// A file's frame index from the cache, or read from the file now (and cached).

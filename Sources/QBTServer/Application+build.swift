@@ -147,10 +147,12 @@ public func buildApplication(
     MusicSocket(routes: musicRoutes).addRoutes(to: sockets)
     routeList.fill((router.routes + sockets.routes).map { ($0.method.rawValue, $0.path.description) }, api: api.routes)
 
+    // Unencrypted music segments over plain HTTP skip the router when their key and track are ready (see there).
+    let segmentFastPath = MusicSegmentFastPath(library: music, keys: keys, gate: gate, serverName: "qbtd")
     // HTTP/1 with WebSocket upgrades, behind TLS whenever HTTPS is on when a connection is accepted.
     let socketResponder = sockets.buildResponder()
     let socketConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
-        http1: .init(idleTimeout: .seconds(config.idleTimeout.components.seconds)),
+        http1: .init(additionalChannelHandlers: [segmentFastPath.handler()], idleTimeout: .seconds(config.idleTimeout.components.seconds)),
         ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled, validateUTF8: true))
     let app = Application(
         router: router,

@@ -354,25 +354,32 @@ public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlewa
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
+        SecurityHeaders.apply(to: &response.headers, gate: gate)
+        return response
+    }
+}
+
+/// The headers themselves, for answers made outside the router too (the music segments' fast path).
+enum SecurityHeaders {
+    static func apply(to headers: inout HTTPFields, gate: WebGate) {
         let policy = gate.policy, https = gate.https
         let clickjacking = policy.clickjackingProtection
-        response.headers[.xXSSProtection] = "1; mode=block"
-        response.headers[.xContentTypeOptions] = "nosniff"
-        if clickjacking { response.headers[.xFrameOptions] = "SAMEORIGIN" }
+        headers[.xXSSProtection] = "1; mode=block"
+        headers[.xContentTypeOptions] = "nosniff"
+        if clickjacking { headers[.xFrameOptions] = "SAMEORIGIN" }
         // An alternative WebUI gets no opener, referrer or content policy of qBittorrent's own UI (as in qBittorrent):
         // it may load what it likes.
         let alternative = gate.alternativeWebUI != nil
         if !alternative {
-            response.headers[.referrerPolicy] = "same-origin"
-            response.headers[.crossOriginOpenerPolicy] = "same-origin"
+            headers[.referrerPolicy] = "same-origin"
+            headers[.crossOriginOpenerPolicy] = "same-origin"
         }
         let policyText = [alternative ? nil : builtInContentSecurityPolicy, clickjacking ? "frame-ancestors 'self';" : nil,
                           https ? "upgrade-insecure-requests;" : nil].compactMap { $0 }.joined(separator: " ")
-        if !policyText.isEmpty { response.headers[.contentSecurityPolicy] = policyText }
-        if https, let hsts = policy.hsts { response.headers[.strictTransportSecurity] = hsts }
+        if !policyText.isEmpty { headers[.contentSecurityPolicy] = policyText }
+        if https, let hsts = policy.hsts { headers[.strictTransportSecurity] = hsts }
         for header in policy.customHeaders {
-            if let name = HTTPField.Name(header.name) { response.headers[name] = header.value }
+            if let name = HTTPField.Name(header.name) { headers[name] = header.value }
         }
-        return response
     }
 }

@@ -168,6 +168,8 @@ public struct MusicRoutes: Sendable {
     struct NotFound: Error { var message: String }
 
     static let segmentsServed = Counter(label: "qbtd_music_segments_served_total")
+    /// Of those, the ones `MusicSegmentFastPath` answered before the router.
+    static let segmentsFast = Counter(label: "qbtd_music_segments_fast_total")
 
     func track(_ context: QBTRequestContext) async throws -> MusicLibrary.TrackFile {
         guard let text = context.parameters.get("id"), let id = Int64(text), let track = try await library.track(id) else {

@@ -347,6 +347,73 @@ def test_offline_download_with_qbt(qbtd_factory, library, tmp_path):
     assert got == raw_pcm(library / "Album" / "cbr.mp3", tmp_path)
 
 
+def http_exchange(q, requests_text, timeout=30):
+    """Sends raw HTTP/1.1 requests in one write (pipelined) and reads answers until the server closes:
+    [(status, headers, body)]."""
+    import socket
+    host, port = q.base.split("//")[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(requests_text.encode())
+        data = b""
+        while chunk := sock.recv(1 << 16):
+            data += chunk
+    answers = []
+    while data:
+        head, _, data = data.partition(b"\r\n\r\n")
+        lines = head.decode().split("\r\n")
+        headers = {k.lower(): v for k, v in (l.split(": ", 1) for l in lines[1:])}
+        length = int(headers["content-length"])
+        answers.append((int(lines[0].split()[1]), headers, data[:length]))
+        data = data[length:]
+    return answers
+
+
+def test_segments_answered_on_the_event_loop_are_the_routers(qbtd_factory, library):
+    """A segment whose key and track are ready is answered before the router (the fast path): the same bytes and
+    headers, in the requests' order when they are pipelined with the router's, and a rotated key is refused at once."""
+    q = serve(qbtd_factory, library)
+    cbr = tracks(q)["cbr.mp3"]["id"]
+    playlist(q, cbr)  # indexes the track and notes the key: both ready for the fast path
+    seg = f"/music/tracks/{cbr}/segments"
+    # The key percent-encoded in the query is the router's to decode: the reference answer.
+    routed = requests.get(f"{q.base}{seg}/1.mp3?api_key={KEY.replace('_', '%5F')}")
+    assert routed.status_code == 200 and routed.content[:3] == b"ID3"
+    auth = f"Authorization: Bearer {KEY}\r\n"
+
+    def fast_count():
+        text = requests.get(q.base + "/metrics", headers=BEARER).text
+        return int(float(re.search(r"^qbtd_music_segments_fast_total (\S+)$", text, re.M).group(1)))
+
+    before = fast_count()
+    alone = http_exchange(q, f"GET {seg}/1.mp3 HTTP/1.1\r\nHost: x\r\n{auth}Connection: close\r\n\r\n")
+    answers = http_exchange(q, "".join([
+        f"GET {seg}/1.mp3 HTTP/1.1\r\nHost: x\r\n{auth}\r\n",
+        f"GET {seg}/0.mp3?api_key={KEY} HTTP/1.1\r\nHost: x\r\n\r\n",
+        f"GET /music/library HTTP/1.1\r\nHost: x\r\n{auth}\r\n",            # the router's; what follows waits
+        f"GET {seg}/99.mp3 HTTP/1.1\r\nHost: x\r\n{auth}\r\n",             # no such segment: the router explains
+        f"GET {seg}/1.mp3 HTTP/1.1\r\nHost: x\r\n{auth}Connection: close\r\n\r\n",
+    ]))
+    # The first three segments came the fast way (the metric says so), the rest through the router, all in order.
+    assert fast_count() - before >= 3
+    assert [a[0] for a in alone + answers] == [200, 200, 200, 200, 404, 200]
+    assert answers[2][1]["content-type"] == "application/json" and json.loads(answers[2][2])
+    assert "segments" in json.loads(answers[3][2])["error"]
+    for _, headers, body in (alone[0], answers[0], answers[4]):
+        assert body == routed.content
+        assert {k: v for k, v in headers.items() if k != "date"} == \
+            {k.lower(): v for k, v in routed.headers.items() if k.lower() != "date"}
+    assert answers[1][2] == requests.get(f"{q.base}{seg}/0.mp3", headers=BEARER).content
+    # A rotated key is refused on the next segment, however recently it was admitted.
+    q.session().post(q.url("app/rotateAPIKey")).raise_for_status()
+    assert requests.get(f"{q.base}{seg}/1.mp3", headers=BEARER).status_code == 401
+    # A changed file is read again, not served from the old index.
+    source = library / "Album" / "cbr.mp3"
+    os.utime(source, None)
+    fresh = q.session().post(q.url("app/rotateAPIKey")).json()["apiKey"]
+    r = requests.get(f"{q.base}{seg}/1.mp3", headers={"Authorization": f"Bearer {fresh}"})
+    assert r.status_code == 200 and r.content == routed.content
+
+
 def test_bad_input(qbtd_factory, library):
     q = serve(qbtd_factory, library)
     ids = {name: t["id"] for name, t in tracks(q).items()}

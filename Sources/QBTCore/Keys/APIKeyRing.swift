@@ -13,7 +13,11 @@ public actor APIKeyRing {
 
     public static let defaultName = "default"
     private let store: Store
-    private var byHash: [String: APIKeyRecord] = [:]
+    private var byHash: [String: APIKeyRecord] = [:] {
+        didSet { recent.clear() }
+    }
+    /// Keys admitted within the last `lastUseResolution`, for checks off the actor; emptied by any change here.
+    public nonisolated let recent = RecentKeys()
 
     public init(store: Store) async throws {
         self.store = store
@@ -81,9 +85,13 @@ public actor APIKeyRing {
         let hash = Digest.sha256Hex(secret)
         guard var record = byHash[hash] else { return nil }
         let now = Int64(Date().timeIntervalSince1970)
-        if let last = record.lastUsedAt, last <= now, now - last < Self.lastUseResolution { return record }
+        if let last = record.lastUsedAt, last <= now, now - last < Self.lastUseResolution {
+            recent.note(hash: hash, scope: record.keyScope, until: last + Self.lastUseResolution)
+            return record
+        }
         record.lastUsedAt = now
         byHash[hash] = record
+        recent.note(hash: hash, scope: record.keyScope, until: now + Self.lastUseResolution)
         // Bookkeeping, written after the answer: a failed write leaves the time in memory and is tried again a
         // minute later; it never refuses the key.
         let store = self.store, id = record.id
