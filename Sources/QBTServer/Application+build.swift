@@ -148,7 +148,8 @@ public func buildApplication(
     routeList.fill((router.routes + sockets.routes).map { ($0.method.rawValue, $0.path.description) }, api: api.routes)
 
     // Unencrypted music segments over plain HTTP skip the router when their key and track are ready (see there).
-    let segmentFastPath = MusicSegmentFastPath(library: music, keys: keys, gate: gate, serverName: "qbtd")
+    let serverName = "qbtd"  // the `Server` header, the router's and the fast path's alike
+    let segmentFastPath = MusicSegmentFastPath(library: music, keys: keys, gate: gate, serverName: serverName)
     // HTTP/1 with WebSocket upgrades, behind TLS whenever HTTPS is on when a connection is accepted.
     let socketResponder = sockets.buildResponder()
     let socketConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
@@ -162,7 +163,7 @@ public func buildApplication(
                                                    configuration: socketConfiguration),
                 tls: webTLS, requestTimeout: .seconds(config.requestTimeout.components.seconds))
         },
-        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "qbtd"),
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName),
         services: [
             EngineLifecycle(service: service, before: { await rss.shutdown() }),
             Periodic(every: .seconds(60), startAtOnce: false) { await tus.sweep() },  // expired tus uploads

@@ -129,7 +129,7 @@ public actor StreamService {
         }
         switch event {
         case .pieceFinished(let id, let piece):
-            if let parked = waiters[id]?[piece], !parked.isEmpty { Task { await self.wakeReaders(id, piece) } }
+            wakeReaders(id, piece)
             if streams.values.contains(where: { $0.torrentID == id && $0.owned }) {
                 Task { await self.enforceBudget(id) }
             }
@@ -448,11 +448,12 @@ public actor StreamService {
         await reschedule(id)
     }
 
-    /// Wakes a piece's readers. libtorrent (qbtd's patch, contrib/libtorrent/piece-finished-on-disk.patch) posts a
-    /// piece's event once it has passed its check and is on disk, so one look suffices: no polling. A piece forgotten by
-    /// an eviction meanwhile waits for its next event; `watch` ends a stall.
-    func wakeReaders(_ id: TorrentID, _ piece: Int) async {
-        guard waiters[id]?[piece]?.isEmpty == false, (try? await engine.havePiece(id, piece: piece)) == true else { return }
+    /// Wakes a piece's readers, on the spot. libtorrent (qbtd's patch, contrib/libtorrent/piece-finished-on-disk.patch)
+    /// posts a piece's event once it has passed its check and is on disk, so the event is the proof: no polling, and
+    /// no asking libtorrent again (a trip to its network thread, busy with the very download the reader waits for).
+    /// A stream-cache piece the cache forgot meanwhile is caught by the reader's `stillHas` before any byte of it
+    /// goes out; the reader then waits for its next event, and `watch` ends a stall.
+    func wakeReaders(_ id: TorrentID, _ piece: Int) {
         for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
     }
 

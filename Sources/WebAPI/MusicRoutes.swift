@@ -196,14 +196,17 @@ public struct MusicRoutes: Sendable {
 
     /// An unencrypted segment over plain HTTP: its tag, then its frames with sendfile(2).
     static func sentSegment(_ part: HLSSegmenter.Part, path: String, outlet: FileRegionOutlet) throws -> ResponseBody {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw MusicError.unreadable(path) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, Int64(info.st_size) >= part.offset + Int64(part.length) else { throw MusicError.changed(path) }
         let tag = ByteBuffer(bytes: part.tag)
         guard part.length > 0 else { return .init(byteBuffer: tag) }
-        let frames = try outlet.region(descriptor: fd, offset: part.offset, count: Int64(part.length)).marker
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MusicError.unreadable(path) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int64(info.st_size) >= part.offset + Int64(part.length) else {
+            close(fd)
+            throw MusicError.changed(path)
+        }
+        // The outlet takes the descriptor as it is (no dup) and closes it once sent or given up.
+        let frames = try outlet.region(taking: fd, offset: part.offset, count: Int64(part.length)).marker
         return ResponseBody(contentLength: tag.readableBytes + part.length) { writer in
             // One write for both, so one trip to the event loop (the frames go out with sendfile after the tag).
             try await writer.write(contentsOf: tag.readableBytes > 0 ? [tag, frames] : [frames])
