@@ -111,7 +111,7 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         num_incomplete = max(s.numIncomplete, 0)
         state = identity.stateName(view.state)
         eta = view.state.isDownloading && s.downloadRate > 0 ? min(Self.maxETA, amountLeft / Int64(s.downloadRate)) : Self.maxETA
-        seq_dl = s.sequential
+        seq_dl = r.sequential  // the acknowledged setting: a state update older than the toggle must not undo it
         f_l_piece_prio = r.firstLastPiecePrio
         category = r.category ?? ""
         tags = view.tags.joined(separator: ", ")
