@@ -200,9 +200,12 @@ public actor LibtorrentEngine: TorrentEngine {
     }
 
     /// Publishes a torrent's status at once, after a command changed it (libtorrent runs the torrent's
-    /// commands in order, so the status read here reflects the command).
+    /// commands in order, so the status read here reflects the command). A state update libtorrent posted before
+    /// the command may still wait in the alert queue: the next drain reads this torrent's status again rather than
+    /// publish that older one over this (`commanded`).
     func touched(_ id: TorrentID) {
         guard !closed, let status = try? session.status(id) else { return }
+        commanded.insert(id)
         publisher.publish([status])
     }
 
@@ -338,6 +341,8 @@ public actor LibtorrentEngine: TorrentEngine {
     /// What each torrent's pieces and state were at its last periodic save, and when counters alone were last saved.
     private var savedMarks: [TorrentID: ResumeMark] = [:]
     private var lastCountersSweep = ContinuousClock.now
+    /// Torrents a command changed since the last drain (`touched`).
+    private var commanded: Set<TorrentID> = []
     /// How often a torrent whose only change is its transfer counters and times saves them (qBittorrent: every
     /// `save_resume_data_interval` minutes, 60 by default; qbtd reports 1).
     static let countersResumeInterval: Duration = .seconds(60)
@@ -347,7 +352,10 @@ public actor LibtorrentEngine: TorrentEngine {
     private func drain() {
         guard !closed else { return }
         var statuses: [TorrentStatus] = []
-        var touchedIDs: Set<TorrentID> = []
+        // Every alert posted before a command was answered is popped by this drain: the commanded torrents'
+        // statuses are read again after it, so they win over any state update from before the command.
+        var touchedIDs = commanded
+        commanded = []
         var removed: Set<TorrentID> = []
         var events: [EngineEvent] = []
         var completed: [Int] = []
@@ -394,6 +402,11 @@ public actor LibtorrentEngine: TorrentEngine {
                 }
             }
         }
+        // A finished piece changes no status: stream readers waiting for it are told before the trips to libtorrent's
+        // network thread below, which wait behind whatever that thread is doing (a download in full flow).
+        let (pieces, rest) = events.partitioned { if case .pieceFinished = $0 { true } else { false } }
+        hub.yield(pieces)
+        events = rest
         // The events that matter are published at once, not at the next tick.
         // One trip to the network thread for all of them (a restore brings thousands).
         statuses += session.statuses(touchedIDs)
@@ -434,6 +447,15 @@ public actor LibtorrentEngine: TorrentEngine {
         }
     }
 
+}
+
+extension Array {
+    /// The elements that pass `test` and those that do not, each in their order.
+    func partitioned(by test: (Element) -> Bool) -> (passed: [Element], failed: [Element]) {
+        var passed: [Element] = [], failed: [Element] = []
+        for element in self { if test(element) { passed.append(element) } else { failed.append(element) } }
+        return (passed, failed)
+    }
 }
 
 struct PendingAdd {

@@ -1,0 +1,51 @@
+import EngineTestSupport
+import Foundation
+import XCTest
+
+@testable import TorrentEngine
+
+/// A command's effect stays published: a state update libtorrent posted before the command, and drained after it,
+/// does not put the older status back. A real session on 127.0.0.1.
+final class CommandStatusTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws { dir = try temporaryFolder("command") }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func testAStateUpdateFromBeforeACommandDoesNotUndoIt() async throws {
+        let folder = dir.appendingPathComponent("payload")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 256 * 1024).write(to: folder.appendingPathComponent("a.bin"))
+        let torrent = try TorrentCreator.create(path: folder.path, pieceSize: 64 * 1024)
+        let engine = try LibtorrentEngine(settings: LoopbackTransferTests.loopback) { _ in }
+        var request = AddTorrentRequest(source: .metainfo(torrent), savePath: dir.path)
+        request.skipChecking = true
+        let id = try await engine.add(request).id
+
+        var on = false
+        for round in 0..<12 {
+            on.toggle()
+            let seen = await engine.statesSeen
+            // Each round's post lists the torrent with the last round's setting (that toggle changed it), and is
+            // still in the alert queue when this round's toggle is answered.
+            try await engine.postThenSetSequential(id, on)
+            XCTAssertEqual(engine.snapshot.status(id)?.sequential, on, "round \(round): the command's answer")
+            for _ in 0..<200 where await engine.statesSeen == seen { try await Task.sleep(for: .milliseconds(10)) }
+            let drained = await engine.statesSeen
+            XCTAssertGreaterThan(drained, seen, "round \(round): the state update was drained")
+            XCTAssertEqual(engine.snapshot.status(id)?.sequential, on, "round \(round): after the older state update")
+        }
+        await engine.shutdown(timeout: .seconds(5))
+    }
+}
+
+extension LibtorrentEngine {
+    /// Posts for the statuses that changed and, with no drain between (this runs on the engine as one step), gives
+    /// libtorrent time to queue its answer before the command.
+    func postThenSetSequential(_ id: TorrentID, _ on: Bool) throws {
+        postUpdates()
+        usleep(100_000)
+        try setSequential(id, on)
+    }
+}
