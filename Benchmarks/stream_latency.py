@@ -38,7 +38,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "e2e"))
 from conftest import Qbtd, wait_for  # noqa: E402
-from test_stream import FileSeeder, incoming_connections  # noqa: E402
+from test_stream import FileSeeder, incoming_connections, prepare  # noqa: E402
 
 SEEKS = int(sys.argv[1]) if len(sys.argv) > 1 else 40
 SIZE = 256 * 1024 * 1024
@@ -68,10 +68,17 @@ def pct(values, q):
     return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
+def prepare_from(s, q, seeder):
+    """`stream/prepare` with the seeder's .torrent and the seeder as peer: the stream's JSON."""
+    r = prepare(s, q, peers=f"127.0.0.1:{seeder.port}",
+                files={"torrents": ("s.torrent", seeder.torrent, "application/x-bittorrent")})
+    r.raise_for_status()
+    return r.json()
+
+
 def scheduler(q, seeder, rng):
     s = q.session()
-    stream = s.post(q.url("stream/prepare"), data={"peers": f"127.0.0.1:{seeder.port}"},
-                    files={"torrents": ("b.torrent", seeder.torrent, "application/x-bittorrent")}, timeout=60).json()
+    stream = prepare_from(s, q, seeder)
     first = first_byte(stream["playbackUrl"], 0)  # from the GET, right after prepare answered
     limit_seeder(seeder)
     calls_before = incoming_connections(seeder.session)
@@ -135,8 +142,7 @@ def first_bytes(q, root, tries):
     for i in range(tries):
         seeder = FileSeeder(root / f"seed{i}", f"first{i}", {"first.mkv": os.urandom(FIRST_SIZE)}, piece_size=PIECE)
         seeder.session.apply_settings({"tick_interval": 25})
-        stream = s.post(q.url("stream/prepare"), data={"peers": f"127.0.0.1:{seeder.port}"},
-                        files={"torrents": ("f.torrent", seeder.torrent, "application/x-bittorrent")}, timeout=60).json()
+        stream = prepare_from(s, q, seeder)
         times.append(first_byte(stream["playbackUrl"], 0))
         s.post(q.url("stream/stop"), data={"streamId": stream["streamId"]}, timeout=60).raise_for_status()
         del seeder

@@ -7,8 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:?usage: Fuzz/run.sh RUNS [HARNESS…]}
 shift
-HARNESSES=("${@:-form multipart multipart-stream range tus magnet metainfo mp3 nova torznab rss}")
-HARNESSES=(${HARNESSES[@]})
 
 # The harnesses' own graph has no HTTP server; lld, because gold cannot link libFuzzer's objects.
 swift build --scratch-path .build/fuzz --product qbtd-fuzz --sanitize=address \
@@ -16,8 +14,11 @@ swift build --scratch-path .build/fuzz --product qbtd-fuzz --sanitize=address \
     -Xcc -fsanitize=fuzzer-no-link -Xcxx -fsanitize=fuzzer-no-link
 BIN=.build/fuzz/debug/qbtd-fuzz
 
-declare -A MAX_LEN=([form]=4096 [multipart]=8192 [multipart-stream]=8192 [range]=256 [tus]=2048 [magnet]=2048
-                    [metainfo]=16384 [mp3]=16384 [nova]=4096 [torznab]=16384 [rss]=16384)
+# The harnesses and their input caps come from the binary (Harness.all), all of them unless some are named.
+declare -A MAX_LEN=()
+ALL=()
+while read -r name cap; do MAX_LEN[$name]=$cap; ALL+=("$name"); done < <("$BIN" --list)
+if [ $# -gt 0 ]; then HARNESSES=("$@"); else HARNESSES=("${ALL[@]}"); fi
 failed=0
 printf '%-17s %9s %8s %9s %6s %8s\n' harness runs seconds "execs/s" cov crashes
 for h in "${HARNESSES[@]}"; do
@@ -27,7 +28,7 @@ for h in "${HARNESSES[@]}"; do
     status=0
     # One process, 2 GiB at most, 10 s per input; a leak is a failure too, but for Foundation's own (lsan.supp).
     LSAN_OPTIONS=suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0 \
-    "$BIN" "$h" -runs="$RUNS" -max_len="${MAX_LEN[$h]:-4096}" -timeout=10 -rss_limit_mb=2048 \
+    "$BIN" "$h" -runs="$RUNS" -max_len="${MAX_LEN[$h]:?no harness $h; qbtd-fuzz --list names them}" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" Fuzz/Corpus/"$h" > "$log" 2>&1 || status=$?
     seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -8,6 +8,10 @@ import Foundation
 enum FuzzMain {
     static func main() {
         let arguments = CommandLine.arguments
+        if arguments.count == 2 && arguments[1] == "--list" {
+            FileHandle.standardOutput.write(Data(Harness.listing.utf8))
+            exit(0)
+        }
         guard arguments.count >= 2, let harness = Harness.named(arguments[1]) else {
             let names = Harness.all.map(\.name).joined(separator: ", ")
             FileHandle.standardError.write(Data("usage: qbtd-fuzz HARNESS [input files or folders | libFuzzer options]\nharnesses: \(names)\n".utf8))

@@ -3,13 +3,13 @@ import Uploads
 
 extension Harness {
     /// Query strings and urlencoded bodies.
-    static let form = Harness(name: "form") { input in
+    static let form = Harness(name: "form", maxLength: 4096) { input in
         let fields = FormURLEncoded.parse(Substring(input.text))
         check(fields.keys.allSatisfy { !$0.isEmpty }, "an empty field name was kept")
     }
 
     /// The buffered multipart parser of the WebAPI (`torrents/add`…): a `Content-Type` line, then the body.
-    static let multipart = Harness(name: "multipart") { input in
+    static let multipart = Harness(name: "multipart", maxLength: 8192) { input in
         let (contentType, body) = input.headerAndRest
         let boundary = Multipart.boundary(fromContentType: contentType) ?? "XyZ"
         guard let form = try? Multipart.parse(Array(body), boundary: boundary) else { return }
@@ -18,7 +18,7 @@ extension Harness {
 
     /// The streaming multipart parser of uploads: a `Content-Type` line, then the body fed in chunks whose sizes
     /// the input's first byte chooses, so every split of a delimiter across chunks is reached.
-    static let multipartStream = Harness(name: "multipart-stream") { input in
+    static let multipartStream = Harness(name: "multipart-stream", maxLength: 8192) { input in
         guard let first = input.first else { return }
         let (contentType, body) = UnsafeRawBufferPointer(rebasing: input[1...]).headerAndRest
         var parser = MultipartStreamParser(boundary: MultipartStreamParser.boundary(fromContentType: contentType) ?? "XyZ")

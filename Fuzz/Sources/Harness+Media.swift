@@ -13,7 +13,7 @@ private let mp3Path: String = {
 
 extension Harness {
     /// The MP3 frame indexer: frames must lie inside the file, in order.
-    static let mp3 = Harness(name: "mp3") { input in
+    static let mp3 = Harness(name: "mp3", maxLength: 16384) { input in
         guard FileManager.default.createFile(atPath: mp3Path, contents: Data(input)) else { fatalError("cannot write \(mp3Path)") }
         let scan = MP3Scan.read(mp3Path)
         guard let index = scan.index else { return }
@@ -27,7 +27,7 @@ extension Harness {
     }
 
     /// The lines a nova3 plugin prints.
-    static let nova = Harness(name: "nova") { input in
+    static let nova = Harness(name: "nova", maxLength: 4096) { input in
         for line in input.text.split(separator: "\n", omittingEmptySubsequences: false) {
             guard let result = SearchResult.parse(line: line, engine: "fuzz") else { continue }
             check(!result.fileName.isEmpty && !result.fileURL.isEmpty, "a result without a name or link")
@@ -35,13 +35,13 @@ extension Harness {
     }
 
     /// Torznab answers (RSS items with `torznab:attr`s) from an indexer.
-    static let torznab = Harness(name: "torznab") { input in
+    static let torznab = Harness(name: "torznab", maxLength: 16384) { input in
         guard let results = try? Torznab.parse(Data(input), engine: "fuzz", siteURL: "http://127.0.0.1") else { return }
         check(results.allSatisfy { !$0.fileName.isEmpty && !$0.fileURL.isEmpty }, "a result without a name or link")
     }
 
     /// RSS 2.0 and Atom documents.
-    static let rss = Harness(name: "rss") { input in
+    static let rss = Harness(name: "rss", maxLength: 16384) { input in
         _ = FeedParser.parse(Data(input), now: Date(timeIntervalSince1970: 1_700_000_000))
     }
 }

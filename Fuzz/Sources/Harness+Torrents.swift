@@ -3,7 +3,7 @@ import TorrentEngine
 
 extension Harness {
     /// Magnet links and bare info-hashes, as `torrents/add` and `stream/prepare` take them.
-    static let magnet = Harness(name: "magnet") { input in
+    static let magnet = Harness(name: "magnet", maxLength: 2048) { input in
         let text = input.text
         if let magnet = TorrentFetcher.magnet(forBareHash: text) { check(magnet.hasPrefix("magnet:?xt=urn:bt"), "bad magnet \(magnet)") }
         guard let parsed = try? ParsedTorrent(.magnet(text)) else { return }
@@ -13,7 +13,7 @@ extension Harness {
     }
 
     /// .torrent files, inspected as `torrents/add` and 5.2's metadata routes read them.
-    static let metainfo = Harness(name: "metainfo") { input in
+    static let metainfo = Harness(name: "metainfo", maxLength: 16384) { input in
         guard let parsed = try? ParsedTorrent(.metainfo(Array(input))) else { return }
         let summary = parsed.summary
         check(summary.pieceCount >= 0 && summary.pieceLength >= 0, "negative piece geometry")

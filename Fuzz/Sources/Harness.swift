@@ -2,6 +2,8 @@
 /// report) only on a bug: parsers refuse bad input with errors, which the harness ignores.
 struct Harness: Sendable {
     let name: String
+    /// The longest input libFuzzer makes for it (`-max_len`): long enough for the format's interesting shapes.
+    let maxLength: Int
     let body: @Sendable (UnsafeRawBufferPointer) -> Void
 
     static let all: [Harness] = [
@@ -9,6 +11,9 @@ struct Harness: Sendable {
     ]
 
     static func named(_ name: String) -> Harness? { all.first { $0.name == name } }
+
+    /// `qbtd-fuzz --list`: each harness's name and input cap, one per line, for `Fuzz/run.sh`.
+    static var listing: String { all.map { "\($0.name) \($0.maxLength)\n" }.joined() }
 }
 
 /// An invariant of a parser's answer; breaking it is a bug, reported as a crash.
