@@ -17,7 +17,8 @@ BIN=.build/fuzz/debug/qbtd-fuzz
 # The harnesses and their input caps come from the binary (Harness.all), all of them unless some are named.
 declare -A MAX_LEN=()
 ALL=()
-while read -r name cap; do MAX_LEN[$name]=$cap; ALL+=("$name"); done < <("$BIN" --list)
+while read -r name cap; do MAX_LEN[$name]=$cap; ALL+=("$name"); done < <(LSAN_OPTIONS=detect_leaks=0 "$BIN" --list)
+[ ${#ALL[@]} -gt 0 ] || { echo "qbtd-fuzz --list named no harness" >&2; exit 1; }
 if [ $# -gt 0 ]; then HARNESSES=("$@"); else HARNESSES=("${ALL[@]}"); fi
 failed=0
 printf '%-17s %9s %8s %9s %6s %8s\n' harness runs seconds "execs/s" cov crashes
