@@ -17,9 +17,13 @@ BIN=.build/fuzz/debug/qbtd-fuzz
 # The harnesses and their input caps come from the binary (Harness.all), all of them unless some are named.
 declare -A MAX_LEN=()
 ALL=()
-while read -r name cap; do MAX_LEN[$name]=$cap; ALL+=("$name"); done < <(LSAN_OPTIONS=detect_leaks=0 "$BIN" --list)
-[ ${#ALL[@]} -gt 0 ] || { echo "qbtd-fuzz --list named no harness" >&2; exit 1; }
+listing=$(LSAN_OPTIONS=detect_leaks=0 "$BIN" --list)
+while read -r name cap; do MAX_LEN[$name]=$cap; ALL+=("$name"); done <<< "$listing"
+[ -n "$listing" ] || { echo "qbtd-fuzz --list named no harness" >&2; exit 1; }
 if [ $# -gt 0 ]; then HARNESSES=("$@"); else HARNESSES=("${ALL[@]}"); fi
+for h in "${HARNESSES[@]}"; do
+    [ -n "${MAX_LEN[$h]:-}" ] || { echo "no harness $h; qbtd-fuzz --list names them: ${ALL[*]}" >&2; exit 2; }
+done
 failed=0
 printf '%-17s %9s %8s %9s %6s %8s\n' harness runs seconds "execs/s" cov crashes
 for h in "${HARNESSES[@]}"; do
@@ -29,7 +33,7 @@ for h in "${HARNESSES[@]}"; do
     status=0
     # One process, 2 GiB at most, 10 s per input; a leak is a failure too, but for Foundation's own (lsan.supp).
     LSAN_OPTIONS=suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0 \
-    "$BIN" "$h" -runs="$RUNS" -max_len="${MAX_LEN[$h]:?no harness $h; qbtd-fuzz --list names them}" -timeout=10 -rss_limit_mb=2048 \
+    "$BIN" "$h" -runs="$RUNS" -max_len="${MAX_LEN[$h]}" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" Fuzz/Corpus/"$h" > "$log" 2>&1 || status=$?
     seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

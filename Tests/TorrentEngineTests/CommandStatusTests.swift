@@ -31,7 +31,8 @@ final class CommandStatusTests: XCTestCase {
             // still in the alert queue when this round's toggle is answered.
             try await engine.postThenSetSequential(id, on)
             XCTAssertEqual(engine.snapshot.status(id)?.sequential, on, "round \(round): the command's answer")
-            for _ in 0..<200 where await engine.statesSeen == seen { try await Task.sleep(for: .milliseconds(10)) }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while await engine.statesSeen == seen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             let drained = await engine.statesSeen
             XCTAssertGreaterThan(drained, seen, "round \(round): the state update was drained")
             XCTAssertEqual(engine.snapshot.status(id)?.sequential, on, "round \(round): after the older state update")
