@@ -11,7 +11,6 @@ stays on 127.0.0.1.
     music_hls.py [TRACKS] (default 2000)
 """
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "e2e"))
 from conftest import Qbtd, wait_for  # noqa: E402
-from reference_nginx import cpu_seconds, nginx_pids, start_nginx  # noqa: E402
+from reference_nginx import children_cpu, cpu_seconds, nginx_pids, start_nginx  # noqa: E402
 
 TRACKS = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
 KEY = "qbt_benchmarkkey0123456789ab"
@@ -36,13 +35,12 @@ def served(tmp, name, urls, pids, headers=()):
     segment, curl's CPU ms per segment)."""
     config = tmp / f"curl-{name}.cfg"
     config.write_text("".join(f'url = "{u}"\noutput = "/dev/null"\n' for u in urls))
-    cpu, mine = cpu_seconds(pids), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu, mine = cpu_seconds(pids), children_cpu()
     t = time.perf_counter()
     subprocess.run(["curl", "-s", "-f", "--parallel", "--parallel-max", "16", *[a for h in headers for a in ("-H", h)],
                     "-K", str(config)], check=True, timeout=600)
     seconds = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    curl = (after.ru_utime + after.ru_stime) - (mine.ru_utime + mine.ru_stime)
+    curl = children_cpu() - mine
     return len(urls) / seconds, (cpu_seconds(pids) - cpu) * 1000 / len(urls), curl * 1000 / len(urls)
 
 

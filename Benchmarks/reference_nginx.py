@@ -3,6 +3,7 @@
 nginx runs with one worker, `sendfile on`, `tcp_nopush on` and no access log: what a seedbox puts in front of a folder.
 """
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,12 @@ def cpu_seconds(pids):
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         total += int(fields[11]) + int(fields[12])  # utime, stime
     return total / TICK
+
+
+def children_cpu():
+    """User + system CPU seconds of this process's waited-for children so far (curl's, after each run)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def nginx_pids(master):

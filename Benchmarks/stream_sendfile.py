@@ -17,7 +17,6 @@ with that split; server + curl is what moving a GiB end to end cost.
     stream_sendfile.py [SIZE_MIB] [ROUNDS]   (defaults 1024 and 5)
 """
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -28,15 +27,10 @@ import libtorrent as lt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "e2e"))
 from conftest import Qbtd, wait_for  # noqa: E402
-from reference_nginx import cpu_seconds, nginx_pids, start_nginx  # noqa: E402
+from reference_nginx import children_cpu, cpu_seconds, nginx_pids, start_nginx  # noqa: E402
 
 SIZE = (int(sys.argv[1]) if len(sys.argv) > 1 else 1024) << 20
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-
-
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def read(url, pids):

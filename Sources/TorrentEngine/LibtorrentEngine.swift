@@ -404,9 +404,9 @@ public actor LibtorrentEngine: TorrentEngine {
         }
         // A finished piece changes no status: stream readers waiting for it are told before the trips to libtorrent's
         // network thread below, which wait behind whatever that thread is doing (a download in full flow).
-        let (pieces, rest) = events.separated { if case .pieceFinished = $0 { true } else { false } }
-        hub.yield(pieces)
-        events = rest
+        let isPiece: (EngineEvent) -> Bool = { if case .pieceFinished = $0 { true } else { false } }
+        hub.yield(events.filter(isPiece))
+        events.removeAll(where: isPiece)
         // The events that matter are published at once, not at the next tick.
         // One trip to the network thread for all of them (a restore brings thousands).
         statuses += session.statuses(touchedIDs)
@@ -447,15 +447,6 @@ public actor LibtorrentEngine: TorrentEngine {
         }
     }
 
-}
-
-extension Array {
-    /// The elements that pass `test` and those that do not, each in their order.
-    func separated(by test: (Element) -> Bool) -> (passed: [Element], failed: [Element]) {
-        var passed: [Element] = [], failed: [Element] = []
-        for element in self { if test(element) { passed.append(element) } else { failed.append(element) } }
-        return (passed, failed)
-    }
 }
 
 struct PendingAdd {

@@ -7,13 +7,9 @@ import XCTest
 /// A command's effect stays published: a state update libtorrent posted before the command, and drained after it,
 /// does not put the older status back. A real session on 127.0.0.1.
 final class CommandStatusTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws { dir = try temporaryFolder("command") }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
-
     func testAStateUpdateFromBeforeACommandDoesNotUndoIt() async throws {
+        let dir = try temporaryFolder("command")
+        defer { try? FileManager.default.removeItem(at: dir) }
         let folder = dir.appendingPathComponent("payload")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(repeating: 7, count: 256 * 1024).write(to: folder.appendingPathComponent("a.bin"))
