@@ -22,7 +22,8 @@ extension TorrentService {
         }
     }
 
-    /// A condition met while the torrent was being added (its event came before the torrent was known).
+    /// A condition met while the torrent was being added is met at once: its event, raised before the add answered,
+    /// is handled only after the torrent is set up (`addSettled`), and the download must not run on until then.
     func catchUpStopCondition(_ id: TorrentID) async {
         guard let condition = torrents[id]?.record.stopCondition.flatMap(StopCondition.init(rawValue:)),
               let status = try? engine.status(id), status.hasMetadata else { return }

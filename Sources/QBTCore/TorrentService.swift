@@ -37,6 +37,8 @@ public actor TorrentService {
     var allTime = AllTime()
     /// Content layouts waiting for a magnet's metadata.
     var pendingLayouts: [TorrentID: ContentLayout] = [:]
+    /// Torrents handed to the engine whose add has not answered yet, with the events raised for them meanwhile.
+    var addsInFlight: [TorrentID: [EngineEvent]] = [:]
     /// Torrents finished since they last downloaded (qBittorrent's `torrentFinished` fires once per transition).
     var finishedTorrents: Set<TorrentID> = []
     /// Finished torrents whose data is still moving out of the temp path: they count as finished once it is moved.
@@ -87,7 +89,7 @@ public actor TorrentService {
         tagSet = Set(try await store.tags())
         let events = await engine.events()
         tasks.append(Task { [weak self] in
-            for await event in events { await self?.handle(event) }
+            for await event in events { await self?.receive(event) }
         })
         await logNetworkBinding()
         await applyIPFilter(reload: true)  // before any torrent is back: no blocked peer gets a connection
@@ -148,6 +150,7 @@ public actor TorrentService {
         for index in batches.indices {
             guard let current = try await next?.value else { break }
             next = index + 1 < batches.count ? Task { [batch = batches[index + 1]] in try await prepare(batch) } : nil
+            addsStarted(current.kept.map(\.record.id))
             let results = await engine.add(current.requests)
             for (entry, result) in zip(current.kept, results) {
                 switch result {
@@ -163,6 +166,7 @@ public actor TorrentService {
                     logger.error("could not restore torrent \(entry.record.id) (\(entry.record.name)): \(error)")
                 }
             }
+            for entry in current.kept { await addSettled(entry.record.id) }
         }
         logger.info("restored \(torrents.count) torrent(s) in \(clock.now - started) (records read in \(read))")
     }
@@ -206,7 +210,7 @@ public actor TorrentService {
 
     // MARK: engine events
 
-    private func handle(_ event: EngineEvent) async {
+    func handle(_ event: EngineEvent) async {
         switch event {
         case .metadataReceived(let id) where prefetching.contains(id):
             await prefetchArrived(id)
@@ -368,9 +372,10 @@ public actor TorrentService {
         tagSet.formUnion(tags)
         let preferred = ContentLayout(rawValue: await settings.string("torrent_content_layout")) ?? .original
         let layout = options.contentLayout ?? preferred
+        addsStarted(records.map(\.record.id))
         let results = await engine.add(requests)
-        // Every torrent the engine took is known before anything awaits: an event for one of them (checked,
-        // metadata, finished) must never find it missing.
+        // Every torrent the engine took is known before anything awaits; the events raised for it before the add
+        // answered are handled once it is set up (`addSettled`).
         var taken: [(id: TorrentID, record: TorrentRecord, hasMetainfo: Bool)] = []
         for ((var entry, position), result) in zip(zip(records, positions), results) {
             let id = entry.record.id
@@ -387,6 +392,7 @@ public actor TorrentService {
                 try? await store.deleteTorrent(entry.record.id)  // the engine refused it: no row may outlive that
                 if case .failure(.duplicate(let other)) = result { outcomes[position] = .duplicate(other) }
                 else if case .failure(let error) = result { outcomes[position] = .invalid("\(error)") }
+                await addSettled(entry.record.id)
                 continue
             }
         }
@@ -402,6 +408,7 @@ public actor TorrentService {
             log.add("Added new torrent. Torrent: \"\(record.name)\"")
             await addExtraTrackers(id)
             await torrentAdded(id, hasMetadata: hasMetainfo)
+            await addSettled(id)
         }
         return outcomes.map { $0 ?? .invalid("not added") }
     }

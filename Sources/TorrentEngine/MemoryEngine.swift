@@ -40,6 +40,13 @@ public actor MemoryEngine: TorrentEngine {
     /// Raises an event as the session would (a tracker's answer, a file completing…).
     public func post(_ event: EngineEvent) { emit(event) }
 
+    /// Events raised for each added torrent before its add answers (libtorrent can check a torrent, or find it
+    /// finished, in the same breath), the answer held back `pause` so subscribers see them first.
+    public func raiseWhileAdding(pause: Duration = .milliseconds(100), _ events: @escaping @Sendable (TorrentID) -> [EngineEvent]) {
+        eventsWhileAdding = (events, pause)
+    }
+    private var eventsWhileAdding: (@Sendable (TorrentID) -> [EngineEvent], Duration)?
+
     /// Changes a torrent's status and publishes it.
     public func update(_ id: TorrentID, _ change: (inout TorrentStatus) -> Void) throws {
         var status = try current(id)
@@ -95,7 +102,7 @@ public actor MemoryEngine: TorrentEngine {
     // MARK: adding and removing
 
     public func add(_ requests: [AddTorrentRequest]) async -> [Result<AddedTorrent, EngineError>] {
-        requests.map { request in
+        let results = requests.map { request -> Result<AddedTorrent, EngineError> in
             do {
                 let parsed = try request.parsed ?? ParsedTorrent(request.source)
                 guard snapshot.status(parsed.id) == nil else { return .failure(.duplicate(parsed.id)) }
@@ -114,6 +121,10 @@ public actor MemoryEngine: TorrentEngine {
                 return .failure(error as? EngineError ?? .failed("\(error)"))
             }
         }
+        guard let (raise, pause) = eventsWhileAdding else { return results }
+        for case .success(let added) in results { hub.yield(raise(added.id)) }
+        try? await Task.sleep(for: pause)
+        return results
     }
 
     public func remove(_ id: TorrentID, deleteFiles: Bool) throws {

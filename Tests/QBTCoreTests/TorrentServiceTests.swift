@@ -99,6 +99,24 @@ final class TorrentServiceTests: XCTestCase {
         XCTAssertTrue(engine.snapshot.torrents.values.allSatisfy { $0.status.paused })
     }
 
+    func testEventsRaisedBeforeTheAddAnswersAreHandledOnceTheTorrentIsKnown() async throws {
+        let (service, engine, store) = try await makeService()
+        let t = Self.magnet(5)
+        // As libtorrent does for data already on disk: checked and finished before the add has answered.
+        await engine.raiseWhileAdding { [.checked($0), .finished($0)] }
+        _ = await service.add([t], options: AddOptions())
+        let record = await service.torrents[t.id]?.record
+        XCTAssertNotNil(record?.completedOn, "the finish was lost")
+        let stored = try await store.torrent(t.id)?.record
+        XCTAssertNotNil(stored?.completedOn)
+        let finished = await service.finishedTorrents
+        XCTAssertEqual(finished, [t.id])
+        let held = await service.addsInFlight
+        XCTAssertTrue(held.isEmpty, "\(held)")
+        let messages = service.log.messages(after: -1, kinds: [.normal]).map(\.message)
+        XCTAssertEqual(messages.filter { $0.hasPrefix("Torrent download finished") }.count, 1, "\(messages)")
+    }
+
     func testAFailedStoreWriteIsAnErrorNotASwallowedChange() async throws {
         let (service, engine, _) = try await makeService()
         let t = Self.magnet(9)
