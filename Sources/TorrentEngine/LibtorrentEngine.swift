@@ -177,6 +177,8 @@ public actor LibtorrentEngine: TorrentEngine {
     public func remove(_ id: TorrentID, deleteFiles: Bool) throws {
         try live()
         try check(qbt_remove(session.raw, id, deleteFiles), id)
+        commanded.remove(id)
+        removing.insert(id)
         publisher.publish([], removed: [id])
     }
 
@@ -343,6 +345,9 @@ public actor LibtorrentEngine: TorrentEngine {
     private var lastCountersSweep = ContinuousClock.now
     /// Torrents a command changed since the last drain (`touched`).
     private var commanded: Set<TorrentID> = []
+    /// Torrents removed by a command whose removal libtorrent has not confirmed yet: a state update it posted before
+    /// the removal still lists them, and must not bring them back.
+    private var removing: Set<TorrentID> = []
     /// How often a torrent whose only change is its transfer counters and times saves them (qBittorrent: every
     /// `save_resume_data_interval` minutes, 60 by default; qbtd reports 1).
     static let countersResumeInterval: Duration = .seconds(60)
@@ -363,9 +368,10 @@ public actor LibtorrentEngine: TorrentEngine {
         for event in pop() {
             switch event {
             case .status(let status):
-                statuses.append(status)
+                if !removing.contains(status.id) { statuses.append(status) }
             case .added(let added):
                 removed.remove(added.id)
+                removing.remove(added.id)
                 touchedIDs.insert(added.id)
                 events.append(.added(added.id))
                 if let batch = settle(added.id, .success(added)) { completed.append(batch) }
@@ -374,7 +380,7 @@ public actor LibtorrentEngine: TorrentEngine {
             case .event(let e):
                 if case .listenFailed(let why) = e { logger.warning("peer listen failed: \(why)") }
                 switch e {
-                case .removed(let id): removed.insert(id); touchedIDs.remove(id)
+                case .removed(let id): removed.insert(id); removing.remove(id); touchedIDs.remove(id)
                 case .metadataReceived(let id), .storageMoved(let id), .fileRenamed(let id, _, _):
                     touchedIDs.insert(id)
                     savedMarks[id] = nil  // file names and places are in the resume data: the next periodic save takes it
@@ -395,6 +401,8 @@ public actor LibtorrentEngine: TorrentEngine {
             case .alertsDropped(let why):
                 logger.error("libtorrent dropped alerts (queue overflow): \(why)")
                 completed += settleLostAdds()
+                // A removed torrent added again may have lost its add alert: it is no longer on its way out.
+                removing.subtract(session.statuses(removing).map(\.id))
             case .readPiece(let id, let piece, let data, let why):
                 let waiters = pieceReads.removeValue(forKey: "\(id):\(piece)") ?? []
                 for w in waiters {

@@ -5,7 +5,7 @@ import XCTest
 @testable import TorrentEngine
 
 /// A command's effect stays published: a state update libtorrent posted before the command, and drained after it,
-/// does not put the older status back. A real session on 127.0.0.1.
+/// does not put the older status back (nor a removed torrent). A real session on 127.0.0.1.
 final class CommandStatusTests: XCTestCase {
     func testAStateUpdateFromBeforeACommandDoesNotUndoIt() async throws {
         let dir = try temporaryFolder("command")
@@ -35,6 +35,33 @@ final class CommandStatusTests: XCTestCase {
         }
         await engine.shutdown(timeout: .seconds(5))
     }
+
+    func testAStateUpdateFromBeforeARemovalDoesNotBringTheTorrentBack() async throws {
+        let dir = try temporaryFolder("removal")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = dir.appendingPathComponent("payload")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(repeating: 9, count: 256 * 1024).write(to: folder.appendingPathComponent("b.bin"))
+        let torrent = try TorrentCreator.create(path: folder.path, pieceSize: 64 * 1024)
+        let engine = try LibtorrentEngine(settings: LoopbackTransferTests.loopback) { _ in }
+        var request = AddTorrentRequest(source: .metainfo(torrent), savePath: dir.path)
+        request.skipChecking = true
+        for round in 0..<12 {
+            // Added again each round: a removal confirmed, then an add of the same torrent, publishes it again.
+            let id = try await engine.add(request).id
+            XCTAssertNotNil(engine.snapshot.status(id), "round \(round): added")
+            try await engine.setSequential(id, round % 2 == 0)  // changed: the next state update lists it
+            let seen = await engine.statesSeen
+            try await engine.postThenRemove(id)
+            XCTAssertNil(engine.snapshot.status(id), "round \(round): the removal's answer")
+            let deadline = ContinuousClock.now + .seconds(5)
+            while await engine.statesSeen == seen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            let drained = await engine.statesSeen
+            XCTAssertGreaterThan(drained, seen, "round \(round): the state update was drained")
+            XCTAssertNil(engine.snapshot.status(id), "round \(round): after the older state update")
+        }
+        await engine.shutdown(timeout: .seconds(5))
+    }
 }
 
 extension LibtorrentEngine {
@@ -44,5 +71,12 @@ extension LibtorrentEngine {
         postUpdates()
         usleep(100_000)
         try setSequential(id, on)
+    }
+
+    /// The same for a removal: the state update that still lists the torrent is queued before it is removed.
+    func postThenRemove(_ id: TorrentID) throws {
+        postUpdates()
+        usleep(100_000)
+        try remove(id, deleteFiles: false)
     }
 }
