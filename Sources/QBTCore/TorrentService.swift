@@ -14,7 +14,9 @@ public actor TorrentService {
     public nonisolated let log: EventLog
     let logger: Logger
     /// Every torrent's record (without its metainfo and resume data, which stay in SQLite and libtorrent).
-    var torrents: [TorrentID: StoredTorrent] = [:] { didSet { revision &+= 1 } }
+    var torrents: [TorrentID: StoredTorrent] = [:] { didSet { revision &+= 1; ownShareLimits = nil } }
+    /// Whether any record has a share limit of its own (`anyOwnShareLimit`); nil once a record changed.
+    var ownShareLimits: Bool?
     /// Tracker URLs per torrent, kept here because `sync/maindata` lists them for every torrent on each poll.
     var trackerURLs: [TorrentID: [String]] = [:] { didSet { revision &+= 1; trackersChanged = true } }
     /// How each torrent's announces went, per tracker URL, and folded per torrent (5.2's `has_tracker_*` flags).
