@@ -106,6 +106,7 @@ public func buildApplication(
     let routeList = RouteList()
     // torrents/info and sync/maindata share one set of encoded rows.
     let rows = RowCache(identity: identity)
+    Task { rows.prepare(await service.currentBoard()) }  // while the server starts, not in the first listing
     let controllers: [any APIController] = [
         AuthController(credentials: credentials, sessions: sessions, identity: identity, gate: gate),
         AppController(identity: identity, service: service, credentials: credentials, keys: keys, sessions: sessions,

@@ -152,6 +152,10 @@ public final class RowCache: Sendable {
                                     keys: keys))
     }
 
+    /// Encodes every torrent's row ahead of the first listing (at start-up: after a restart of thousands of
+    /// torrents the first `torrents/info` would otherwise encode them all while its client waits).
+    public func prepare(_ board: TorrentBoard) { _ = rows(for: board) }
+
     func rows(for board: TorrentBoard) -> TorrentRows {
         current.withLock { rows in
             guard board.generation > rows.boardGeneration else { return rows }
