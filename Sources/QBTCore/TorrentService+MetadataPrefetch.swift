@@ -31,10 +31,13 @@ extension TorrentService {
         }
         var request = AddTorrentRequest(parsed, savePath: paths.dataDirectory + "/metadata")
         request.uploadMode = true
+        addsStarted([id])
         do { _ = try await engine.add(request) } catch {
+            await addSettled(id)
             throw ServiceError.invalid("Unable to download metadata for '\(id)'")
         }
         prefetching.append(id)
+        await addSettled(id)  // metadata that came before the add answered finds the fetch
         return .pending
     }
 

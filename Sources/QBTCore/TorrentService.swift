@@ -40,7 +40,7 @@ public actor TorrentService {
     /// Content layouts waiting for a magnet's metadata.
     var pendingLayouts: [TorrentID: ContentLayout] = [:]
     /// Torrents handed to the engine whose add has not answered yet, with the events raised for them meanwhile.
-    var addsInFlight: [TorrentID: [EngineEvent]] = [:]
+    var addsInFlight: [TorrentID: HeldEvents] = [:]
     /// Torrents finished since they last downloaded (qBittorrent's `torrentFinished` fires once per transition).
     var finishedTorrents: Set<TorrentID> = []
     /// Finished torrents whose data is still moving out of the temp path: they count as finished once it is moved.

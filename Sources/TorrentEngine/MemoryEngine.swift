@@ -47,6 +47,11 @@ public actor MemoryEngine: TorrentEngine {
     }
     private var eventsWhileAdding: (@Sendable (TorrentID) -> [EngineEvent], Duration)?
 
+    /// Events raised for each added torrent just before its `added` (left over from an earlier torrent with the
+    /// same id, as a removed one's or a hidden metadata fetch's can be).
+    public func raiseBeforeAdded(_ events: @escaping @Sendable (TorrentID) -> [EngineEvent]) { eventsBeforeAdded = events }
+    private var eventsBeforeAdded: (@Sendable (TorrentID) -> [EngineEvent])?
+
     /// Changes a torrent's status and publishes it.
     public func update(_ id: TorrentID, _ change: (inout TorrentStatus) -> Void) throws {
         var status = try current(id)
@@ -115,6 +120,7 @@ public actor MemoryEngine: TorrentEngine {
                 status.state = status.hasMetadata ? .downloading : .downloadingMetadata
                 status.addedTime = Int64(Date().timeIntervalSince1970)
                 publisher.publish([status])
+                if let stale = eventsBeforeAdded { hub.yield(stale(parsed.id)) }
                 emit(.added(parsed.id))
                 return .success(AddedTorrent(id: parsed.id))
             } catch {

@@ -117,6 +117,21 @@ final class TorrentServiceTests: XCTestCase {
         XCTAssertEqual(messages.filter { $0.hasPrefix("Torrent download finished") }.count, 1, "\(messages)")
     }
 
+    func testAnEventFromAnEarlierTorrentWithTheSameIDIsNotTheNewOnes() async throws {
+        let (service, engine, _) = try await makeService()
+        let t = Self.magnet(6)
+        // A finish left over from a removed torrent (or a hidden metadata fetch) with this id, raised before the
+        // engine's `added` for the new one.
+        await engine.raiseBeforeAdded { [.finished($0)] }
+        await engine.raiseWhileAdding { _ in [] }
+        _ = await service.add([t], options: AddOptions())
+        let record = await service.torrents[t.id]?.record
+        XCTAssertNotNil(record)
+        XCTAssertNil(record?.completedOn, "an earlier torrent's finish was taken for this one's")
+        let held = await service.addsInFlight
+        XCTAssertTrue(held.isEmpty, "\(held)")
+    }
+
     func testAFailedStoreWriteIsAnErrorNotASwallowedChange() async throws {
         let (service, engine, _) = try await makeService()
         let t = Self.magnet(9)
