@@ -89,7 +89,7 @@ final class NovaProcess: @unchecked Sendable {
         case .signal(let signal): how = "signal \(signal)"
         case .lost(let why): how = why
         }
-        return .failed(stderrTail.describing(how))
+        return .failed(await stderrTail.describing(how))
     }
 
     /// A `python3 -I` process of its own.
@@ -126,7 +126,7 @@ final class NovaProcess: @unchecked Sendable {
         if let reason = ending.withLock({ $0 }) { return reason }
         if process.terminationReason == .exit && process.terminationStatus == 0 { return .finished }
         let how = process.terminationReason == .exit ? "exit code \(process.terminationStatus)" : "signal \(process.terminationStatus)"
-        return .failed(stderrTail.describing(how))
+        return .failed(await stderrTail.describing(how))
     }
 
     func stop() { end(.stopped) }
@@ -199,6 +199,8 @@ final class NovaProcess: @unchecked Sendable {
 /// The last 500 bytes a child wrote to stderr, for the log line that says why it failed.
 private final class StderrTail: Sendable {
     private let buffer = Mutex(Data())
+    /// Finishes when the reader has seen the end of stderr.
+    private let ended = AsyncStream<Void>.makeStream()
 
     init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
@@ -206,6 +208,7 @@ private final class StderrTail: Sendable {
                 let chunk = handle.availableData
                 if chunk.isEmpty {
                     try? handle.close()
+                    ended.continuation.finish()
                     return
                 }
                 buffer.withLock { b in
@@ -216,8 +219,16 @@ private final class StderrTail: Sendable {
         }
     }
 
-    /// How the child ended, with the last lines it wrote to stderr when there are some.
-    func describing(_ how: String) -> String {
+    /// How the child ended, with the last lines it wrote to stderr when there are some: read to the end first (the
+    /// reader thread may still hold the last lines when the child has exited), waiting at most a second for it (a
+    /// process the plugin started may hold stderr open).
+    func describing(_ how: String) async -> String {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await _ in self.ended.stream {} }
+            group.addTask { try? await Task.sleep(for: .seconds(1)) }
+            await group.next()
+            group.cancelAll()
+        }
         let tail = text
         return tail.isEmpty ? how : "\(how): \(tail)"
     }
