@@ -14,6 +14,11 @@ they stay downloading through the measurement. Rows, per server:
   - resident memory (VmRSS) after the requests;
   - CPU (user+system) while idle: no client for 60 s, the active torrents still downloading.
 
+Then libtorrent alone: the same torrents (stopped ones paused, active ones on the same seeder) in a bare
+python-libtorrent session of a child process that reads no alert and serves nothing, its CPU over the same 60 s after
+30 s of settling. That is the floor of any server whose data libtorrent moves: what the idle window's transfers cost
+the library itself (Debian's 2.0.8, the version qbittorrent-nox links and qbtd builds from).
+
 Then the ratios qbtd / qbittorrent-nox against the targets (req/s >= 10x on every row, a rid diff's p99 at 32
 clients <= 50 ms, memory <= 0.5x, idle CPU <= 0.5x, restart <= 0.5x) with PASS or MISS. qbtd alone at 50,000 gets
 the same rows, and its memory per torrent split into libtorrent's share (the same torrents in a bare
@@ -315,8 +320,7 @@ class Run:
         return vm(self.server.proc.pid, "VmRSS")
 
     def cpu_seconds(self):
-        fields = Path(f"/proc/{self.server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")      # utime + stime
+        return process_cpu(self.server.proc.pid)
 
     def thread_cpu(self):
         """CPU seconds so far split in two: libtorrent's threads and the rest. qbtd names libtorrent's threads
@@ -515,15 +519,13 @@ def libtorrent_rss_child(path, save):
     libc.malloc_trim(0)
     before = vm(os.getpid(), "VmRSS")
     n = 0
-    with open(path, "rb") as f:
-        while header := f.read(4):
-            data = f.read(struct.unpack("<I", header)[0])
-            p = lt.add_torrent_params()
-            p.ti = lt.torrent_info(data)
-            p.save_path = save
-            p.flags = lt.torrent_flags.paused
-            session.async_add_torrent(p)
-            n += 1
+    for info in read_torrents(path):
+        p = lt.add_torrent_params()
+        p.ti = info
+        p.save_path = save
+        p.flags = lt.torrent_flags.paused
+        session.async_add_torrent(p)
+        n += 1
     wait_for(lambda: len(session.get_torrents()) == n, 600, interval=0.5, what=f"{n} torrents in the session")
     time.sleep(2)
     libc.malloc_trim(0)
@@ -533,9 +535,7 @@ def libtorrent_rss_child(path, save):
 
 def libtorrent_share(torrents, work):
     path = work / "torrents.bin"
-    with open(path, "wb") as f:
-        for t in torrents:
-            f.write(struct.pack("<I", len(t.data)) + t.data)
+    write_torrents(torrents, path)
     try:
         out = subprocess.run([sys.executable, __file__, "--libtorrent-rss", str(path), str(work / "save")],
                              capture_output=True, text=True, timeout=1800)
@@ -545,6 +545,78 @@ def libtorrent_share(torrents, work):
         raise RuntimeError(f"libtorrent child failed: {out.stderr[-2000:]}")
     got = json.loads(out.stdout.strip().splitlines()[-1])
     return (got["after"] - got["before"]) / got["torrents"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# libtorrent's share of the idle CPU: the same transfers in a bare session of a child process, nothing else running
+
+def write_torrents(torrents, path):
+    with open(path, "wb") as f:
+        for t in torrents:
+            f.write(struct.pack("<I", len(t.data)) + t.data)
+
+
+def read_torrents(path):
+    with open(path, "rb") as f:
+        while header := f.read(4):
+            yield lt.torrent_info(f.read(struct.unpack("<I", header)[0]))
+
+
+def libtorrent_idle_child(stopped, active, peer_port, save, connect_wait):
+    """The stopped torrents paused, the active ones started and given the seeder; prints how many have it, then sleeps
+    (at most an hour) until the parent, which measures its CPU, kills it. No alert is asked for or read."""
+    session = lt.session({"listen_interfaces": "127.0.0.1:0", "enable_dht": False, "enable_lsd": False,
+                          "enable_upnp": False, "enable_natpmp": False, "enable_outgoing_utp": False,
+                          "enable_incoming_utp": False, "allow_multiple_connections_per_ip": True,
+                          "connections_limit": 5000, "alert_mask": 0, "alert_queue_size": 100})
+    for info in read_torrents(stopped):
+        p = lt.add_torrent_params()
+        p.ti, p.save_path = info, save
+        p.flags = (p.flags | lt.torrent_flags.paused) & ~lt.torrent_flags.auto_managed
+        session.async_add_torrent(p)
+    handles = []
+    for info in read_torrents(active):
+        p = lt.add_torrent_params()
+        p.ti, p.save_path = info, str(Path(save) / "active")
+        p.flags = p.flags & ~lt.torrent_flags.auto_managed & ~lt.torrent_flags.paused
+        handles.append(session.add_torrent(p))
+    for h in handles:
+        h.connect_peer(("127.0.0.1", int(peer_port)))
+    connected = lambda: sum(h.status().num_peers > 0 for h in handles)
+    deadline = time.monotonic() + float(connect_wait)
+    while connected() < len(handles) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    print(connected(), flush=True)
+    for _ in range(3600):
+        time.sleep(1)
+
+
+def libtorrent_idle(stopped, active, seeder, work, cfg):
+    """CPU seconds of the bare session over cfg.idle, after the same settling as a server gets; (seconds, connected)."""
+    (work / "bare").mkdir()
+    write_torrents(stopped, work / "stopped.bin")
+    write_torrents(active, work / "active.bin")
+    child = subprocess.Popen([sys.executable, __file__, "--libtorrent-idle", str(work / "stopped.bin"),
+                              str(work / "active.bin"), str(seeder.port), str(work / "bare"), str(cfg.connect_wait)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        connected = int(child.stdout.readline() or 0)
+        time.sleep(cfg.settle)
+        c0, w0 = process_cpu(child.pid), time.monotonic()
+        time.sleep(cfg.idle)
+        return (process_cpu(child.pid) - c0) * cfg.idle / (time.monotonic() - w0), connected
+    finally:
+        child.kill()
+        child.wait()
+        shutil.rmtree(work / "bare", ignore_errors=True)
+        for name in ("stopped.bin", "active.bin"):
+            (work / name).unlink(missing_ok=True)
+
+
+def process_cpu(pid):
+    """User + system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")      # utime + stime
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -603,7 +675,7 @@ def memory_table(run, lt_per_torrent):
     print(f"| all {n:,} torrents (qbtd's growth) | " + " | ".join(f"{g * n / MiB:,.0f} MiB" for g in grown) + " |")
 
 
-def ratio_table(q, nox, cfg):
+def ratio_table(q, nox, bare, cfg):
     """qbtd / qbittorrent-nox per row with its target; returns the number of misses."""
     misses = 0
     print("| row | qbtd | qbittorrent-nox | qbtd / nox | target | |")
@@ -636,6 +708,7 @@ def ratio_table(q, nox, cfg):
     qs, ns = q.figures["idle split"], nox.figures["idle split"]
     line("  of which libtorrent's threads", qs["libtorrent"], ns["libtorrent"], " s", "—", None, 2)
     line("  of which the rest (qbtd's own; nox's main thread)", qs["rest"], ns["rest"], " s", "—", None, 2)
+    line("  libtorrent alone: the same torrents and transfers in a bare session", bare[0], b, " s", "—", None, 2)
     return misses
 
 
@@ -648,6 +721,7 @@ class Config:
         self.alone = 0 if a.smoke and a.alone is None else (50000 if a.alone is None else a.alone)
         self.active = a.active if a.active is not None else (20 if a.smoke else 200)
         self.idle = 5 if a.smoke else 60                 # seconds without clients for the idle CPU
+        self.settle = 2 if a.smoke else 30               # seconds the bare libtorrent session runs before that
         self.row_time = 5 if a.smoke else 60             # seconds at most per request row (measured part)
         self.count = 50 if a.smoke else 5000             # requests at most per row
         self.warmup_wait = 60 if a.smoke else 600        # seconds for every client's warm-up of a row
@@ -685,6 +759,8 @@ def run_phase(name, make_server, save, corpus, n, seeder, cfg, empty_rss=False):
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--libtorrent-rss":
         return libtorrent_rss_child(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 7 and sys.argv[1] == "--libtorrent-idle":
+        return libtorrent_idle_child(*sys.argv[2:])
     cfg = Config(arguments())
     if not NOX:
         sys.exit("qbittorrent-nox is not installed: apt-get install qbittorrent-nox (make bench does)")
@@ -715,6 +791,10 @@ def main():
                               corpus, cfg.torrents, seeder, cfg))
         shutil.rmtree(tmp / "qbtd", ignore_errors=True)
         nox, q = runs
+        print(f"libtorrent alone with the same {cfg.torrents} torrents and transfers (child process) ...", flush=True)
+        bare = libtorrent_idle(nox.torrents, nox.active, seeder, tmp, cfg)
+        print(f"  a bare libtorrent session: {bare[0]:.2f} s CPU in {cfg.idle} s idle, {bare[1]}/{cfg.active} "
+              "active connected", flush=True)
 
         alone = None
         if cfg.alone:
@@ -734,7 +814,7 @@ def main():
         figure_table(runs, cfg.active)
         print(f"\nratios qbtd / qbittorrent-nox, {cfg.torrents:,} torrents" +
               (" (smoke run: figures only, no assertion)" if cfg.smoke else "") + "\n")
-        misses += ratio_table(q, nox, cfg)
+        misses += ratio_table(q, nox, bare, cfg)
 
         if alone:
             print(f"\nqbtd alone, {cfg.alone:,} torrents ({cfg.alone - cfg.active:,} stopped, {cfg.active} "
