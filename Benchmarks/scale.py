@@ -322,22 +322,37 @@ class Run:
     def cpu_seconds(self):
         return process_cpu(self.server.proc.pid)
 
-    def thread_cpu(self):
-        """CPU seconds so far split in two: libtorrent's threads and the rest. qbtd names libtorrent's threads
+    def threads(self):
+        """{thread id: (kind, CPU seconds so far)}, kind "libtorrent" or "rest". qbtd names libtorrent's threads
         "libtorrent"; qbittorrent-nox names every thread alike, so there the rest is its main (Qt event loop) thread
         and every other thread counts as libtorrent's."""
         pid = self.server.proc.pid
-        split = {"libtorrent": 0.0, "rest": 0.0}
+        found = {}
         for task in Path(f"/proc/{pid}/task").iterdir():
             try:
                 raw = (task / "stat").read_text()
             except OSError:
-                continue
+                continue  # a thread that just ended
             name = raw[raw.index("(") + 1:raw.rindex(")")]
             fields = raw.rsplit(")", 1)[1].split()
             seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
             mine = name == "libtorrent" if self.name == "qbtd" else int(task.name) != pid
-            split["libtorrent" if mine else "rest"] += seconds
+            found[int(task.name)] = ("libtorrent" if mine else "rest", seconds)
+        return found
+
+    def idle_split(self, seconds):
+        """Sleeps `seconds`, reading the threads every second; returns what each kind used meanwhile. Threads come
+        and go (idle disk and pool threads end): each counts from its first reading (0 if born meanwhile) to its
+        last, so one that ends does not take what it used before the window out of the sum."""
+        start = self.threads()
+        seen = dict(start)
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(1.0, left))
+            seen.update(self.threads())
+        split = {"libtorrent": 0.0, "rest": 0.0}
+        for tid, (kind, used) in seen.items():
+            split[kind] += used - (start[tid][1] if tid in start else 0.0)
         return split
 
     def execute(self, seeder, empty_rss=False):
@@ -379,12 +394,11 @@ class Run:
                       f" (the clients used {client_cpu:.0%} of a core)", flush=True)
         self.figures["rss"] = self.rss()
         time.sleep(2)
-        c0, w0, t0 = self.cpu_seconds(), time.monotonic(), self.thread_cpu()
-        time.sleep(cfg.idle)
+        c0, w0 = self.cpu_seconds(), time.monotonic()
+        split = self.idle_split(cfg.idle)
         scale_to = cfg.idle / (time.monotonic() - w0)
         self.figures["idle cpu"] = (self.cpu_seconds() - c0) * scale_to
-        t1 = self.thread_cpu()
-        self.figures["idle split"] = {k: (t1[k] - t0[k]) * scale_to for k in t1}
+        self.figures["idle split"] = {k: v * scale_to for k, v in split.items()}
         rest = "qbtd's own threads" if self.name == "qbtd" else "its main thread"
         print(f"  {self.name}: {self.figures['rss'] / MiB:.0f} MiB resident, {self.figures['idle cpu']:.2f} s CPU "
               f"in {cfg.idle} s idle (libtorrent's threads {self.figures['idle split']['libtorrent']:.2f} s, "

@@ -11,10 +11,10 @@ public struct MemoryServer: Sendable {
     public let store: Store
 
     /// A service in `directory` (made if missing); `store` reuses an open database (a restart).
-    public static func start(in directory: URL, store existing: Store? = nil) async throws -> MemoryServer {
+    public static func start(in directory: URL, store existing: Store? = nil,
+                             engine: MemoryEngine = MemoryEngine()) async throws -> MemoryServer {
         let paths = try ServerPaths(dataDirectory: directory.path)
         let store = try existing ?? Store(path: paths.databasePath)
-        let engine = MemoryEngine()
         let service = try await TorrentService(settings: try await ServerSettings(store: store, paths: paths), store: store,
                                                engine: engine)
         return MemoryServer(service: service, engine: engine, store: store)

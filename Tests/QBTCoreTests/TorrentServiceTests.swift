@@ -117,6 +117,31 @@ final class TorrentServiceTests: XCTestCase {
         XCTAssertEqual(messages.filter { $0.hasPrefix("Torrent download finished") }.count, 1, "\(messages)")
     }
 
+    func testEventsRaisedBeforeARestoredTorrentIsKnownAreHandledToo() async throws {
+        let (first, firstEngine, store) = try await makeService()
+        let (t, done) = (Self.magnet(8), Self.magnet(10))
+        _ = await first.add([t], options: AddOptions())
+        await firstEngine.raiseWhileAdding { [.finished($0)] }
+        _ = await first.add([done], options: AddOptions())
+        let completed = await first.torrents[done.id]?.record.completedOn
+        XCTAssertNotNil(completed)
+        await first.shutdown()
+        // A restart's batch add: libtorrent finds the data whole before the batch has answered.
+        let engine = MemoryEngine()
+        await engine.raiseWhileAdding { [.checked($0), .finished($0)] }
+        let service = try await MemoryServer.start(in: dir, store: store, engine: engine).service
+        let record = await service.torrents[t.id]?.record
+        XCTAssertNotNil(record?.completedOn, "the finish was lost")
+        let finished = await service.finishedTorrents
+        XCTAssertEqual(finished, [t.id, done.id])
+        let kept = await service.torrents[done.id]?.record.completedOn
+        XCTAssertEqual(kept, completed, "a torrent finished before the restart finished again")
+        let messages = service.log.messages(after: -1, kinds: [.normal]).map(\.message)
+        XCTAssertEqual(messages.filter { $0.hasPrefix("Torrent download finished") }.count, 1, "\(messages)")
+        let held = await service.addsInFlight
+        XCTAssertTrue(held.isEmpty, "\(held)")
+    }
+
     func testAnEventFromAnEarlierTorrentWithTheSameIDIsNotTheNewOnes() async throws {
         let (service, engine, _) = try await makeService()
         let t = Self.magnet(6)
