@@ -11,6 +11,10 @@
 # And a speed-up: each torrent's storage asks what kind of drive its save path is on when it starts, which reads a
 # dozen files under /sys (all of /sys/block, to find the device) per torrent: a quarter of libtorrent's CPU in a
 # restore of 10,000 torrents. The answer is kept per device (drive-info-once.patch).
+# And a fix: a file whose priority goes from 0 back up has its pieces copied out of the part file, and a piece whose
+# last blocks had not come yet ends the part file short of its slot; 2.0.8 then failed the change with "End of file"
+# and stopped the torrent with a file error (a second file of a torrent streamed while the first downloads). What
+# was written is copied, the rest is downloaded into the file (partfile-export-eof.patch).
 # The source is Debian bookworm's (apt-get source, checked against the SHA-256 below); the flags are those of the
 # upstream CMake build Debian uses, with Debian's hardening flags, so the library is Debian's but for the patches. Built once per checkout: the
 # stamp names the tarball, the patches and this script, so a change to any of them builds again.
@@ -23,7 +27,7 @@ HERE=$PWD
 VERSION=2.0.8
 TARBALL=libtorrent-rasterbar_${VERSION}.orig.tar.xz
 SHA256=96ac37959494602b11d7026f95c69fa007ee890fec4e3c5f50dbf4af5b1a3e36
-PATCHES=(forget-pieces.patch stream-peers.patch piece-finished-on-disk.patch drive-info-once.patch)
+PATCHES=(forget-pieces.patch stream-peers.patch piece-finished-on-disk.patch drive-info-once.patch partfile-export-eof.patch)
 
 stamp="$OUT/.ready-$(cat build.sh "${PATCHES[@]}" <(echo "$SHA256") | sha256sum | cut -c1-16)"
 [ -f "$stamp" ] && exit 0
