@@ -46,7 +46,7 @@ bench: deps-bench libtorrent $(VENV)/.ready
 	swift build -c release
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/loopback_download.py $(MIB)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/scale.py $(SCALE_TORRENTS)
-	$(BENCH_BIN) --encode-benchmark 10000  # a full 10,000-torrent maindata: shared rows against a dictionary per torrent
+	.build/release/qbtd-encode-benchmark 10000  # a full 10,000-torrent maindata: shared rows against a dictionary per torrent
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/search_load.py $(RESULTS)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/stream_latency.py $(SEEKS)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/stream_sendfile.py $(SENDFILE_MIB)
@@ -70,7 +70,8 @@ $(VENV)/.ready: contrib/requirements-test.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r contrib/requirements-test.txt
 	touch $@
 
-# The OpenAPI document, generated from the router of each profile (a test fails while it is stale).
+# The OpenAPI document, openapi/qbtd.yaml, generated from the router of each profile (a test fails while it is stale);
+# the build copies it beside the binary as the OpenAPIDocument target's resource.
 openapi: build $(VENV)/.ready
 	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python openapi/generate.py
 	swift build $(SWIFT_BUILD_FLAGS)
@@ -116,6 +117,8 @@ install: deps-run libtorrent
 	rm -rf $(DESTDIR)$(PREFIX)/share/qbtd/www
 	install -d $(DESTDIR)$(PREFIX)/share/qbtd
 	cp -R Sources/WebUI/www $(DESTDIR)$(PREFIX)/share/qbtd/www
+	# The OpenAPI document qbtd serves at /api/v2/qbtd/openapi.yaml, found the same way.
+	install -D -m 644 openapi/qbtd.yaml $(DESTDIR)$(PREFIX)/share/qbtd/openapi.yaml
 
 # .build-libtorrent (the patched libtorrent) survives: `rm -rf .build-libtorrent` builds it again.
 clean:

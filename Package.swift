@@ -55,6 +55,8 @@ let package = Package(
         .target(name: "HTTPFetch", dependencies: ["CCurl"]),
         .target(name: "TorrentEngine", dependencies: ["CLibtorrent", "CCrypto", .product(name: "Logging", package: "swift-log"),
                                                       .product(name: "HashTreeCollections", package: "swift-collections")]),
+        // Test and benchmark only: an engine that keeps torrents in memory (no session, no swarm, no disk).
+        .target(name: "MemoryEngine", dependencies: ["TorrentEngine"]),
         .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CCrypto"]),
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
         .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log"),
@@ -79,10 +81,13 @@ let package = Package(
         .target(name: "FileRegions", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         // Uploads: multipart streamed to disk, tus state, the free-space guard.
         .target(name: "Uploads", dependencies: ["QBTCore", "Store", "CCrypto", "CLinux"]),
+        // The OpenAPI document (openapi/qbtd.yaml, written by `make openapi`), a resource copied beside the binary.
+        .target(name: "OpenAPIDocument", path: "openapi", exclude: ["generate.py", "components.yaml"],
+                resources: [.copy("qbtd.yaml")]),
         .target(
             name: "WebAPI",
             dependencies: [
-                "QBTCore", "FormData", "Search", "RSS", "Streaming", "Uploads", "Music", "HTTPFetch", "FileRegions",
+                "OpenAPIDocument", "QBTCore", "FormData", "Search", "RSS", "Streaming", "Uploads", "Music", "HTTPFetch", "FileRegions",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -128,21 +133,27 @@ let package = Package(
         // libFuzzer harnesses for every parser of hostile input (`make fuzz`); an ordinary build replays inputs.
         .executableTarget(name: "qbtd-fuzz", dependencies: ["FormData", "Uploads", "Streaming", "TorrentEngine", "QBTCore",
                                                             "Music", "Search", "RSS"], path: "Fuzz/Sources"),
+        // `make bench`: a full N-torrent sync/maindata encoded, over the in-memory engine (`qbtd-encode-benchmark N`).
+        .target(name: "EncodingBenchmark", dependencies: ["WebAPI", "QBTCore", "Store", "TorrentEngine", "MemoryEngine"],
+                path: "Benchmarks/EncodingBenchmark"),
+        .executableTarget(name: "qbtd-encode-benchmark", dependencies: ["EncodingBenchmark"], path: "Benchmarks/EncodingBenchmarkMain"),
         // Test-only: a server on loopback for the test targets that speak HTTP to it.
         .target(name: "ServerTestSupport", dependencies: ["QBTServer"], path: "Tests/ServerTestSupport"),
         // Test-only: the service over the in-memory engine, a temporary folder, a timeout.
-        .target(name: "EngineTestSupport", dependencies: ["QBTCore", "Store", "TorrentEngine"],
+        .target(name: "EngineTestSupport", dependencies: ["QBTCore", "Store", "TorrentEngine", "MemoryEngine"],
                 path: "Tests/EngineTestSupport"),
         .testTarget(name: "QBTClientTests", dependencies: ["QBTClient", "ServerTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine", "EngineTestSupport"]),
-        .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store", "TorrentEngine", "EngineTestSupport",
+        .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store", "TorrentEngine", "MemoryEngine", "EngineTestSupport",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "WebUI", "FormData", "QBTServer", "ServerTestSupport", "QBTCore", "Store",
+                                                       "MemoryEngine", "EncodingBenchmark",
                                                        "TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "SearchTests", dependencies: ["Search"]),
         .testTarget(name: "RSSTests", dependencies: ["RSS", "QBTCore", "Store", "EngineTestSupport"]),
-        .testTarget(name: "StreamingTests", dependencies: ["Streaming", "QBTCore", "Store", "TorrentEngine", "EngineTestSupport"]),
+        .testTarget(name: "StreamingTests", dependencies: ["Streaming", "QBTCore", "Store", "TorrentEngine", "MemoryEngine",
+                                                          "EngineTestSupport"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads"]),
         .testTarget(name: "FileRegionsTests", dependencies: ["FileRegions", .product(name: "NIOCore", package: "swift-nio"),
                                                               .product(name: "NIOEmbedded", package: "swift-nio")]),

@@ -61,7 +61,7 @@ public final class SnapshotPublisher: Sendable {
 
     /// Merges changed statuses, removals and counters; a new generation is published only when something
     /// actually differs, so an idle session publishes nothing.
-    func publish(_ statuses: [TorrentStatus], removed: [TorrentID] = [], counters: SessionCounters? = nil) {
+    package func publish(_ statuses: [TorrentStatus], removed: [TorrentID] = [], counters: SessionCounters? = nil) {
         let old = snapshot
         let generation = old.generation + 1
         var torrents = old.torrents
@@ -111,7 +111,7 @@ public final class SnapshotPublisher: Sendable {
     }
 
     /// Drops everything (the engine shut down).
-    func clear() {
+    package func clear() {
         let generation = snapshot.generation + 1
         current.withLock {
             $0 = EngineSnapshot(generation: generation, torrents: [:], counters: SessionCounters(), needingResume: [],

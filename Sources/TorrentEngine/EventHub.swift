@@ -3,7 +3,7 @@ import Synchronization
 
 /// An engine's subscribers: each gets every event from its subscription on, in order; every stream ends when the
 /// engine finishes.
-final class EventHub: Sendable {
+package final class EventHub: Sendable {
     private struct State {
         var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
         var finished = false
@@ -11,7 +11,9 @@ final class EventHub: Sendable {
 
     private let state = Mutex(State())
 
-    func subscribe() -> AsyncStream<EngineEvent> {
+    package init() {}
+
+    package func subscribe() -> AsyncStream<EngineEvent> {
         let (stream, continuation) = AsyncStream<EngineEvent>.makeStream(bufferingPolicy: .unbounded)
         let key = UUID()
         let finished = state.withLock { state in
@@ -23,13 +25,13 @@ final class EventHub: Sendable {
         return stream
     }
 
-    func yield(_ events: [EngineEvent]) {
+    package func yield(_ events: [EngineEvent]) {
         guard !events.isEmpty else { return }
         let subscribers = state.withLock { Array($0.subscribers.values) }
         for event in events { for continuation in subscribers { continuation.yield(event) } }
     }
 
-    func finish() {
+    package func finish() {
         let subscribers = state.withLock { state in
             state.finished = true
             defer { state.subscribers = [:] }

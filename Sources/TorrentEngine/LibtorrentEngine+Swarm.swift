@@ -290,3 +290,11 @@ extension LibtorrentEngine {
                                peerConnections: c.peer_connections, listening: c.listening, hasIncoming: c.has_incoming)
     }
 }
+
+extension PeerEntry {
+    /// A peer just connected over TCP, nothing known of it yet (the in-memory engine's).
+    package init(connectedTo ip: String, port: Int) {
+        self.init(ip: ip, port: port, client: "", peerID: "", connection: "BT", flags: "", flagsDescription: "", files: "",
+                  progress: 0, relevance: 0, downloadRate: 0, uploadRate: 0, downloaded: 0, uploaded: 0)
+    }
+}

@@ -104,3 +104,20 @@ public struct TorrentFile: Sendable, Equatable {
         return String(path.dropLast(incompleteSuffix.count))
     }
 }
+
+extension TorrentStatus {
+    /// A torrent that has just been added: nothing known yet but its id, name and save path.
+    public init(id: TorrentID, name: String, savePath: String) {
+        self.init(
+            id: id, name: name, savePath: savePath, infoHashV1: id, infoHashV2: "", error: "", currentTracker: "",
+            comment: "", creator: "", contentPath: savePath, rootPath: "", state: .downloadingMetadata,
+            hasMetadata: false, paused: false, autoManaged: false, sequential: false, uploadMode: false,
+            superSeeding: false, isFinished: false, isSeeding: false, isPrivate: false, progress: 0,
+            distributedCopies: 0, downloadRate: 0, uploadRate: 0, numSeeds: 0, numPeers: 0, numComplete: -1,
+            numIncomplete: -1, numConnections: 0, connectionsLimit: -1, queuePosition: -1, numPieces: 0, piecesHave: 0,
+            pieceLength: 0, trackersCount: 0, nextAnnounce: 0, totalSize: 0, totalWanted: 0, totalWantedDone: 0,
+            totalDone: 0, allTimeDownload: 0, allTimeUpload: 0, sessionDownload: 0, sessionUpload: 0, totalFailed: 0,
+            totalRedundant: 0, addedTime: 0, completedTime: 0, lastSeenComplete: 0, lastDownload: 0, lastUpload: 0,
+            creationDate: 0, activeDuration: 0, seedingDuration: 0, finishedDuration: 0)
+    }
+}

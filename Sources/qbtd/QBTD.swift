@@ -20,9 +20,6 @@ struct QBTD: AsyncParsableCommand {
             named beside it; a flag wins over the environment.
             """)
 
-    @Option(help: .hidden)
-    var encodeBenchmark: Int?
-
     @Option(help: "Data directory: database, fast-resume data, downloads. [QBTD_DATA_DIR] (default: ~/.local/share/qbtd)")
     var dataDir: String?
 
@@ -126,10 +123,6 @@ struct QBTD: AsyncParsableCommand {
     var webuiDir: String?
 
     func run() async throws {
-        if let count = encodeBenchmark {
-            print(try await EncodingBenchmark.run(torrents: count))
-            return
-        }
         let env = ProcessInfo.processInfo.environment
         func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
         var config = ServerConfiguration(dataDirectory: dataDir ?? env["QBTD_DATA_DIR"] ?? ServerConfiguration.defaultDataDirectory)

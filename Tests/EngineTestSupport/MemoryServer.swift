@@ -1,6 +1,7 @@
 import Foundation
 import QBTCore
 import Store
+import MemoryEngine
 import TorrentEngine
 
 /// Test-only: a `TorrentService` over the in-memory engine and a real SQLite file in a temporary folder, for the

@@ -1,5 +1,6 @@
 import EngineTestSupport
 import Foundation
+import MemoryEngine
 import Store
 import XCTest
 

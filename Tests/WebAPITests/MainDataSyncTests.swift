@@ -1,5 +1,7 @@
 import EngineTestSupport
 import Foundation
+import EncodingBenchmark
+import MemoryEngine
 import Store
 import XCTest
 

@@ -1,3 +1,4 @@
+import OpenAPIDocument
 import QBTCore
 import Search
 import Store
@@ -11,6 +12,7 @@ public struct QbtdController: APIController {
     let search: SearchService
     let paths: ServerPaths
     let routes: RouteList
+    let document = OpenAPIDocument.bytes  // read as the server is built, not in a request
 
     public init(keys: APIKeyRing, sessions: SessionManager, search: SearchService, paths: ServerPaths, routes: RouteList) {
         self.paths = paths
@@ -49,7 +51,12 @@ public struct QbtdController: APIController {
             },
             // What this server answers (this profile's routes), and the OpenAPI document describing every profile.
             "routes": .qbtd(.getOrPost) { _, _ in .json(.array(routes.all.map { .string($0) })) },
-            "openapi.yaml": .qbtd(.getOrPost) { _, _ in .binary(Array(OpenAPIDocument.yaml.utf8), contentType: "application/yaml", filename: nil) },
+            "openapi.yaml": .qbtd(.getOrPost) { _, _ in
+                guard let document else {
+                    throw QBitError.notFound("the OpenAPI document is not installed: looked for \(OpenAPIDocument.searched.joined(separator: " and "))")
+                }
+                return .binary(document, contentType: "application/yaml", filename: nil)
+            },
             // Every preference qBittorrent reports, per profile, with what qbtd does with it (applied, inert, fixed).
             "preferenceCatalogue": .qbtd(.getOrPost) { _, _ in
                 .json(.array(PreferenceCatalogue.entries.map { Self.json($0, paths: paths) }))

@@ -2,9 +2,14 @@ import QBTCore
 
 /// What one `sync/maindata` answer was made of: the shared torrent rows (a reference, not a copy) and the small
 /// rest (categories, tags, trackers, server state).
-struct MainData: Sendable {
+package struct MainData: Sendable {
     var rows: TorrentRows
     var rest: [String: JSONValue]
+
+    package init(rows: TorrentRows, rest: [String: JSONValue]) {
+        self.rows = rows
+        self.rest = rest
+    }
 }
 
 /// One client's position in its `sync/maindata` conversation, as qBittorrent's `generateSyncData` keeps it. It
@@ -19,7 +24,7 @@ public struct MainDataSync: Sendable {
     static let restCollections: Set<String> = ["categories", "trackers"]
 
     /// The answer to a poll with `rid` (the rules of `SyncState.answer`), written straight to JSON bytes.
-    mutating func answer(rid: Int, data: MainData) -> [UInt8] {
+    package mutating func answer(rid: Int, data: MainData) -> [UInt8] {
         if rid > 0 && rid == lastSentID, let lastSent {
             accepted = lastSent
             acceptedID = lastSentID

@@ -89,7 +89,7 @@ final class EncodedRow: Sendable {
 
 /// Every torrent's encoded row for one board, with a short log of which rows changed in which generation, so a
 /// `sync/maindata` diff looks only at what changed since the client's baseline.
-final class TorrentRows: Sendable {
+package final class TorrentRows: Sendable {
     let generation: UInt64
     let boardGeneration: UInt64
     /// A persistent map: rows made from the last ones share every row that did not change.
@@ -156,7 +156,7 @@ public final class RowCache: Sendable {
     /// torrents the first `torrents/info` would otherwise encode them all while its client waits).
     public func prepare(_ board: TorrentBoard) { _ = rows(for: board) }
 
-    func rows(for board: TorrentBoard) -> TorrentRows {
+    package func rows(for board: TorrentBoard) -> TorrentRows {
         current.withLock { rows in
             guard board.generation > rows.boardGeneration else { return rows }
             rows = update(rows, to: board)

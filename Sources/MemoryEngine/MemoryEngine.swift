@@ -1,4 +1,5 @@
 import Foundation
+import TorrentEngine
 
 /// A `TorrentEngine` that keeps torrents in memory: no session, no swarm, no disk. Commands change the statuses
 /// it publishes and raise the events libtorrent would; tests drive the rest (`finishPiece`, `update`, `setFiles`)
@@ -164,9 +165,7 @@ public actor MemoryEngine: TorrentEngine {
     public func connectPeer(_ id: TorrentID, host: String, port: Int) throws {
         _ = try current(id)
         guard (1...65535).contains(port) else { throw EngineError.invalidArgument("bad port \(port)") }
-        connectedPeers[id, default: []].append(PeerEntry(
-            ip: host, port: port, client: "", peerID: "", connection: "BT", flags: "", flagsDescription: "", files: "",
-            progress: 0, relevance: 0, downloadRate: 0, uploadRate: 0, downloaded: 0, uploaded: 0))
+        connectedPeers[id, default: []].append(PeerEntry(connectedTo: host, port: port))
         try update(id) { $0.numPeers += 1; $0.numConnections += 1 }
     }
 
@@ -341,22 +340,5 @@ private struct IPv4Address {
     init?(_ text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return nil }
-    }
-}
-
-extension TorrentStatus {
-    /// A torrent that has just been added: nothing known yet but its id, name and save path.
-    public init(id: TorrentID, name: String, savePath: String) {
-        self.init(
-            id: id, name: name, savePath: savePath, infoHashV1: id, infoHashV2: "", error: "", currentTracker: "",
-            comment: "", creator: "", contentPath: savePath, rootPath: "", state: .downloadingMetadata,
-            hasMetadata: false, paused: false, autoManaged: false, sequential: false, uploadMode: false,
-            superSeeding: false, isFinished: false, isSeeding: false, isPrivate: false, progress: 0,
-            distributedCopies: 0, downloadRate: 0, uploadRate: 0, numSeeds: 0, numPeers: 0, numComplete: -1,
-            numIncomplete: -1, numConnections: 0, connectionsLimit: -1, queuePosition: -1, numPieces: 0, piecesHave: 0,
-            pieceLength: 0, trackersCount: 0, nextAnnounce: 0, totalSize: 0, totalWanted: 0, totalWantedDone: 0,
-            totalDone: 0, allTimeDownload: 0, allTimeUpload: 0, sessionDownload: 0, sessionUpload: 0, totalFailed: 0,
-            totalRedundant: 0, addedTime: 0, completedTime: 0, lastSeenComplete: 0, lastDownload: 0, lastUpload: 0,
-            creationDate: 0, activeDuration: 0, seedingDuration: 0, finishedDuration: 0)
     }
 }

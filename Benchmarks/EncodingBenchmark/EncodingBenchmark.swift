@@ -1,9 +1,11 @@
 import Foundation
 import QBTCore
 import Store
+import MemoryEngine
 import TorrentEngine
+import WebAPI
 
-/// `qbtd --encode-benchmark N` (run by `make bench`): the time to encode a full `sync/maindata` of N torrents, as
+/// `qbtd-encode-benchmark N` (run by `make bench`): the time to encode a full `sync/maindata` of N torrents, as
 /// qbtd encodes it (rows once, then shared) and as one dictionary per torrent would. Over the in-memory engine, in a
 /// temporary directory; prints figures, asserts nothing.
 public enum EncodingBenchmark {
