@@ -62,6 +62,8 @@ public actor TorrentService {
     /// The tracker list last fetched from `add_trackers_url` (5.1's `add_trackers_url_list`), and its refresher.
     public internal(set) var extraTrackerList = ""
     var extraTrackerTask: Task<Void, Never>?
+    /// Rows of torrents the engine refused whose delete SQLite refused too: deleted before the next add.
+    var refusedRows: Set<TorrentID> = []
     private var tasks: [Task<Void, Never>] = []
 
     /// Opens the engine over the store and brings back every stored torrent.
@@ -239,15 +241,20 @@ public actor TorrentService {
             guard let stored = torrents[id] else { return }
             if stored.record.completedOn == nil {
                 let now = Int64(Date().timeIntervalSince1970)
-                torrents[id]?.record.completedOn = now
-                try? await store.updateTorrent(id) { $0.completedOn = $0.completedOn ?? now }
+                do {
+                    try await store.updateTorrent(id) { $0.completedOn = $0.completedOn ?? now }
+                    torrents[id]?.record.completedOn = now
+                } catch {
+                    logger.error("could not store when \(id) completed: \(error)")
+                }
                 log.add("Torrent download finished. Torrent: \"\(stored.record.name)\"")
             }
             await markIncompleteFiles([id])
-            // Done downloading in the temp path: move it where it belongs.
-            if stored.record.downloadPath != nil {
+            // Done downloading in the temp path: move it where it belongs, once SQLite knows it belongs there.
+            if stored.record.downloadPath != nil, await !leaveDownloadPath(stored) {
+                await torrentFinished(id)  // where it is: moved without the record, a restart would bring it back there
+            } else if stored.record.downloadPath != nil {
                 torrents[id]?.record.downloadPath = nil
-                try? await store.updateTorrent(id) { $0.downloadPath = nil }
                 moving.insert(id)
                 finishAfterMove.insert(id)
                 try? await engine.moveStorage(id, to: stored.record.savePath)
@@ -361,6 +368,7 @@ public actor TorrentService {
             positions.append(position)
         }
         do {
+            try await dropRefusedRows()
             try await store.insert(records)
         } catch {
             for position in positions { outcomes[position] = .invalid("could not store the torrent: \(error)") }
@@ -391,7 +399,7 @@ public actor TorrentService {
         }
         for ((entry, position), result) in zip(zip(records, positions), results) {
             guard case .success = result else {
-                try? await store.deleteTorrent(entry.record.id)  // the engine refused it: no row may outlive that
+                await dropRow(entry.record.id)  // the engine refused it: no row may outlive that
                 if case .failure(.duplicate(let other)) = result { outcomes[position] = .duplicate(other) }
                 else if case .failure(let error) = result { outcomes[position] = .invalid("\(error)") }
                 await addSettled(entry.record.id)

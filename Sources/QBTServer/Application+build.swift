@@ -167,7 +167,9 @@ public func buildApplication(
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName),
         services: [
             EngineLifecycle(service: service, before: { await rss.shutdown() }),
-            Periodic(every: .seconds(60), startAtOnce: false) { await tus.sweep() },  // expired tus uploads
+            Periodic(every: .seconds(60), startAtOnce: false) {  // expired tus uploads
+                do { try await tus.sweep() } catch { logger.warning("expired tus uploads stay until the next sweep: \(error)") }
+            },
             Periodic(every: config.musicRescanInterval, startAtOnce: true) {  // the music folders, when there are some
                 if await !music.directories.isEmpty { await music.scan(join: true) }
             },

@@ -149,21 +149,23 @@ extension SearchService {
         return .orderedSame
     }
 
-    public func uninstall(names: [String]) async {
+    /// Throws when SQLite refuses the change: nothing is uninstalled then (the rows go before the files).
+    public func uninstall(names: [String]) async throws {
         let removable = names.filter { plugins[$0] != nil && plugins[$0]?.kind != .builtin }
+        try await store.deleteSearchPlugins(removable)
         for name in removable where plugins[name]?.kind == .nova3 && Self.validName(name) {
             try? FileManager.default.removeItem(atPath: novaDirectory + "/engines/" + name + ".py")
         }
-        try? await store.deleteSearchPlugins(removable)
         for name in removable {
             plugins[name] = nil
             log.add("Search plugin '\(name)' uninstalled", kind: .info)
         }
     }
 
-    public func enable(names: [String], _ on: Bool) async {
+    /// Throws when SQLite refuses the change, which then is not made.
+    public func enable(names: [String], _ on: Bool) async throws {
         let known = names.filter { plugins[$0] != nil }
-        try? await store.setSearchPluginsEnabled(known, on)
+        try await store.setSearchPluginsEnabled(known, on)
         for name in known { plugins[name]?.enabled = on }
     }
 

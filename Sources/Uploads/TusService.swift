@@ -32,16 +32,17 @@ public actor TusService {
         self.configuration = configuration
         self.board = board
         try FileManager.default.createDirectory(atPath: partialsDirectory, withIntermediateDirectories: true)
-        await sweep()
-        await removeOrphans()
+        try await sweep()
+        try await removeOrphans()
     }
 
     static let dataPrefix = ".qbtd-tus-"
 
     /// Temp files a crash left: those noted in the journal wherever they are, and any in the uploads folder (a
     /// multipart upload's, none runs yet; tus data files without a record).
-    func removeOrphans() async {
-        let live = Set(((try? await store.tusUploads()) ?? []).map { Self.dataPath($0) })
+    func removeOrphans() async throws {
+        // A failed read throws: an empty list would take every upload's data file for an orphan.
+        let live = Set(try await store.tusUploads().map { Self.dataPath($0) })
         configuration.journal.sweep(keeping: live)
         let root = configuration.uploadsDirectory
         guard let walker = FileManager.default.enumerator(atPath: root) else { return }
@@ -151,7 +152,7 @@ public actor TusService {
     public func live(_ id: String) async throws -> TusUploadRecord? {
         guard id.count <= 64, let record = try await store.tusUpload(id) else { return nil }
         if record.expiresAt <= now(), leases[id] == nil {
-            await remove(record)
+            try await remove(record)
             return nil
         }
         return record
@@ -299,20 +300,22 @@ public actor TusService {
     public func terminate(_ id: String) async throws {
         await interrupt(id)
         guard let record = try await live(id) else { throw UploadError.notFound("no upload \(id)") }
-        await remove(record)
+        try await remove(record)
     }
 
-    /// Unfinished uploads lose their data file; finished ones only their record (the file has landed).
-    private func remove(_ record: TusUploadRecord) async {
+    /// Unfinished uploads lose their data file; finished ones only their record (the file has landed). The record
+    /// goes first: when SQLite refuses, the upload is still whole and the error reaches the caller.
+    private func remove(_ record: TusUploadRecord) async throws {
+        try await store.deleteTusUpload(record.id)
         if !record.isFinished { unlink(Self.dataPath(record)) }
-        try? await store.deleteTusUpload(record.id)
         hashes[record.id] = nil
     }
 
-    /// Removes every expired upload; run at start and then every minute.
-    public func sweep() async {
-        for record in (try? await store.tusUploads()) ?? [] where record.expiresAt <= now() && leases[record.id] == nil {
-            await remove(record)
+    /// Removes every expired upload; run at start and then every minute. A write SQLite refuses throws, and the
+    /// uploads it did not remove are tried again at the next sweep.
+    public func sweep() async throws {
+        for record in try await store.tusUploads() where record.expiresAt <= now() && leases[record.id] == nil {
+            try await remove(record)
         }
     }
 }

@@ -1,5 +1,6 @@
 import EngineTestSupport
 import Foundation
+import MemoryEngine
 import GRDB
 import Store
 import XCTest
@@ -173,14 +174,62 @@ final class TorrentServiceTests: XCTestCase {
         _ = await service.add([t], options: AddOptions())
         // SQLite refuses the write (a trigger stands in for a full disk): setStopped must throw and the engine
         // must not act on a change SQLite does not hold.
-        let other = try DatabaseQueue(path: dir.path + "/qbtd.sqlite")
-        try await other.write { db in
-            try db.execute(sql: "CREATE TRIGGER refuse BEFORE UPDATE ON torrents BEGIN SELECT RAISE(ABORT, 'disk full'); END")
-        }
+        _ = try await refuse("UPDATE")
         do {
             try await service.setStopped([t.id], true)
             XCTFail("a failed write was acknowledged")
         } catch {}
         XCTAssertFalse(try engine.status(t.id).paused)
+    }
+    /// A second connection to the database that refuses every `verb` (UPDATE, DELETE) on torrents, as a full disk would.
+    func refuse(_ verb: String) async throws -> DatabaseQueue {
+        let other = try DatabaseQueue(path: dir.path + "/qbtd.sqlite")
+        try await other.write { db in
+            try db.execute(sql: "CREATE TRIGGER refuse BEFORE \(verb) ON torrents BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+        }
+        return other
+    }
+
+    func testAFinishedTorrentWhoseMoveSQLiteRefusesStaysInItsDownloadPath() async throws {
+        let (service, engine, store) = try await makeService()
+        let t = Self.magnet(11)
+        var options = AddOptions()
+        options.downloadPath = dir.path + "/incomplete"
+        _ = await service.add([t], options: options)
+        XCTAssertEqual(try engine.status(t.id).savePath, dir.path + "/incomplete")
+        _ = try await refuse("UPDATE")
+        await engine.post(.finished(t.id))
+        try await eventually { await service.finishedTorrents.contains(t.id) }
+        // The engine did not move it, and memory and SQLite still agree on where it is.
+        XCTAssertEqual(try engine.status(t.id).savePath, dir.path + "/incomplete")
+        let stored = try await store.torrent(t.id)?.record
+        XCTAssertEqual(stored?.downloadPath, dir.path + "/incomplete")
+        let record = await service.torrents[t.id]?.record
+        XCTAssertEqual(record?.downloadPath, dir.path + "/incomplete")
+        let critical = service.log.messages(after: -1, kinds: [.critical]).map(\.message)
+        XCTAssertTrue(critical.contains { $0.contains("stays in \(dir.path)/incomplete") }, "\(critical)")
+    }
+
+    func testARefusedTorrentsRowIsDeletedEvenWhenSQLiteRefusedTheFirstDelete() async throws {
+        let (service, engine, store) = try await makeService()
+        let t = Self.magnet(12)
+        // The engine has it already (as a hidden fetch can): it refuses the service's add as a duplicate.
+        _ = await engine.add([AddTorrentRequest(t, savePath: dir.path)])
+        let other = try await refuse("DELETE")
+        let outcomes = await service.add([t], options: AddOptions())
+        guard case .duplicate = outcomes[0] else { return XCTFail("\(outcomes)") }
+        var rows = try await store.torrentsWithoutSources().map(\.record.id)
+        XCTAssertEqual(rows, [t.id], "the row the delete could not remove")
+        let warnings = service.log.messages(after: -1, kinds: [.warning]).map(\.message)
+        XCTAssertTrue(warnings.contains { $0.contains("could not be deleted") }, "\(warnings)")
+        // While SQLite still refuses, the next add is refused as a whole rather than leaving the row behind.
+        let u = Self.magnet(13)
+        guard case .invalid = await service.add([u], options: AddOptions())[0] else { return XCTFail("acknowledged") }
+        try await other.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+        guard case .added = await service.add([u], options: AddOptions())[0] else { return XCTFail("not added") }
+        rows = try await store.torrentsWithoutSources().map(\.record.id)
+        XCTAssertEqual(rows, [u.id])
+        let known = await service.torrents.keys.sorted()
+        XCTAssertEqual(known, [u.id])
     }
 }

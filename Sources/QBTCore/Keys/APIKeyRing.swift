@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Store
 
 /// API keys for scripts and players (`Authorization: Bearer <key>`): created and revoked through the API, stored as
@@ -13,6 +14,7 @@ public actor APIKeyRing {
 
     public static let defaultName = "default"
     private let store: Store
+    private let logger = Logger(label: "qbtd.keys")
     private var byHash: [String: APIKeyRecord] = [:] {
         didSet { recent.clear() }
     }
@@ -93,9 +95,13 @@ public actor APIKeyRing {
         byHash[hash] = record
         recent.note(hash: hash, scope: record.keyScope, until: now + Self.lastUseResolution)
         // Bookkeeping, written after the answer: a failed write leaves the time in memory and is tried again a
-        // minute later; it never refuses the key.
-        let store = self.store, id = record.id
-        Task { try? await store.touchAPIKey(id: id, at: now) }
+        // minute later (logged); it never refuses the key.
+        let store = self.store, id = record.id, logger = self.logger
+        Task {
+            do { try await store.touchAPIKey(id: id, at: now) } catch {
+                logger.warning("API key \(id): its last use was not stored (tried again at its next use): \(error)")
+            }
+        }
         return record
     }
 }

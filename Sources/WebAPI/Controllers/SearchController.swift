@@ -61,12 +61,12 @@ public struct SearchController: APIController {
                 return .empty
             },
             "uninstallPlugin": .post { p, _ in
-                await search.uninstall(names: Self.names(try p.required("names")))
+                try await search.uninstall(names: Self.names(try p.required("names")))
                 return .empty
             },
             "enablePlugin": .post { p, _ in
                 let names = Self.names(try p.required("names"))
-                await search.enable(names: names, (try p.required("enable")).lowercased() == "true")
+                try await search.enable(names: names, (try p.required("enable")).lowercased() == "true")
                 return .empty
             },
             "updatePlugins": .post { _, _ in
