@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import Synchronization
 
 /// What one client remembers between `sync/*` polls: qBittorrent keeps it per session.
@@ -104,10 +105,7 @@ public actor SessionManager {
 
     public func close(_ id: String) { sessions[id] = nil }
 
-    /// Base64 of 24 random bytes: 32 characters, like qBittorrent's SID.
-    static func newID() -> String {
-        var bytes = [UInt8](repeating: 0, count: 24)
-        for i in bytes.indices { bytes[i] = UInt8.random(in: .min ... .max) }
-        return Data(bytes).base64EncodedString()
-    }
+    /// 32 random letters and digits, like qBittorrent's SID: no `/`, `+` or `=`, which cookie jars (aiohttp's, Python's
+    /// http.cookies) quote when they send the cookie back.
+    static func newID() -> String { Digest.randomString(32) }
 }
