@@ -47,19 +47,22 @@ let package = Package(
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         // C over libmpg123: an MP3's frame index and tags, without decoding.
         .target(name: "CMP3", linkerSettings: [.linkedLibrary("mpg123")]),
-        // C for the Linux and glibc calls Swift cannot see without _GNU_SOURCE (sync_file_range, O_DIRECT, memmem).
+        // C for the Linux and glibc calls Swift cannot see without _GNU_SOURCE (sync_file_range, O_DIRECT, memmem, thread names).
         .target(name: "CLinux"),
         // qbtd's own HTTP GETs (.torrent URLs, plugin installs, Torznab) through libcurl, which takes every proxy kind
         // qBittorrent's settings name (URLSession on Linux takes none); C, because libcurl's setters are variadic.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
-        .target(name: "HTTPFetch", dependencies: ["CCurl"]),
-        .target(name: "TorrentEngine", dependencies: ["CLibtorrent", "CCrypto", .product(name: "Logging", package: "swift-log"),
+        // The system helpers features share: child processes, blocking work off the cooperative pool, save paths and
+        // their confinement, free space. Foundation only.
+        .target(name: "SystemKit"),
+        .target(name: "HTTPFetch", dependencies: ["CCurl", "SystemKit"]),
+        .target(name: "TorrentEngine", dependencies: ["CLibtorrent", "CCrypto", "CLinux", .product(name: "Logging", package: "swift-log"),
                                                       .product(name: "HashTreeCollections", package: "swift-collections")]),
         // Test and benchmark only: an engine that keeps torrents in memory (no session, no swarm, no disk).
         .target(name: "MemoryEngine", dependencies: ["TorrentEngine"]),
         .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CCrypto"]),
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
-        .target(name: "QBTCore", dependencies: ["TorrentEngine", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log"),
+        .target(name: "QBTCore", dependencies: ["SystemKit", "TorrentEngine", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log"),
                                                 .product(name: "HashTreeCollections", package: "swift-collections")]),
         // XML from the network made safe for Foundation's XMLParser (feeds, Torznab answers).
         .target(name: "SafeXML"),
@@ -67,47 +70,84 @@ let package = Package(
         .target(name: "Search", dependencies: ["QBTCore", "Store", "HTTPFetch", "SafeXML"]),
         // qBittorrent's RSS: feeds parsed (RSS 2.0, Atom), the item tree, articles and rules kept in SQLite, the
         // refresh schedule and the auto-downloader with qBittorrent's matching rules.
-        .target(name: "RSS", dependencies: ["QBTCore", "Store", "HTTPFetch", "SafeXML"]),
+        .target(name: "RSS", dependencies: ["QBTCore", "SystemKit", "TorrentEngine", "Store", "HTTPFetch", "SafeXML"]),
         // Stream playback: readers parked on pieces, deadlines that follow them, the stream cache.
         .target(name: "Streaming", dependencies: ["QBTCore", "TorrentEngine", .product(name: "Logging", package: "swift-log")]),
         // The MP3 library served as HLS: scanning, frame indexes, segments, keys.
-        .target(name: "Music", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CMP3", "CCrypto"]),
+        .target(name: "Music", dependencies: ["SystemKit", .product(name: "GRDB", package: "GRDB.swift"), "CMP3", "CCrypto"]),
         // The tunnel for music hosts: cloudflared run as a child, its public address read from its output.
-        .target(name: "Tunnel", dependencies: ["QBTCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Tunnel", dependencies: ["SystemKit", .product(name: "Logging", package: "swift-log")]),
         // Request bodies as clients send them: urlencoded forms and buffered multipart (no HTTP server in it, so the
         // fuzzing harnesses build without one).
         .target(name: "FormData"),
         // sendfile(2) for plain-HTTP response bodies: a marker the route writes, swapped below the HTTP encoder.
         .target(name: "FileRegions", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         // Uploads: multipart streamed to disk, tus state, the free-space guard.
-        .target(name: "Uploads", dependencies: ["QBTCore", "Store", "CCrypto", "CLinux"]),
+        .target(name: "Uploads", dependencies: ["SystemKit", "Store", "CCrypto", "CLinux"]),
         // The OpenAPI document (openapi/qbtd.yaml, written by `make openapi`), a resource copied beside the binary.
         .target(name: "OpenAPIDocument", path: "openapi", exclude: ["generate.py", "components.yaml"],
                 resources: [.copy("qbtd.yaml")]),
+        // The HTTP kit every room of the API stands on: the request context, the `/api/v2/<scope>/<action>` router
+        // and its gate (CSRF, Host, sessions, API keys, Basic), parameters, sessions, security headers, metrics, and
+        // `ErrorAnswer`, the one place an error becomes a response.
+        .target(
+            name: "HTTPKit",
+            dependencies: [
+                "QBTCore", "Store", "FormData", "FileRegions",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // qBittorrent's WebAPI groups only: one controller per scope, sync/maindata's shared rows and diffs, wire types.
         .target(
             name: "WebAPI",
+            dependencies: ["HTTPKit", "QBTCore", "SystemKit", "Store", "TorrentEngine", "FormData", "Search", "RSS", "Music", "HTTPFetch",
+                           .product(name: "HashTreeCollections", package: "swift-collections")]
+        ),
+        // `/api/v2/qbtd/*`: API keys, the routes and OpenAPI document, the preference catalogue, Torznab indexers.
+        .target(name: "QbtdAPI", dependencies: ["HTTPKit", "QBTCore", "SystemKit", "Store", "Search", "OpenAPIDocument"]),
+        // Stream playback over HTTP: `/api/v2/stream/*` and the `/stream/<token>` bodies (Range, sendfile).
+        .target(
+            name: "StreamHTTP",
+            dependencies: ["HTTPKit", "Streaming", "QBTCore", "TorrentEngine", "FileRegions",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "Metrics", package: "swift-metrics")]
+        ),
+        // The music library over HTTP: `/music/*` (HLS), its segment fast path below the router, its WebSocket.
+        .target(
+            name: "MusicHTTP",
             dependencies: [
-                "OpenAPIDocument", "QBTCore", "FormData", "Search", "RSS", "Streaming", "Uploads", "Music", "HTTPFetch", "FileRegions",
+                "HTTPKit", "Music", "QBTCore", "FileRegions",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "HashTreeCollections", package: "swift-collections"),
-                // HTTP parts as Hummingbird's channels carry them, for the music segments' fast path
+                .product(name: "Metrics", package: "swift-metrics"),
+                // HTTP parts as Hummingbird's channels carry them, for the segments' fast path
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
+        ),
+        // Uploads over HTTP: multipart `/api/v2/upload*` and tus `/api/v2/tus`.
+        .target(
+            name: "UploadHTTP",
+            dependencies: ["HTTPKit", "Uploads", "QBTCore", "SystemKit", "Store", "FormData",
+                           .product(name: "Hummingbird", package: "hummingbird")]
         ),
         // The WebUI files: qbtd's own interface (plain HTML, CSS and JavaScript modules in `www`) or an alternative
         // WebUI folder, served by qBittorrent's rules.
         .target(
             name: "WebUI",
-            dependencies: ["WebAPI", .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: ["HTTPKit", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOPosix", package: "swift-nio")],
             resources: [.copy("www")]
         ),
         .target(
             name: "QBTServer",
             dependencies: [
-                "WebAPI", "WebUI", "QBTCore", "RSS", "Uploads", "Music", "Tunnel", "FileRegions", .product(name: "Hummingbird", package: "hummingbird"),
+                "HTTPKit", "WebAPI", "QbtdAPI", "StreamHTTP", "MusicHTTP", "UploadHTTP", "WebUI",
+                "QBTCore", "SystemKit", "Search", "Streaming", "RSS", "Uploads", "Music", "Tunnel", "FileRegions", "Store", "TorrentEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -119,7 +159,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "qbtd",
-            dependencies: ["QBTServer", "QBTCore", "WebAPI", "Tunnel", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: ["QBTServer", "QBTCore", "HTTPKit", "Tunnel", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus")]
         ),
         // The typed client of qBittorrent's WebAPI and qbtd's extensions: no server code. Requests go through
@@ -134,20 +174,21 @@ let package = Package(
         .executableTarget(name: "qbtd-fuzz", dependencies: ["FormData", "Uploads", "Streaming", "TorrentEngine", "QBTCore",
                                                             "Music", "Search", "RSS"], path: "Fuzz/Sources"),
         // `make bench`: a full N-torrent sync/maindata encoded, over the in-memory engine (`qbtd-encode-benchmark N`).
-        .target(name: "EncodingBenchmark", dependencies: ["WebAPI", "QBTCore", "Store", "TorrentEngine", "MemoryEngine"],
+        .target(name: "EncodingBenchmark", dependencies: ["WebAPI", "QBTCore", "SystemKit", "Store", "TorrentEngine", "MemoryEngine"],
                 path: "Benchmarks/EncodingBenchmark"),
         .executableTarget(name: "qbtd-encode-benchmark", dependencies: ["EncodingBenchmark"], path: "Benchmarks/EncodingBenchmarkMain"),
         // Test-only: a server on loopback for the test targets that speak HTTP to it.
         .target(name: "ServerTestSupport", dependencies: ["QBTServer"], path: "Tests/ServerTestSupport"),
         // Test-only: the service over the in-memory engine, a temporary folder, a timeout.
-        .target(name: "EngineTestSupport", dependencies: ["QBTCore", "Store", "TorrentEngine", "MemoryEngine"],
+        .target(name: "EngineTestSupport", dependencies: ["QBTCore", "SystemKit", "Store", "TorrentEngine", "MemoryEngine"],
                 path: "Tests/EngineTestSupport"),
         .testTarget(name: "QBTClientTests", dependencies: ["QBTClient", "ServerTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine", "EngineTestSupport"]),
-        .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "Store", "TorrentEngine", "MemoryEngine", "EngineTestSupport",
+        .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "SystemKit", "Store", "TorrentEngine", "MemoryEngine", "EngineTestSupport",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "WebUI", "FormData", "QBTServer", "ServerTestSupport", "QBTCore", "Store",
+        .testTarget(name: "WebAPITests", dependencies: ["SystemKit", "HTTPKit", "WebAPI", "QbtdAPI", "StreamHTTP", "MusicHTTP", "UploadHTTP", "WebUI",
+                                                       "FormData", "QBTServer", "ServerTestSupport", "QBTCore", "Store",
                                                        "MemoryEngine", "EncodingBenchmark",
                                                        "TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "SearchTests", dependencies: ["Search"]),

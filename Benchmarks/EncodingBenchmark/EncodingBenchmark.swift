@@ -1,7 +1,8 @@
 import Foundation
+import MemoryEngine
 import QBTCore
 import Store
-import MemoryEngine
+import SystemKit
 import TorrentEngine
 import WebAPI
 

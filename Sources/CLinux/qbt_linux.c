@@ -2,6 +2,7 @@
 #include "qbt_linux.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,4 +18,10 @@ int qbt_reopen_direct(int fd) {
 
 const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) {
     return memmem(haystack, haystack_len, needle, needle_len);
+}
+
+void qbt_name_this_thread(const char *name) {
+    char kept[16];
+    snprintf(kept, sizeof kept, "%s", name);
+    pthread_setname_np(pthread_self(), kept);
 }

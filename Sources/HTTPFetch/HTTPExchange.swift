@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import SystemKit
 
 /// One HTTP request of any method through libcurl, run on a Dispatch thread: qbt's transport, which can trust a
 /// private CA (`caFile`) where URLSession on Linux trusts only the system store.
@@ -37,7 +38,7 @@ public enum HTTPExchange {
     }
 
     public static func perform(_ request: Request) async throws -> Response {
-        try await onDispatchThread { try run(request) }
+        try await offPool { try run(request) }
     }
 
     final class Collected {

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Synchronization
+import SystemKit
 
 /// How qbtd's own HTTP requests leave the machine: directly, or through the proxy qBittorrent's settings name for
 /// that use (`proxy_misc` for .torrent URLs, plugin installs and Torznab; `proxy_rss` for feeds).
@@ -59,7 +60,7 @@ public enum HTTPFetch {
                              userAgent: String = "qBittorrent/5.1.4", headers: [String] = []) async throws -> Page {
         let lower = url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { throw Failure.notHTTP }
-        return try await onDispatchThread { try perform(url, route, timeout, maxBytes, userAgent, headers) }
+        return try await offPool { try perform(url, route, timeout, maxBytes, userAgent, headers) }
     }
 
     final class Body {

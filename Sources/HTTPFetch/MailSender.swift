@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import SystemKit
 
 /// qBittorrent's e-mail notifications (Net::Smtp): the message as qBittorrent writes it, sent through libcurl.
 public enum MailSender {
@@ -63,7 +64,7 @@ public enum MailSender {
 
     /// Sends `message` on a Dispatch thread (never on the concurrency pool).
     public static func send(_ message: String, from: String, to: String, server: Server, timeout: Int = 60) async throws {
-        try await onDispatchThread { try perform(message, from: from, to: to, server: server, timeout: timeout) }
+        try await offPool { try perform(message, from: from, to: to, server: server, timeout: timeout) }
     }
 
     static func perform(_ message: String, from: String, to: String, server: Server, timeout: Int) throws {

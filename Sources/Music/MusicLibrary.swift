@@ -1,6 +1,7 @@
 import CCrypto
 import Foundation
 import GRDB
+import SystemKit
 
 /// The MP3 library: music folders scanned (incrementally, by path, size and mtime) into a SQLite database that
 /// clients download whole; a frame index per track cached beside it; HLS segmenters for tracks; AES keys.
@@ -154,7 +155,7 @@ public actor MusicLibrary {
         let started = Date()
         var report = ScanReport()
         let dirs = directories
-        let (mp3s, lists) = await Self.offPool { Self.walk(dirs) }
+        let (mp3s, lists) = await offPool { Self.walk(dirs) }
         report.tracks = mp3s.count
         do {
             let known = try await library.read { db in
@@ -278,14 +279,6 @@ public actor MusicLibrary {
         }
     }
 
-    /// Blocking file work on a thread of its own: the actor (which every segment request needs) and the
-    /// cooperative pool stay free meanwhile.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: work()) }
-        }
-    }
-
     /// One slot per file, each written by exactly one worker.
     final class Results: @unchecked Sendable {
         private var slots: [MP3Scan]
@@ -375,7 +368,7 @@ public actor MusicLibrary {
         let path = dir + "/library-v\(v).relative.sqlite"
         if !FileManager.default.fileExists(atPath: path) {
             let library = self.library, folders = directories
-            try await Self.offPool {
+            try await offPool {
                 Result {
                     let temp = path + ".tmp"
                     try? FileManager.default.removeItem(atPath: temp)

@@ -1,3 +1,4 @@
+import SystemKit
 /// Every key qBittorrent's `app/preferences` reports (profiles 4.6, 5.1 and 5.2), with its type and default, and what
 /// qbtd does with it: the code that applies it, or why it has no effect. `PreferenceCatalogue.entries` is the one
 /// table; the defaults `app/preferences` starts from, the keys each profile reports and the README's list of keys

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPFetch
 import Store
+import SystemKit
 import TorrentEngine
 
 /// What the command line forces, whatever the stored preferences say.

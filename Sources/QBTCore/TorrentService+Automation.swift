@@ -1,4 +1,5 @@
 import Foundation
+import SystemKit
 import TorrentEngine
 
 /// What qBittorrent does by itself when a torrent is added or finishes: run the user's programs.

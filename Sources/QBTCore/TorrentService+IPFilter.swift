@@ -1,4 +1,5 @@
 import Foundation
+import SystemKit
 import TorrentEngine
 
 /// qBittorrent's IP filter: the ranges of `ip_filter_path` while `ip_filter_enabled`, with `banned_IPs` on top,

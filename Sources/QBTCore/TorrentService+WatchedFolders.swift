@@ -1,4 +1,5 @@
 import Foundation
+import SystemKit
 import TorrentEngine
 
 /// qBittorrent's watched folders (TorrentFilesWatcher): a .torrent or .magnet file that lands in one is added, then

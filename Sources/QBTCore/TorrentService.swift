@@ -2,6 +2,7 @@ import Foundation
 import HashTreeCollections
 import Logging
 import Store
+import SystemKit
 import TorrentEngine
 
 /// Keeps the engine and the store in step: what the store holds is what the engine runs, after any restart.

@@ -1,3 +1,4 @@
+import SystemKit
 /// One of qBittorrent's watched folders (`scan_dirs`): a folder whose .torrent and .magnet files are added, and where
 /// their torrents are saved: `0` the folder itself, `1` the default save path, or a path.
 public struct WatchedFolder: Sendable, Equatable {

@@ -1,17 +1,23 @@
 import Foundation
+import HTTPKit
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import Music
+import MusicHTTP
 import Prometheus
 import QBTCore
+import QbtdAPI
 import RSS
 import Search
 import Store
+import StreamHTTP
 import Streaming
+import SystemKit
 import TorrentEngine
 import Tunnel
+import UploadHTTP
 import Uploads
 import WebAPI
 import WebUI
@@ -92,17 +98,6 @@ public func buildApplication(
         return CloudflaredTunnel(configuration: TunnelConfiguration(kind: kind, origin: origin, publicURL: config.tunnelURL),
                                  logger: logger) { message, warning in log.add(message, kind: warning ? .warning : .info) }
     }
-    let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))",
-                                  tunnelURL: { await tunnel?.publicURL }) { request in
-        // qbtd's web interface plays music with its session: same-site requests only, as the WebAPI's CSRF rule.
-        guard let sid = APIRouter.sessionID(in: request) else { return false }
-        if gate.policy.csrfProtection, WebGate.isCrossSite(origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
-                                                           host: request.head.authority, forwardedHost: request.headers[.xForwardedHost]) {
-            return false
-        }
-        return await sessions.touch(sid) != nil
-    }
-
     let routeList = RouteList()
     // torrents/info and sync/maindata share one set of encoded rows.
     let rows = RowCache(identity: identity)
@@ -124,6 +119,9 @@ public func buildApplication(
         TorrentCreatorController(creator: creator, paths: paths),
     ] + (identity.profile == .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
     let api = APIRouter(controllers: controllers, sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
+    // qbtd's web interface plays music with its session (same-site requests only, as the API's CSRF rule).
+    let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))",
+                                  tunnelURL: { await tunnel?.publicURL }, webSession: api.sameSiteSession)
     let router = Router(context: QBTRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(known: Set(api.routes.map { "\($0.group)/\($0.action)" })))
     router.add(middleware: SecurityHeadersMiddleware(gate: gate))

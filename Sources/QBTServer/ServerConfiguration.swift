@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import Prometheus
 import QBTCore
 import TorrentEngine

@@ -1,5 +1,7 @@
 import Foundation
+import HTTPKit
 import QBTCore
+import SystemKit
 import WebAPI
 
 /// qBittorrent's `WebUI::configure`, HTTPS part: `use_https` and the two PEM paths, or --https-cert/--https-key

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// A serial executor with a thread of its own. The libtorrent engine actor runs on it, so every call into
@@ -9,7 +10,9 @@ final class EngineThread: SerialExecutor, @unchecked Sendable {
 
     init(name: String) {
         let thread = Thread { [unowned self] in
-            Thread.current.name = name  // set from inside: the thread's own name, as `top -H` and gdb show it
+            // Set from inside, on the thread itself: Foundation's `Thread.current.name =` could name another Thread
+            // object on Linux and leave this one with the name it was started from (a test saw "r-initiated-qos").
+            qbt_name_this_thread(name)
             self.run()
         }
         thread.start()

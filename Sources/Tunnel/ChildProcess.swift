@@ -1,6 +1,6 @@
 import Foundation
-import QBTCore
 import Synchronization
+import SystemKit
 
 /// A program run as a child, its stdout and stderr on one pipe: `ExternalProgram.spawn` starts it with a clean signal
 /// state (Foundation's `Process` would hand it qbtd's blocked SIGTERM, and it would never stop on one).

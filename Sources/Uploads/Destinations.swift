@@ -1,5 +1,5 @@
 import Foundation
-import QBTCore
+import SystemKit
 
 /// Where an upload may land: the uploads folder, a category's save path, or a `path` (relative ones under the
 /// uploads folder or the category's path); under `--allowed-paths` it must stay inside the allowed folders after
@@ -8,11 +8,6 @@ public struct Destinations: Sendable {
     public let configuration: UploadConfiguration
     /// The categories' save paths when the request came in (absolute).
     let categories: [String: String]
-
-    /// With the categories' save paths as they are now.
-    public static func current(_ configuration: UploadConfiguration, _ service: TorrentService) async -> Destinations {
-        Destinations(configuration: configuration, categories: await service.categorySavePaths())
-    }
 
     public init(configuration: UploadConfiguration, categories: [String: String]) {
         self.configuration = configuration

@@ -1,5 +1,5 @@
 import Foundation
-import QBTCore
+import SystemKit
 
 /// Stops a write when free space falls under the margin; looked at every few MiB, not every chunk.
 public struct SpaceGuard: Sendable {

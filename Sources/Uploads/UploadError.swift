@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why an upload was refused or stopped, with the HTTP status the routes answer (as JSON `{"error": …}`).
+/// Why an upload was refused or stopped (the HTTP layer says how each answers: `UploadHTTP`).
 public enum UploadError: Error, CustomStringConvertible, Equatable {
     case diskFull(available: Int64, margin: Int64)
     case tooLarge(limit: Int64)
@@ -19,23 +19,6 @@ public enum UploadError: Error, CustomStringConvertible, Equatable {
     case io(String)
     /// As many tus uploads unfinished as qbtd keeps at once.
     case tooManyUploads(Int)
-
-    public var status: Int {
-        switch self {
-        case .diskFull: 507
-        case .tooLarge: 413
-        case .badName, .badRequest, .escapes: 400
-        case .outsideRoots: 409
-        case .notFound: 404
-        case .conflict: 409
-        case .forbidden: 403
-        case .exceedsLength: 413
-        case .checksumMismatch: 460
-        case .unsupportedChecksum: 400
-        case .io: 500
-        case .tooManyUploads: 429
-        }
-    }
 
     public var description: String {
         switch self {

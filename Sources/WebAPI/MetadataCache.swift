@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import Synchronization
 import TorrentEngine
 

@@ -1,9 +1,9 @@
 import Foundation
+import HTTPKit
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOPosix
-import WebAPI
 
 /// `/` and every path the API and qbtd's own routes do not take: qbtd's own interface, or the alternative WebUI
 /// folder the preferences (or `--webui-dir`) name, served as qBittorrent serves its WebUI.
@@ -24,34 +24,41 @@ public struct WebUIRoutes: Sendable {
 
     public func addRoutes(to router: Router<QBTRequestContext>) {
         for method in [HTTPRequest.Method.get, .head] {
-            router.on("/", method: method) { request, context in await self.serve(request, context) }
-            router.on("/**", method: method) { request, context in await self.serve(request, context) }
+            for path in ["/", "/**"] {
+                router.on(RouterPath(path), method: method) { request, context in
+                    await ErrorAnswer.guarding(.plain, route: "WebUI \(request.uri.path)") { try await self.serve(request, context) }
+                }
+            }
         }
     }
 
-    func serve(_ request: Request, _ context: QBTRequestContext) async -> Response {
-        guard let path = request.uri.path.removingPercentEncoding else { return Self.plain(.badRequest, "Bad Request") }
+    func serve(_ request: Request, _ context: QBTRequestContext) async throws -> Response {
+        guard let path = request.uri.path.removingPercentEncoding else { throw HTTPRefusal(.badRequest, "Bad Request") }
         let webRoot = path == "/" || path == "/index.html"
         guard let visitor = await api.webUIVisitor(request, context, webRoot: webRoot) else {
-            return Self.plain(.unauthorized, "Unauthorized")
+            throw HTTPRefusal(.unauthorized, "Unauthorized")
         }
         let alternative = gate.alternativeWebUI
         guard let rootPath = alternative ?? builtIn else {
-            return Self.plain(.notFound, "qbtd's web interface is not installed beside this binary (\(BuiltInWebUI.searched.joined(separator: ", "))). The WebAPI is under /api/v2/.")
+            throw HTTPRefusal(.notFound, "qbtd's web interface is not installed beside this binary (\(BuiltInWebUI.searched.joined(separator: ", "))). The WebAPI is under /api/v2/.")
         }
         let folder = WebUIFolder(root: rootPath, alternative: alternative != nil)
         let session = visitor.session
         let outcome = (try? await NIOThreadPool.singleton.runIfActive { folder.read(path, session: session) })
             ?? .unusable("Web server error. Unknown error.")
         var response: Response
+        // Refusals here still carry the cookie of a session made on this request (`visitor.finish`).
+        func refusal(_ status: HTTPResponse.Status, _ text: String) -> Response {
+            ErrorAnswer.response(for: HTTPRefusal(status, text), style: .plain, route: "WebUI \(path)")
+        }
         switch outcome {
-        case .badRequest: response = Self.plain(.badRequest, "Bad Request")
-        case .notFound: response = Self.plain(.notFound, "Not Found")
+        case .badRequest: response = refusal(.badRequest, "Bad Request")
+        case .notFound: response = refusal(.notFound, "Not Found")
         case .unusable(let reason):
             // Only a lasting fault turns the alternative UI off (qBittorrent-nox's rule), never a passing one (a
             // file being edited, no descriptor free).
             if folder.alternative, webRoot, WebUIFolder.lasting.contains(reason) { await turnOffAlternative() }
-            response = Self.plain(.internalServerError, reason)
+            response = refusal(.internalServerError, reason)
         case .file(let bytes, let type):
             response = folder.alternative ? Self.alternativeFile(bytes, type) : Self.ownFile(bytes, type, request)
         }
@@ -82,9 +89,5 @@ public struct WebUIRoutes: Sendable {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash
-    }
-
-    static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPKit
 import Hummingbird
 import Logging
 import Metrics
@@ -7,7 +8,6 @@ import Prometheus
 import QBTCore
 import QBTServer
 import Tunnel
-import WebAPI
 
 @main
 struct QBTD: AsyncParsableCommand {

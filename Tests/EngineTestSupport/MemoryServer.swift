@@ -1,7 +1,8 @@
 import Foundation
+import MemoryEngine
 import QBTCore
 import Store
-import MemoryEngine
+import SystemKit
 import TorrentEngine
 
 /// Test-only: a `TorrentService` over the in-memory engine and a real SQLite file in a temporary folder, for the

@@ -1,3 +1,4 @@
+import SystemKit
 import XCTest
 @testable import QBTCore
 import EngineTestSupport

@@ -1,6 +1,7 @@
 import EngineTestSupport
 import Foundation
 import Store
+import SystemKit
 import XCTest
 
 @testable import QBTCore

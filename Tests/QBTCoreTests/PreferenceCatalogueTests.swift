@@ -4,6 +4,7 @@
 import EngineTestSupport
 import Foundation
 import Store
+import SystemKit
 import XCTest
 
 @testable import QBTCore

@@ -7,6 +7,7 @@ import XCTest
 
 @testable import QBTCore
 @testable import TorrentEngine
+@testable import HTTPKit
 @testable import WebAPI
 
 /// `sync/maindata` over the in-memory engine: shared encoded rows, diffs from what changed.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import TorrentEngine
+@testable import HTTPKit
 @testable import WebAPI
 
 /// 5.2's metadata look-ups: bounded, and `add` takes both look-ups for a source.

@@ -1,8 +1,9 @@
 import XCTest
 
+@testable import HTTPKit
 @testable import WebAPI
-import QBTCore
 import FormData
+import QBTCore
 
 final class ParsingTests: XCTestCase {
     func testMultipartFieldsAndFiles() throws {
@@ -37,12 +38,12 @@ final class ParsingTests: XCTestCase {
     }
 
     func testPeerParsing() {
-        XCTAssertEqual(TorrentsController.parsePeer("127.0.0.1:6881")?.port, 6881)
-        XCTAssertEqual(TorrentsController.parsePeer("[::1]:80")?.host, "::1")
-        XCTAssertNil(TorrentsController.parsePeer("127.0.0.1:abc"))
-        XCTAssertNil(TorrentsController.parsePeer("127.0.0.1:0"))
-        XCTAssertNil(TorrentsController.parsePeer("example.com:80"))
-        XCTAssertNil(TorrentsController.parsePeer("1.2.3.4"))
+        XCTAssertEqual(PeerAddress.parse("127.0.0.1:6881")?.port, 6881)
+        XCTAssertEqual(PeerAddress.parse("[::1]:80")?.host, "::1")
+        XCTAssertNil(PeerAddress.parse("127.0.0.1:abc"))
+        XCTAssertNil(PeerAddress.parse("127.0.0.1:0"))
+        XCTAssertNil(PeerAddress.parse("example.com:80"))
+        XCTAssertNil(PeerAddress.parse("1.2.3.4"))
     }
 
     func testCategoryNames() {

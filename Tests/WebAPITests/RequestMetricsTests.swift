@@ -1,6 +1,7 @@
 import Hummingbird
 import XCTest
 
+@testable import HTTPKit
 @testable import WebAPI
 
 /// The route label of a request: known actions by name, qbtd's areas by area, nothing a client can invent.

@@ -1,3 +1,4 @@
+@testable import HTTPKit
 @testable import WebAPI
 import XCTest
 

@@ -1,5 +1,6 @@
-import XCTest
 import QBTCore
+import XCTest
+@testable import HTTPKit
 @testable import WebAPI
 
 final class SyncStateTests: XCTestCase {

@@ -1,5 +1,7 @@
-import XCTest
 import QBTCore
+import SystemKit
+import XCTest
+@testable import HTTPKit
 @testable import WebAPI
 
 /// The catalogue's `.webSecurity` keys reach `WebSecurityPolicy`, and the policy reaches the cookie and the headers.
@@ -71,13 +73,13 @@ final class WebSecurityPolicyTests: XCTestCase {
 
     func testCookieIsSecureOnlyWhenAskedAndTrustworthy() {
         let v51 = Identity(profile: .v5_1), v52 = Identity(profile: .v5_2)
-        XCTAssertEqual(AuthController.cookie(name: "SID", value: "a", identity: v51, csrf: true), "SID=a; HttpOnly; SameSite=Strict; path=/")
-        XCTAssertEqual(AuthController.cookie(name: "SID", value: "a", identity: v51, csrf: true, secure: true),
+        XCTAssertEqual(SessionCookie.make(name: "SID", value: "a", identity: v51, csrf: true), "SID=a; HttpOnly; SameSite=Strict; path=/")
+        XCTAssertEqual(SessionCookie.make(name: "SID", value: "a", identity: v51, csrf: true, secure: true),
                        "SID=a; secure; HttpOnly; SameSite=Strict; path=/")
-        XCTAssertEqual(AuthController.cookie(name: "SID", value: "a", identity: v51, csrf: false, secure: true),
+        XCTAssertEqual(SessionCookie.make(name: "SID", value: "a", identity: v51, csrf: false, secure: true),
                        "SID=a; secure; HttpOnly; SameSite=None; path=/")
-        XCTAssertEqual(AuthController.cookie(name: "SID", value: "a", identity: v51, csrf: false), "SID=a; HttpOnly; path=/")
-        XCTAssertTrue(AuthController.cookie(name: "QBT_SID_1", value: "a", identity: v52, csrf: true, secure: true)
+        XCTAssertEqual(SessionCookie.make(name: "SID", value: "a", identity: v51, csrf: false), "SID=a; HttpOnly; path=/")
+        XCTAssertTrue(SessionCookie.make(name: "QBT_SID_1", value: "a", identity: v52, csrf: true, secure: true)
             .hasPrefix("QBT_SID_1=a; secure; HttpOnly; SameSite=Lax; path=/; expires="))
 
         let gate = WebGate(WebSecurityPolicy())

@@ -19,6 +19,9 @@ int qbt_reopen_direct(int fd);
 /// glibc's memmem: the first occurrence of needle, or NULL.
 const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len);
 
+/// Names the calling thread (pthread_setname_np; at most 15 bytes are kept), as `top -H` and gdb show it.
+void qbt_name_this_thread(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

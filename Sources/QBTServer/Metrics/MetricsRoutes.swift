@@ -1,3 +1,4 @@
+import HTTPKit
 import Hummingbird
 import Logging
 import NIOCore

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPFetch
 import QBTCore
+import SystemKit
 
 /// Refreshing feeds: the schedule (each feed at its own interval, else `rss_refresh_interval` minutes, while
 /// `rss_processing_enabled`), downloads one at a time per host with `rss_fetch_delay` between them, through the

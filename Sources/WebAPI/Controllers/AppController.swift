@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import Music
 import QBTCore
 import Store

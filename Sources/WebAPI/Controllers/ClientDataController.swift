@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import QBTCore
 
 /// `/api/v2/clientdata/*` (qBittorrent 5.2): one JSON object web clients keep their settings in, shared by every

@@ -1,3 +1,4 @@
+import HTTPKit
 import QBTCore
 
 /// `/api/v2/log/*`: the execution log with its type filters, and the peer log (bans, blocked peers).

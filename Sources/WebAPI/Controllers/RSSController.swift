@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import QBTCore
 import RSS
 
@@ -22,9 +23,9 @@ public struct RSSController: APIController {
         return identity.profile == .v4_6 ? value.trimmingCharacters(in: .whitespacesAndNewlines) : value
     }
 
-    /// The tree and rule changes answer their refusals with 409 and qBittorrent's message.
+    /// The tree and rule changes: their refusals (`RSSError`) answer 409 with qBittorrent's message.
     func change(_ work: () async throws -> Void) async throws -> APIReply {
-        do { try await work() } catch let error as RSSError { throw QBitError.conflict(error.description) }
+        try await work()
         return .empty
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import QBTCore
 import Search
 import TorrentEngine
@@ -24,21 +25,19 @@ public struct SearchController: APIController {
                 let pattern = try p.required("pattern").trimmingCharacters(in: .whitespaces)
                 let category = try p.required("category").trimmingCharacters(in: .whitespaces)
                 let plugins = try p.required("plugins")
-                let id = try await run {
-                    try await search.start(owner: Self.owner(caller), pattern: pattern, category: category, plugins: plugins)
-                }
+                let id = try await search.start(owner: Self.owner(caller), pattern: pattern, category: category, plugins: plugins)
                 return .json(.object(["id": .int(Int64(id))]))
             },
             "stop": .post { p, caller in
-                try await run { try await search.stop(owner: Self.owner(caller), id: Self.id(try p.required("id"))) }
+                try await search.stop(owner: Self.owner(caller), id: Self.id(try p.required("id")))
                 return .empty
             },
             "delete": .post { p, caller in
-                try await run { try await search.delete(owner: Self.owner(caller), id: Self.id(try p.required("id"))) }
+                try await search.delete(owner: Self.owner(caller), id: Self.id(try p.required("id")))
                 return .empty
             },
             "status": .get { p, caller in
-                let jobs = try await run { try await search.status(owner: Self.owner(caller), id: Self.id(p["id"] ?? "")) }
+                let jobs = try await search.status(owner: Self.owner(caller), id: Self.id(p["id"] ?? ""))
                 return .json(.array(jobs.map {
                     .object(["id": .int(Int64($0.id)), "status": .string($0.isRunning ? "Running" : "Stopped"),
                              "total": .int(Int64($0.total))])
@@ -46,10 +45,8 @@ public struct SearchController: APIController {
             },
             "results": .get { p, caller in
                 let id = Self.id(try p.required("id"))
-                let page = try await run {
-                    try await search.results(owner: Self.owner(caller), id: id, limit: Int(p["limit"] ?? "") ?? 0,
-                                             offset: Int(p["offset"] ?? "") ?? 0)
-                }
+                let page = try await search.results(owner: Self.owner(caller), id: id, limit: Int(p["limit"] ?? "") ?? 0,
+                                                    offset: Int(p["offset"] ?? "") ?? 0)
                 return .json(.object([
                     "results": .array(page.results.map(json)), "status": .string(page.running ? "Running" : "Stopped"),
                     "total": .int(Int64(page.total)),
@@ -84,20 +81,6 @@ public struct SearchController: APIController {
             }
         }
         return table
-    }
-
-    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch let error as SearchService.Failure {
-            switch error {
-            case .noPython: throw QBitError.conflict("Python must be installed to use the Search Engine.")
-            case .tooManySearches:
-                throw QBitError.conflict("Unable to create more than \(SearchService.maxConcurrentSearches) concurrent searches.")
-            case .tooManySearchesOverall:
-                throw QBitError.conflict("Unable to create more than \(SearchService.maxRunningSearchesOverall) concurrent searches on this server: try again when one has finished.")
-            case .unknownJob: throw QBitError.notFound()
-            case .offsetOutOfRange: throw QBitError.conflict("Offset is out of range")
-            }
-        }
     }
 
     /// Jobs belong to the caller's session (or API key), as qBittorrent's controller belongs to its session.

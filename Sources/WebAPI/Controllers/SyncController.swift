@@ -1,6 +1,8 @@
 import Foundation
-import Synchronization
+import HTTPKit
 import QBTCore
+import Synchronization
+import SystemKit
 import TorrentEngine
 
 /// `/api/v2/sync/*`: snapshots of the whole server (`maindata`) and of one torrent's peers, sent as
@@ -26,7 +28,7 @@ public struct SyncController: APIController {
                     var fresh = MainDataSync()
                     return .jsonBytes(fresh.answer(rid: 0, data: data))
                 }
-                return .jsonBytes(slot.maindata.withLock { $0.answer(rid: rid, data: data) })
+                return .jsonBytes(slot.baselines.maindata.withLock { $0.answer(rid: rid, data: data) })
             },
             "torrentPeers": .get { p, caller in
                 // No hash is simply an unknown torrent: 404, as qBittorrent answers.
@@ -45,12 +47,12 @@ public struct SyncController: APIController {
 
     /// A full `torrentPeers` update is the data as it is, `"peers": {}` included (a full `maindata` update
     /// leaves out empty collections: `MainDataSync`).
-    static func peersAnswer(_ slot: SyncSlot?, rid: Int, data: [String: JSONValue], collections: Set<String>) -> [String: JSONValue] {
+    static func peersAnswer(_ slot: SessionMemory?, rid: Int, data: [String: JSONValue], collections: Set<String>) -> [String: JSONValue] {
         guard let slot else {
             var fresh = SyncState()
             return fresh.answer(rid: 0, data: data, collections: collections, dropEmptyInFull: false)
         }
-        return slot.peers.withLock { $0.answer(rid: rid, data: data, collections: collections, dropEmptyInFull: false) }
+        return slot.baselines.peers.withLock { $0.answer(rid: rid, data: data, collections: collections, dropEmptyInFull: false) }
     }
 
     static func peerKey(_ p: PeerEntry) -> String { p.ip.contains(":") ? "[\(p.ip)]:\(p.port)" : "\(p.ip):\(p.port)" }

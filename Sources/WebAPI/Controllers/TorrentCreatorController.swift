@@ -1,5 +1,7 @@
 import Foundation
+import HTTPKit
 import QBTCore
+import SystemKit
 import TorrentEngine
 
 /// qBittorrent 5's `/api/v2/torrentcreator/*`: make a .torrent from a file or folder, optionally seed it.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPFetch
+import HTTPKit
 import QBTCore
 import TorrentEngine
 
@@ -59,20 +60,15 @@ extension TorrentsController {
             summary.webSeeds = (try? await service.webSeeds(id)) ?? summary.webSeeds
             return .json(Self.torrentInfo(id, summary))
         }
-        do {
-            guard case .ready(let bytes) = try await service.prefetchMetadata(magnet) else { return pending }
-            guard let torrent = try? ParsedTorrent(.metainfo(bytes)) else { return pending }
-            // A magnet's descriptor: its own trackers and web seeds; no creator, date or comment.
-            var summary = torrent.summary
-            let said = magnet.summary
-            (summary.trackers, summary.webSeeds) = (said.trackers, said.webSeeds)
-            (summary.createdBy, summary.creationDate, summary.comment) = ("", nil, "")
-            metadata.store(.init(metainfo: bytes, summary: summary), as: id)
-            return .json(Self.torrentInfo(id, summary))
-        } catch let error as ServiceError {
-            if case .invalid(let message) = error { throw QBitError.badParams(message) }
-            throw error
-        }
+        guard case .ready(let bytes) = try await service.prefetchMetadata(magnet) else { return pending }
+        guard let torrent = try? ParsedTorrent(.metainfo(bytes)) else { return pending }
+        // A magnet's descriptor: its own trackers and web seeds; no creator, date or comment.
+        var summary = torrent.summary
+        let said = magnet.summary
+        (summary.trackers, summary.webSeeds) = (said.trackers, said.webSeeds)
+        (summary.createdBy, summary.creationDate, summary.comment) = ("", nil, "")
+        metadata.store(.init(metainfo: bytes, summary: summary), as: id)
+        return .json(Self.torrentInfo(id, summary))
     }
 
     /// Downloads a URL's .torrent in the background; a magnet it redirects to starts a metadata fetch. A failure

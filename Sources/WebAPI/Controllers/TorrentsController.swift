@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import QBTCore
 import TorrentEngine
 
@@ -337,34 +338,12 @@ public struct TorrentsController: APIController {
     func addPeers(_ p: Parameters) async throws -> APIReply {
         let ids = try await hashes(p)
         let given = try p.required("peers").split(separator: "|")
-        let peers = given.compactMap { Self.parsePeer(String($0)) }
+        let peers = given.compactMap { PeerAddress.parse(String($0)) }
         if peers.isEmpty { throw QBitError.badParams("No valid peers were specified") }
         let results = await service.addPeers(ids, peers: peers)
         var out: [String: [String: Int]] = [:]
         // Like qBittorrent, `failed` counts every entry given that was not added, unparsable ones included.
         for (id, r) in results { out[id] = ["added": r.added, "failed": given.count - r.added] }
         return try .encode(out)
-    }
-
-    /// `1.2.3.4:5` or `[::1]:5`.
-    static func parsePeer(_ text: String) -> (host: String, port: Int)? {
-        let t = text.trimmingCharacters(in: .whitespaces)
-        let host: Substring, portText: Substring
-        if t.hasPrefix("[") {
-            guard let close = t.firstIndex(of: "]"), t[t.index(after: close)...].hasPrefix(":") else { return nil }
-            host = t[t.index(after: t.startIndex)..<close]
-            portText = t[t.index(close, offsetBy: 2)...]
-        } else {
-            guard let colon = t.lastIndex(of: ":") else { return nil }
-            host = t[..<colon]
-            portText = t[t.index(after: colon)...]
-        }
-        guard let port = Int(portText), (1...65535).contains(port), Self.isIPAddress(String(host)) else { return nil }
-        return (String(host), port)
-    }
-
-    static func isIPAddress(_ s: String) -> Bool {
-        var v4 = in_addr(), v6 = in6_addr()
-        return inet_pton(AF_INET, s, &v4) == 1 || inet_pton(AF_INET6, s, &v6) == 1
     }
 }

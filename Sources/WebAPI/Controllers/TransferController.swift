@@ -1,3 +1,4 @@
+import HTTPKit
 import QBTCore
 
 /// `/api/v2/transfer/*`: global speeds and totals, the two global limits and the alternative-speed mode,

@@ -1,3 +1,4 @@
+import HTTPKit
 import QBTCore
 
 /// What one `sync/maindata` answer was made of: the shared torrent rows (a reference, not a copy) and the small

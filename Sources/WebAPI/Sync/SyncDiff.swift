@@ -1,3 +1,4 @@
+import HTTPKit
 import QBTCore
 
 /// One client's position in a `sync/*` conversation (qBittorrent's `generateSyncData` bookkeeping).

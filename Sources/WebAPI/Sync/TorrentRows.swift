@@ -1,3 +1,4 @@
+import HTTPKit
 import HashTreeCollections
 import QBTCore
 import Synchronization

@@ -1,3 +1,4 @@
+import HTTPKit
 import QBTCore
 
 extension TorrentInfo {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import FileRegions
+import HTTPKit
 import HTTPTypes
 import HummingbirdCore
 import Music

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import Hummingbird
 import HummingbirdWebSocket
 import Music

@@ -6,12 +6,12 @@ import Darwin
 import Synchronization
 
 /// An HTTP `Date` value (IMF-fixdate, as Hummingbird writes it), formatted once a second.
-enum HTTPDateText {
+package enum HTTPDateText {
     private static let cache = Mutex<(second: Int, text: String)>((-1, ""))
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    static func now() -> String {
+    package static func now() -> String {
         var clock = time(nil)
         let second = Int(clock)
         if let text = cache.withLock({ $0.second == second ? $0.text : nil }) { return text }

@@ -1,7 +1,8 @@
 import HTTPTypes
+import QBTCore
 
 /// qBittorrent's API errors (`APIErrorType`), turned into a status and a plain-text body in one place.
-public enum QBitError: Error, Equatable, Sendable {
+public enum QBitError: HTTPAnswer, Equatable, Sendable {
     case badParams(String? = nil)
     /// A required parameter is absent: 400 `Bad Request`, in 5.2 `Missing required parameters: <name>` (`APIRouter`).
     case missingParameter(String)
@@ -30,7 +31,7 @@ public enum QBitError: Error, Equatable, Sendable {
     }
 
     /// The message, or else the status text, as qBittorrent's `HTTPError` does.
-    public var body: String {
+    public var message: String {
         switch self {
         case .badParams(let m): m ?? "Bad Request"
         case .missingParameter: "Bad Request"
@@ -43,4 +44,19 @@ public enum QBitError: Error, Equatable, Sendable {
         case .timeout(let m): m
         }
     }
+}
+
+/// The service's refusals, as qBittorrent's API errors.
+extension ServiceError: HTTPAnswer {
+    var qBitError: QBitError {
+        switch self {
+        case .conflict(let m): .conflict(m)
+        case .invalid(let m): .badParams(m)
+        case .forbidden(let m): .accessDenied(m)
+        case .notFound: .notFound()
+        }
+    }
+
+    public var status: HTTPResponse.Status { qBitError.status }
+    public var message: String { qBitError.message }
 }

@@ -1,5 +1,6 @@
 import FileRegions
 import Foundation
+import HTTPKit
 import HTTPTypes
 import Hummingbird
 import Metrics
@@ -88,13 +89,13 @@ public struct MusicRoutes: Sendable {
             await guarded(request) { _ in
                 let name = context.parameters.get("segment") ?? ""
                 guard name.hasSuffix(".mp3"), let n = Int(name.dropLast(4)), n >= 0 else {
-                    return Self.error(.notFound, "segments are named <n>.mp3")
+                    throw HTTPRefusal(.notFound, "segments are named <n>.mp3")
                 }
                 let track = try await track(context)
                 let segmenter = try await library.segmenter(for: track).segmenter
                 let key = library.configuration.encrypt ? library.key(for: track.id) : nil
                 guard let part = segmenter.part(n) else {
-                    return Self.error(.notFound, "track \(track.id) has \(segmenter.segments.count) segments (0…\(segmenter.segments.count - 1))")
+                    throw HTTPRefusal(.notFound, "track \(track.id) has \(segmenter.segments.count) segments (0…\(segmenter.segments.count - 1))")
                 }
                 let body: ResponseBody
                 if let key {
@@ -112,7 +113,7 @@ public struct MusicRoutes: Sendable {
         }
         router.get("/music/tracks/:id/key") { request, context in
             await guarded(request) { _ in
-                guard library.configuration.encrypt else { return Self.error(.notFound, "encryption is off on this server") }
+                guard library.configuration.encrypt else { throw HTTPRefusal(.notFound, "encryption is off on this server") }
                 let track = try await track(context)
                 return Response(status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "private, max-age=31536000"],
                                 body: .init(byteBuffer: ByteBuffer(bytes: library.key(for: track.id))))
@@ -120,7 +121,7 @@ public struct MusicRoutes: Sendable {
         }
         // Without an upgrade (the WebSocket router takes those): say what is needed.
         router.get("/music/ws") { request, _ in
-            await guarded(request) { _ in Self.error(.upgradeRequired, "open a WebSocket here") }
+            await guarded(request) { _ in throw HTTPRefusal(.upgradeRequired, "open a WebSocket here") }
         }
     }
 
@@ -146,26 +147,19 @@ public struct MusicRoutes: Sendable {
     /// Runs `body` for an authenticated request with the query to carry on listed URIs (`?api_key=` when the key
     /// came that way); JSON errors otherwise.
     func guarded(_ request: Request, _ body: (_ query: String) async throws -> Response) async -> Response {
-        switch await admission(request) {
-        case .admitted: break
-        case .noKey:
-            var r = Self.error(.unauthorized, "send a valid API key: Authorization: Bearer <key>, or ?api_key=<key>")
-            r.headers[.wwwAuthenticate] = "Bearer"
-            return r
-        case .outOfScope(let scope):
-            return Self.error(.forbidden, APIRouter.outOfScope(scope))
-        }
-        let query = request.uri.queryParameters["api_key"].map { "?api_key=" + (String($0).addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "") } ?? ""
-        do { return try await body(query) } catch let failure as MusicError {
-            return Self.error(.init(code: 422), failure.description)
-        } catch let failure as NotFound {
-            return Self.error(.notFound, failure.message)
-        } catch {
-            return Self.error(.internalServerError, "\(error)")
+        await ErrorAnswer.guarding(.json, route: "\(request.uri.path)") {
+            switch await admission(request) {
+            case .admitted: break
+            case .noKey:
+                throw HTTPRefusal(.unauthorized, "send a valid API key: Authorization: Bearer <key>, or ?api_key=<key>",
+                                  headers: [.wwwAuthenticate: "Bearer"])
+            case .outOfScope(let scope):
+                throw HTTPRefusal(.forbidden, APIRouter.outOfScope(scope))
+            }
+            let query = request.uri.queryParameters["api_key"].map { "?api_key=" + (String($0).addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "") } ?? ""
+            return try await body(query)
         }
     }
-
-    struct NotFound: Error { var message: String }
 
     static let segmentsServed = Counter(label: "qbtd_music_segments_served_total")
     /// Of those, the ones `MusicSegmentFastPath` answered before the router.
@@ -173,7 +167,7 @@ public struct MusicRoutes: Sendable {
 
     func track(_ context: QBTRequestContext) async throws -> MusicLibrary.TrackFile {
         guard let text = context.parameters.get("id"), let id = Int64(text), let track = try await library.track(id) else {
-            throw NotFound(message: "no such track")
+            throw HTTPRefusal(.notFound, "no such track")
         }
         if let error = track.error { throw MusicError.notMP3("track \(track.id) is not playable: \(error)") }
         return track
@@ -214,7 +208,5 @@ public struct MusicRoutes: Sendable {
         }
     }
 
-    static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response { APIRouter.json(status, value) }
-
-    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response { APIRouter.jsonError(status, message) }
+    static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response { Answer.json(status, value) }
 }

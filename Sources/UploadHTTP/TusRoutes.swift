@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -52,7 +53,7 @@ public struct TusRoutes: Sendable {
                     case .delete:
                         try await tus.terminate(id)
                         return Response(status: .noContent)
-                    default: return APIRouter.jsonError(.methodNotAllowed, "use HEAD, PATCH or DELETE on an upload")
+                    default: throw HTTPRefusal(.methodNotAllowed, "use HEAD, PATCH or DELETE on an upload")
                     }
                 }
             }
@@ -72,17 +73,10 @@ public struct TusRoutes: Sendable {
     func guarded(_ request: Request, _ context: QBTRequestContext, _ body: (Request, APICaller) async throws -> Response) async -> Response {
         Self.tagged(await api.admitted(request, context, area: .uploads) { caller in
             guard request.headers[.init("Tus-Resumable")!] == TusService.version else {
-                var r = APIRouter.jsonError(.preconditionFailed, "Tus-Resumable must be \(TusService.version)")
-                r.headers[.init("Tus-Version")!] = TusService.version
-                return r
+                throw HTTPRefusal(.preconditionFailed, "Tus-Resumable must be \(TusService.version)",
+                                  headers: [.init("Tus-Version")!: TusService.version])
             }
-            do { return try await body(request, caller) } catch let error as UploadError {
-                let status: HTTPResponse.Status = error == .checksumMismatch
-                    ? .init(code: 460, reasonPhrase: "Checksum Mismatch") : .init(code: error.status)
-                return APIRouter.jsonError(status, error.description)
-            } catch {
-                return APIRouter.jsonError(.internalServerError, "\(error)")
-            }
+            return try await body(request, caller)
         })
     }
 
@@ -155,7 +149,7 @@ public struct TusRoutes: Sendable {
 
     func patch(_ id: String, _ request: Request) async throws -> Response {
         guard request.headers[.contentType] == "application/offset+octet-stream" else {
-            return APIRouter.jsonError(.unsupportedMediaType, "PATCH needs Content-Type: application/offset+octet-stream")
+            throw HTTPRefusal(.unsupportedMediaType, "PATCH needs Content-Type: application/offset+octet-stream")
         }
         guard let offsetText = request.headers[.init("Upload-Offset")!], let offset = Int64(offsetText), offset >= 0 else {
             throw UploadError.badRequest("send Upload-Offset (a number ≥ 0)")

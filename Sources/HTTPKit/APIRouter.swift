@@ -57,10 +57,10 @@ public struct APIRouter: Sendable {
     /// How the caller proved who it is.
     enum Authentication {
         case none
-        case session(String, SyncSlot)
-        case apiKey(String, APIKeyScope, SyncSlot)
+        case session(String, SessionMemory)
+        case apiKey(String, APIKeyScope, SessionMemory)
         /// A session made on this request (auth bypass or Basic credentials); its cookie goes out with the answer.
-        case fresh(String, SyncSlot)
+        case fresh(String, SessionMemory)
     }
 
     func respond(_ request: Request, _ context: QBTRequestContext) async -> Response {
@@ -69,7 +69,7 @@ public struct APIRouter: Sendable {
         let action = controllers[scope]?[name]
         do {
             guard case .passed(let caller, let auth) = try await check(request, context) else {
-                return Self.plain(.unauthorized, "Unauthorized")
+                return Answer.plain(.unauthorized, "Unauthorized")
             }
             let authenticated = caller.sync != nil
             if !(action?.isPublic ?? false) && !authenticated { throw QBitError.accessDenied() }
@@ -82,7 +82,7 @@ public struct APIRouter: Sendable {
             }
             let method = request.method
             guard method == .get || method == .post || method == .head else {
-                return Self.plain(.notImplemented, "Not Implemented")
+                return Answer.plain(.notImplemented, "Not Implemented")
             }
             if action.methods == .postOnly && method != .post { throw QBitError.methodNotAllowed }
             let params = try await Self.parameters(request, context)
@@ -91,22 +91,14 @@ public struct APIRouter: Sendable {
             handOver(auth, caller, &response)
             if method == .head { response.body = .init() }
             return response
-        } catch QBitError.missingParameter(let name) where identity.modernAuth || (action?.jsonErrors ?? false) {
-            // 5.2 names the parameter; so do qbtd's own routes, in every profile.
-            return Self.error(.badParams("Missing required parameters: \(name)"), json: action?.jsonErrors ?? false)
-        } catch let error as QBitError {
-            return Self.error(error, json: action?.jsonErrors ?? false)
-        } catch let error as ServiceError {
-            let e: QBitError = switch error {
-            case .conflict(let m): .conflict(m)
-            case .invalid(let m): .badParams(m)
-            case .forbidden(let m): .accessDenied(m)
-            case .notFound: .notFound()
-            }
-            return Self.error(e, json: action?.jsonErrors ?? false)
         } catch {
-            logger.error("\(scope)/\(name) failed: \(error)")
-            return Self.plain(.internalServerError, "Internal Server Error")
+            var error = error
+            // 5.2 names a missing parameter; so do qbtd's own routes, in every profile.
+            if case QBitError.missingParameter(let name) = error, identity.modernAuth || (action?.jsonErrors ?? false) {
+                error = QBitError.badParams("Missing required parameters: \(name)")
+            }
+            return ErrorAnswer.response(for: error, style: action?.jsonErrors ?? false ? .json : .plain,
+                                        route: "\(scope)/\(name)", logger: logger)
         }
     }
 
@@ -122,10 +114,7 @@ public struct APIRouter: Sendable {
         let clientIP = gate.clientIP(socketIP: context.socketIP, forwardedFor: request.headers[.xForwardedFor])
         let policy = gate.policy
         let bearer = Self.credential(request, scheme: "Bearer")
-        if csrf, bearer == nil, policy.csrfProtection, WebGate.isCrossSite(
-            origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
-            host: request.head.authority,
-            forwardedHost: request.headers[.xForwardedHost]) {
+        if csrf, bearer == nil, policy.csrfProtection, Self.isCrossSite(request) {
             logger.warning("WebAPI: CSRF attack detected. Origin: \(request.headers[.origin] ?? "-"), Host: \(request.head.authority ?? "-")")
             return .refused
         }
@@ -165,24 +154,20 @@ public struct APIRouter: Sendable {
     /// scope reaches the area, or HTTP Basic, after the same CSRF and Host checks; `body` answers for an admitted
     /// caller, errors are JSON.
     public func admitted(_ request: Request, _ context: QBTRequestContext, area: APIKeyScope.Area,
-                         _ body: (APICaller) async -> Response) async -> Response {
-        do {
+                         _ body: (APICaller) async throws -> Response) async -> Response {
+        await ErrorAnswer.guarding(.json, route: "\(request.method) \(request.uri.path)", logger: logger) {
             guard case .passed(let caller, let auth) = try await check(request, context) else {
-                return Self.jsonError(.unauthorized, "Unauthorized")
+                throw HTTPRefusal(.unauthorized, "Unauthorized")
             }
             guard caller.sync != nil else {
-                return Self.jsonError(.forbidden, "Forbidden: log in, or send an API key (Authorization: Bearer) or Basic credentials")
+                throw HTTPRefusal(.forbidden, "Forbidden: log in, or send an API key (Authorization: Bearer) or Basic credentials")
             }
             if let keyScope = caller.keyScope, !keyScope.permits(area) {
-                return Self.jsonError(.forbidden, Self.outOfScope(keyScope))
+                throw HTTPRefusal(.forbidden, Self.outOfScope(keyScope))
             }
-            var response = await body(caller)
+            var response = try await body(caller)
             handOver(auth, caller, &response)
             return response
-        } catch let error as QBitError {
-            return Self.error(error, json: true)
-        } catch {
-            return Self.jsonError(.internalServerError, "\(error)")
         }
     }
 
@@ -198,23 +183,22 @@ public struct APIRouter: Sendable {
         })
     }
 
+    /// Whether `request` carries a live WebUI session from the same site, under the API's CSRF rule: how qbtd's web
+    /// interface reaches routes that otherwise take only API keys (the music library).
+    @Sendable public func sameSiteSession(_ request: Request) async -> Bool {
+        guard let sid = Self.sessionID(in: request) else { return false }
+        if gate.policy.csrfProtection, Self.isCrossSite(request) { return false }
+        return await sessions.touch(sid) != nil
+    }
+
+    static func isCrossSite(_ request: Request) -> Bool {
+        WebGate.isCrossSite(origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
+                            host: request.head.authority, forwardedHost: request.headers[.xForwardedHost])
+    }
+
     /// The refusal of a key whose scope does not reach the route.
     public static func outOfScope(_ scope: APIKeyScope) -> String {
         "Forbidden: this API key's scope is \(scope.rawValue), which reaches \(scope.reach)"
-    }
-
-    /// JSON bodies of qbtd's own routes.
-    public static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
-        jsonBody(status, value.serialized())
-    }
-
-    /// Every JSON answer, WebAPI and extensions alike.
-    static func jsonBody(_ status: HTTPResponse.Status, _ bytes: some Sequence<UInt8>) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    public static func jsonError(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        json(status, .object(["error": .string(message)]))
     }
 
     func authenticate(_ request: Request, bearer: String?, clientIP: String, policy: WebSecurityPolicy) async throws -> Authentication {
@@ -232,7 +216,7 @@ public struct APIRouter: Sendable {
         if let basic = Self.credential(request, scheme: "Basic"),
            let decoded = Data(base64Encoded: basic).map({ String(decoding: $0, as: UTF8.self) }),
            let colon = decoded.firstIndex(of: ":") {
-            if await sessions.isBanned(clientIP) { throw QBitError.accessDenied(AuthController.bannedMessage) }
+            if await sessions.isBanned(clientIP) { throw QBitError.accessDenied(SessionCookie.bannedMessage) }
             let user = String(decoded[..<colon]), password = String(decoded[decoded.index(after: colon)...])
             guard await credentials.verify(username: user, password: password) else {
                 await sessions.recordFailure(clientIP)
@@ -244,12 +228,12 @@ public struct APIRouter: Sendable {
         return .none
     }
 
-    static func credential(_ request: Request, scheme: String) -> String? {
+    package static func credential(_ request: Request, scheme: String) -> String? {
         credential(authorization: request.headers[.authorization], scheme: scheme)
     }
 
     /// The credential of an `Authorization` value in `scheme` (the scheme's case ignored, blanks trimmed).
-    static func credential(authorization value: String?, scheme: String) -> String? {
+    package static func credential(authorization value: String?, scheme: String) -> String? {
         guard let value else { return nil }
         // Byte-wise, without Foundation's lowercasing and trimming (NSString round trips): every keyed request
         // comes here.
@@ -280,7 +264,7 @@ public struct APIRouter: Sendable {
 
     func sessionCookie(_ sid: String, _ caller: APICaller) -> String {
         let policy = gate.policy
-        return AuthController.cookie(name: identity.cookieName(port: caller.localPort), value: sid, identity: identity,
+        return SessionCookie.make(name: identity.cookieName(port: caller.localPort), value: sid, identity: identity,
                                      csrf: policy.csrfProtection, secure: policy.secureCookie && caller.trustworthyOrigin,
                                      timeout: policy.sessions.sessionTimeout)
     }
@@ -312,14 +296,14 @@ public struct APIRouter: Sendable {
 
     func response(for reply: APIReply) -> Response {
         switch reply {
-        case .empty: return Self.plain(.ok, "")
-        case .done: return identity.voidActionsNoContent ? Response(status: .noContent) : Self.plain(.ok, "")
-        case .text(let text): return Self.plain(.ok, text)
+        case .empty: return Answer.plain(.ok, "")
+        case .done: return identity.voidActionsNoContent ? Response(status: .noContent) : Answer.plain(.ok, "")
+        case .text(let text): return Answer.plain(.ok, text)
         case .status(let code, let text):
-            return code == 204 ? Response(status: .noContent) : Self.plain(.init(code: code), text)
-        case .json(let data): return Self.jsonBody(.ok, data)
-        case .jsonBytes(let bytes): return Self.jsonBody(.ok, bytes)
-        case .accepted(let value): return Self.jsonBody(.accepted, value.serialized())
+            return code == 204 ? Response(status: .noContent) : Answer.plain(.init(code: code), text)
+        case .json(let data): return Answer.jsonBody(.ok, data)
+        case .jsonBytes(let bytes): return Answer.jsonBody(.ok, bytes)
+        case .accepted(let value): return Answer.jsonBody(.accepted, value.serialized())
         case .binary(let bytes, let type, let filename):
             var headers: HTTPFields = [.contentType: type]
             if let filename { headers[.contentDisposition] = "attachment; filename=\"\(filename)\"" }
@@ -330,56 +314,6 @@ public struct APIRouter: Sendable {
                 if let field = HTTPField.Name(name) { response.headers.append(HTTPField(name: field, value: value)) }
             }
             return response
-        }
-    }
-
-    static func error(_ error: QBitError, json: Bool) -> Response {
-        json ? jsonError(error.status, error.body) : plain(error.status, error.body)
-    }
-
-    static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=UTF-8"],
-                 body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-}
-
-/// qBittorrent's content policy for its own UI, plus what qbtd's players need: media from `blob:` URLs (Media Source
-/// Extensions).
-let builtInContentSecurityPolicy = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'; object-src 'none'; form-action 'self'; frame-src 'self' blob:; media-src 'self' blob:;"
-
-/// The headers qBittorrent puts on every answer; clickjacking protection follows the preference.
-public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
-    let gate: WebGate
-    public init(gate: WebGate) { self.gate = gate }
-
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
-        SecurityHeaders.apply(to: &response.headers, gate: gate)
-        return response
-    }
-}
-
-/// The headers themselves, for answers made outside the router too (the music segments' fast path).
-enum SecurityHeaders {
-    static func apply(to headers: inout HTTPFields, gate: WebGate) {
-        let policy = gate.policy, https = gate.https
-        let clickjacking = policy.clickjackingProtection
-        headers[.xXSSProtection] = "1; mode=block"
-        headers[.xContentTypeOptions] = "nosniff"
-        if clickjacking { headers[.xFrameOptions] = "SAMEORIGIN" }
-        // An alternative WebUI gets no opener, referrer or content policy of qBittorrent's own UI (as in qBittorrent):
-        // it may load what it likes.
-        let alternative = gate.alternativeWebUI != nil
-        if !alternative {
-            headers[.referrerPolicy] = "same-origin"
-            headers[.crossOriginOpenerPolicy] = "same-origin"
-        }
-        let policyText = [alternative ? nil : builtInContentSecurityPolicy, clickjacking ? "frame-ancestors 'self';" : nil,
-                          https ? "upgrade-insecure-requests;" : nil].compactMap { $0 }.joined(separator: " ")
-        if !policyText.isEmpty { headers[.contentSecurityPolicy] = policyText }
-        if https, let hsts = policy.hsts { headers[.strictTransportSecurity] = hsts }
-        for header in policy.customHeaders {
-            if let name = HTTPField.Name(header.name) { headers[name] = header.value }
         }
     }
 }

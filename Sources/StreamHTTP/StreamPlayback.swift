@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -23,15 +24,18 @@ public struct StreamPlayback: Sendable {
 
     public func addRoutes(to router: Router<QBTRequestContext>) {
         for prefix in ["/stream", "/torrent"] {
-            router.on("\(prefix)/:token", method: .get) { request, context in await serve(request, context) }
-            router.on("\(prefix)/:token", method: .head) { request, context in await serve(request, context) }
+            for method in [HTTPRequest.Method.get, .head] {
+                router.on("\(prefix)/:token", method: method) { request, context in
+                    await ErrorAnswer.guarding(.json, route: "stream", logger: logger) { try await serve(request, context) }
+                }
+            }
         }
     }
 
-    func serve(_ request: Request, _ context: QBTRequestContext) async -> Response {
+    func serve(_ request: Request, _ context: QBTRequestContext) async throws -> Response {
         let token = context.parameters.get("token") ?? ""
         guard let stream = try? await streams.stream(token) else {
-            return Self.error(.notFound, "no such stream: prepare one with POST /api/v2/stream/prepare")
+            throw HTTPRefusal(.notFound, "no such stream: prepare one with POST /api/v2/stream/prepare")
         }
         let size = stream.file.size
         let etag = "\"\(stream.torrentID)-\(stream.fileIndex)-\(size)\""
@@ -42,9 +46,8 @@ public struct StreamPlayback: Sendable {
         var status = HTTPResponse.Status.ok
         switch range {
         case .unsatisfiable:
-            var response = Self.error(.rangeNotSatisfiable, "the range lies outside the file (\(size) bytes)")
-            response.headers[.contentRange] = "bytes */\(size)"
-            return response
+            throw HTTPRefusal(.rangeNotSatisfiable, "the range lies outside the file (\(size) bytes)",
+                              headers: [.contentRange: "bytes */\(size)"])
         case .whole:
             (first, last) = (0, size - 1)
         case .part(let from, let to):
@@ -128,6 +131,4 @@ public struct StreamPlayback: Sendable {
     struct StreamEnded: Error {}
 
     static let bytesServed = Counter(label: "qbtd_stream_bytes_served_total")
-
-    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response { APIRouter.jsonError(status, message) }
 }

@@ -24,7 +24,7 @@ public struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddlewar
         }
     }
 
-    static func record(_ route: String, status: Int, since started: ContinuousClock.Instant) {
+    package static func record(_ route: String, status: Int, since started: ContinuousClock.Instant) {
         Counter(label: "qbtd_http_requests_total", dimensions: [("route", route), ("status", String(status))]).increment()
         let elapsed = ContinuousClock.now - started
         Timer(label: "qbtd_http_request_duration_seconds", dimensions: [("route", route)])

@@ -1,12 +1,12 @@
 import Foundation
 
 /// Dates as the wire writes them.
-enum DateText {
+package enum DateText {
     /// RFC 7231 (`Expires`, `Upload-Expires`): "Mon, 23 Nov 2026 05:30:00 GMT".
-    static func http(_ date: Date) -> String { format(date, "EEE, dd MMM yyyy HH:mm:ss 'GMT'", gmt: true) }
+    package static func http(_ date: Date) -> String { format(date, "EEE, dd MMM yyyy HH:mm:ss 'GMT'", gmt: true) }
 
     /// Qt's `QDateTime::toString()`: "Mon Nov 23 05:30:00 2026", local time.
-    static func qt(_ date: Date) -> String { format(date, "EEE MMM d HH:mm:ss yyyy", gmt: false) }
+    package static func qt(_ date: Date) -> String { format(date, "EEE MMM d HH:mm:ss yyyy", gmt: false) }
 
     private static func format(_ date: Date, _ pattern: String, gmt: Bool) -> String {
         let f = DateFormatter()

@@ -1,7 +1,9 @@
+import HTTPKit
 import OpenAPIDocument
 import QBTCore
 import Search
 import Store
+import SystemKit
 
 /// `/api/v2/qbtd/*`: qbtd's own additions. API keys, any number of them, named, scoped (`APIKeyScope`), stored
 /// hashed; the secret is shown once, at creation. Errors answer `{"error": "…"}`.
@@ -64,11 +66,7 @@ public struct QbtdController: APIController {
             // A Torznab indexer (Jackett, Prowlarr) becomes a search plugin: `name`, `url`, `apiKey`, `fullName`.
             "addTorznabIndexer": .qbtd(.postOnly) { p, _ in
                 let name = try p.required("name"), url = try p.required("url")
-                do {
-                    try await search.addTorznab(name: name, url: url, apiKey: p["apiKey"] ?? "", fullName: p["fullName"])
-                } catch let error as SearchService.InstallError {
-                    throw QBitError.badParams(error.description)
-                }
+                try await search.addTorznab(name: name, url: url, apiKey: p["apiKey"] ?? "", fullName: p["fullName"])
                 return .json(.object(["added": .string(name)]))
             },
         ]

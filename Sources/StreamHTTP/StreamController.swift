@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 import QBTCore
 import Streaming
 
@@ -14,7 +15,7 @@ public struct StreamController: APIController {
             "prepare": .qbtd(.postOnly) { p, caller in try await prepare(p, caller) },
             "stop": .qbtd(.postOnly) { p, _ in
                 let id = try p.required("streamId")
-                try await run { try await streams.stop(id) }
+                try await streams.stop(id)
                 return .json(.object(["stopped": .string(id)]))
             },
             "stopAll": .qbtd(.postOnly) { _, _ in .json(.object(["stopped": .int(Int64(await streams.stopAll()))])) },
@@ -53,23 +54,10 @@ public struct StreamController: APIController {
         let trackers = (p["trackers"] ?? "").split(whereSeparator: { $0 == "|" || $0.isNewline })
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         // qbtd's addition: peers to connect to at once (`host:port`, `|`-separated), as `torrents/addPeers` takes them.
-        let peers = (p["peers"] ?? "").split(separator: "|").compactMap { TorrentsController.parsePeer(String($0)) }
-        let stream = try await run {
-            try await streams.prepare(source, fileIndex: fileIndex, title: p["streamTitle"], trackers: trackers,
-                                      peers: peers.map { ($0.host, $0.port) }, networkMbps: p.double("networkMbps"))
-        }
+        let peers = (p["peers"] ?? "").split(separator: "|").compactMap { PeerAddress.parse(String($0)) }
+        let stream = try await streams.prepare(source, fileIndex: fileIndex, title: p["streamTitle"], trackers: trackers,
+                                               peers: peers.map { ($0.host, $0.port) }, networkMbps: p.double("networkMbps"))
         return .json(Self.json(stream, caller: caller))
-    }
-
-    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch let failure as StreamService.Failure {
-            switch failure {
-            case .unknownStream: throw QBitError.notFound(failure.description)
-            case .invalidSource, .fileIndex: throw QBitError.badParams(failure.description)
-            case .noFiles, .stopped: throw QBitError.conflict(failure.description)
-            case .metadataTimeout, .stalled: throw QBitError.timeout(failure.description)
-            }
-        }
     }
 
     static func json(_ s: StreamService.Stream, caller: APICaller) -> JSONValue {

@@ -32,7 +32,7 @@ public struct APICaller: Sendable {
     public var clientIP: String
     public var sessionID: String?
     /// The caller's `sync/*` memory: its session's, or its API key's.
-    public var sync: SyncSlot?
+    public var sync: SessionMemory?
     /// The port this request came in on (5.2's cookie is named after it).
     public var localPort: Int
     /// The API key that authenticated the request, if any, and what it may reach.
@@ -46,7 +46,7 @@ public struct APICaller: Sendable {
     /// HTTPS, or a trusted reverse proxy that says the client used HTTPS (the cookie may be `secure`).
     public var trustworthyOrigin = false
 
-    public init(clientIP: String, sessionID: String? = nil, sync: SyncSlot? = nil, localPort: Int = 0, apiKeyID: String? = nil) {
+    public init(clientIP: String, sessionID: String? = nil, sync: SessionMemory? = nil, localPort: Int = 0, apiKeyID: String? = nil) {
         self.clientIP = clientIP
         self.sessionID = sessionID
         self.sync = sync
@@ -92,9 +92,9 @@ public protocol APIController: Sendable {
     var actions: [String: APIAction] { get }
 }
 
-enum WireJSON {
+package enum WireJSON {
     /// Compact, and sorted so the bytes are stable for tests and caches.
-    static let encoder: JSONEncoder = {
+    package static let encoder: JSONEncoder = {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return e

@@ -2,11 +2,21 @@ import Foundation
 import Store
 import Synchronization
 
-/// What one client remembers between `sync/*` polls: qBittorrent keeps it per session.
-public final class SyncSlot: Sendable {
-    public let maindata = Mutex(MainDataSync())
-    public let peers = Mutex(SyncState())
+/// What one client remembers between requests (qBittorrent keeps `sync/*` baselines per session), per session or API key.
+public final class SessionMemory: Sendable {
+    private let kept = Mutex<[ObjectIdentifier: any Sendable]>([:])
     public init() {}
+
+    /// The session's memory of one kind, made on first use (`sync/*` keeps its baselines here): the kit holds it
+    /// without knowing what it is.
+    public func memory<T: AnyObject & Sendable>(_ kind: T.Type, _ make: () -> T) -> T {
+        kept.withLock { kept in
+            if let found = kept[ObjectIdentifier(kind)] as? T { return found }
+            let made = make()
+            kept[ObjectIdentifier(kind)] = made
+            return made
+        }
+    }
 }
 
 /// Web sessions and the failed-login ban, per client IP, as qBittorrent keeps them. API-key callers get a
@@ -21,11 +31,11 @@ public actor SessionManager {
 
     private struct Entry {
         var lastSeen: ContinuousClock.Instant
-        let slot = SyncSlot()
+        let slot = SessionMemory()
     }
 
     private var sessions: [String: Entry] = [:]
-    private var keySessions: [String: SyncSlot] = [:]
+    private var keySessions: [String: SessionMemory] = [:]
     private var failures: [String: Int] = [:]
     private var bannedUntil: [String: ContinuousClock.Instant] = [:]
     public private(set) var policy: Policy
@@ -39,7 +49,7 @@ public actor SessionManager {
     public func setPolicy(_ policy: Policy) { self.policy = policy }
 
     /// The session's sync slot (and the session refreshed) when `id` names a live session.
-    public func touch(_ id: String?) -> SyncSlot? {
+    public func touch(_ id: String?) -> SessionMemory? {
         guard let id, var entry = sessions[id] else { return nil }
         let now = ContinuousClock.now
         if policy.sessionTimeout > .zero && now - entry.lastSeen > policy.sessionTimeout {
@@ -51,9 +61,9 @@ public actor SessionManager {
         return entry.slot
     }
 
-    public func keySession(_ keyID: String) -> SyncSlot {
+    public func keySession(_ keyID: String) -> SessionMemory {
         if let slot = keySessions[keyID] { return slot }
-        let slot = SyncSlot()
+        let slot = SessionMemory()
         keySessions[keyID] = slot
         return slot
     }
