@@ -20,7 +20,7 @@ run: deps-run libtorrent
 build: libtorrent
 	swift build $(SWIFT_BUILD_FLAGS)
 
-# libtorrent-rasterbar 2.0.8 with qbtd's patches, once per checkout (about 15 minutes on 2 cores; then a no-op).
+# libtorrent-rasterbar 2.0.11 with qbtd's patches, once per checkout (about 15 minutes on 2 cores; then a no-op).
 libtorrent: deps-run
 	contrib/libtorrent/build.sh .build-libtorrent
 	@# SwiftPM does not notice a rebuilt static library, nor the headers that came with it: what was linked against

@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// libtorrent-rasterbar 2.0.8 with qbtd's patches, built static by contrib/libtorrent/build.sh (the Makefile runs it
+// libtorrent-rasterbar 2.0.11 with qbtd's patches, built static by contrib/libtorrent/build.sh (the Makefile runs it
 // before any swift build) into .build-libtorrent; Debian's libtorrent-rasterbar2.0 has no call to forget a piece.
 // Its public headers need the defines `pkg-config --cflags libtorrent-rasterbar` prints (static: not LINKING_SHARED).
 let libtorrentDirectory = Context.packageDirectory + "/.build-libtorrent"

@@ -1,22 +1,33 @@
 #!/usr/bin/env bash
-# contrib/libtorrent/build.sh OUT: libtorrent-rasterbar 2.0.8, Debian's own source, with qbtd's patches applied,
+# contrib/libtorrent/build.sh OUT: libtorrent-rasterbar 2.0.11, Debian's own source, with qbtd's patches applied,
 # built as a static library: OUT/lib/libtorrent-qbtd.a and its headers in OUT/include.
 #
 # Why qbtd does not link Debian's libtorrent-rasterbar2.0: the stream cache must make libtorrent forget pieces it
-# has discarded, and 2.0.8 has no public call for that (forget-pieces.patch adds torrent_handle::forget_pieces); and a
+# has discarded, and 2.0.11 has no public call for that (forget-pieces.patch adds torrent_handle::forget_pieces); and a
 # torrent a stream reads keeps its seeds, alone of the session's torrents
 # (stream-peers.patch adds torrent_handle::set_streaming); and piece_finished_alert comes once the piece is on disk,
 # not only hashed, so a stream reader woken by it can read the piece, and torrent_finished_alert once the last
-# piece is, so no piece event follows it and a run-on-completion program finds every byte (piece-finished-on-disk.patch).
+# piece is, so no piece event follows it and a run-on-completion program finds every byte (piece-finished-on-disk.patch;
+# 2.0.11 drops a seed's piece picker once every piece has passed its check, written or not, so the patch also keeps
+# the picker until the last piece is written, as 2.0.8 did, for the write that completes it to be seen).
 # And a speed-up: each torrent's storage asks what kind of drive its save path is on when it starts, which reads a
 # dozen files under /sys (all of /sys/block, to find the device) per torrent: a quarter of libtorrent's CPU in a
 # restore of 10,000 torrents. The answer is kept per device (drive-info-once.patch).
 # And a fix: a file whose priority goes from 0 back up has its pieces copied out of the part file, and a piece whose
-# last blocks had not come yet ends the part file short of its slot; 2.0.8 then failed the change with "End of file"
-# and stopped the torrent with a file error (a second file of a torrent streamed while the first downloads). What
-# was written is copied, the rest is downloaded into the file (partfile-export-eof.patch).
-# The source is Debian bookworm's (apt-get source, checked against the SHA-256 below); the flags are those of the
-# upstream CMake build Debian uses, with Debian's hardening flags, so the library is Debian's but for the patches. Built once per checkout: the
+# last blocks had not come yet ends the part file short of its slot; 2.0.8 and 2.0.11 then fail the change with "End
+# of file" and stop the torrent with a file error (a second file of a torrent streamed while the first downloads).
+# What was written is copied, the rest is downloaded into the file (partfile-export-eof.patch).
+# And upstream's own fix of 2.0.11's piece picker, from 2.0.13 (picker-filter-accounting.patch, commit e4b5121): since
+# 2.0.11 a piece counts as had once it passes its check, but a priority change between its check and its last write
+# counted it as filtered and as had at once, so a torrent could count as finished with a wanted piece missing (the
+# stream cache sets the pieces it evicts to priority 0).
+# 2.0.11 made one part of qbtd's 2.0.8 patches unnecessary, dropped: forget-pieces.patch kept a v2 piece layer from
+# calling a piece inconsistent when it had passed its check but its last blocks were still being written; 2.0.11's
+# torrent::have_piece() counts a piece once it passes (upstream commit 7f691246a, "torrent_status::num_pieces counts
+# pieces passed hash check"), so that check no longer trips. No whole patch was dropped.
+# The source is Debian trixie's (apt-get source, checked against the SHA-256 below; trixie has no Debian patches of its
+# own); the flags are those of the upstream CMake build Debian uses, with Debian's hardening flags, so the library is
+# Debian's but for the patches. Built once per checkout: the
 # stamp names the tarball, the patches and this script, so a change to any of them builds again.
 set -euo pipefail
 OUT=${1:?usage: contrib/libtorrent/build.sh OUT}
@@ -24,10 +35,12 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")"
 HERE=$PWD
-VERSION=2.0.8
+VERSION=2.0.11
+DEBIAN_REVISION=1
 TARBALL=libtorrent-rasterbar_${VERSION}.orig.tar.xz
-SHA256=96ac37959494602b11d7026f95c69fa007ee890fec4e3c5f50dbf4af5b1a3e36
-PATCHES=(forget-pieces.patch stream-peers.patch piece-finished-on-disk.patch drive-info-once.patch partfile-export-eof.patch)
+SHA256=78ab1f98874be1a10438734f7870d8bc3bd5289e1af527d68170ed055c1f56b2
+PATCHES=(forget-pieces.patch stream-peers.patch piece-finished-on-disk.patch drive-info-once.patch partfile-export-eof.patch
+         picker-filter-accounting.patch)
 
 stamp="$OUT/.ready-$(cat build.sh "${PATCHES[@]}" <(echo "$SHA256") | sha256sum | cut -c1-16)"
 [ -f "$stamp" ] && exit 0
@@ -38,22 +51,23 @@ if ! echo "$SHA256  $OUT/download/$TARBALL" | sha256sum -c --status 2>/dev/null;
     echo "libtorrent: fetching Debian's libtorrent-rasterbar $VERSION source"
     apt_dir="$OUT/download/apt"
     mkdir -p "$apt_dir/lists/partial" "$apt_dir/sources"
-    cat > "$apt_dir/sources/bookworm-src.sources" <<EOF
+    rm -f "$apt_dir"/sources/*.sources  # a download folder an older build.sh left names an older suite
+    cat > "$apt_dir/sources/trixie-src.sources" <<EOF
 Types: deb-src
 URIs: http://deb.debian.org/debian
-Suites: bookworm
+Suites: trixie
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
     apt_opts=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt_dir/sources"
               -o Dir::State::Lists="$apt_dir/lists" -o APT::Sandbox::User=root)
     apt-get "${apt_opts[@]}" -qq update
-    (cd "$OUT/download" && apt-get "${apt_opts[@]}" -qq source --download-only "libtorrent-rasterbar=$VERSION-1" >/dev/null)
+    (cd "$OUT/download" && apt-get "${apt_opts[@]}" -qq source --download-only "libtorrent-rasterbar=$VERSION-$DEBIAN_REVISION" >/dev/null)
     echo "$SHA256  $OUT/download/$TARBALL" | sha256sum -c --status \
         || { echo "libtorrent: $TARBALL does not have the expected SHA-256; remove $OUT/download and retry" >&2; exit 1; }
 fi
 
-SRC="$OUT/src/libtorrent-$VERSION"
+SRC="$OUT/src/libtorrent-rasterbar-$VERSION"  # the tarball's top folder (2.0.8's was libtorrent-2.0.8)
 rm -rf "$OUT/src" "$OUT/obj" "$OUT/include" "$OUT/lib" "$OUT"/.ready-*
 mkdir -p "$OUT/src" "$OUT/obj" "$OUT/lib"
 tar -xf "$OUT/download/$TARBALL" -C "$OUT/src"
