@@ -17,7 +17,7 @@ they stay downloading through the measurement. Rows, per server:
 Then libtorrent alone: the same torrents (stopped ones paused, active ones on the same seeder) in a bare
 python-libtorrent session of a child process that reads no alert and serves nothing, its CPU over a window as long
 as the servers' (60 s) after 30 s of running. That is the floor of any server whose data libtorrent moves: what the idle window's transfers cost
-the library itself (Debian's 2.0.8, the version qbittorrent-nox links and qbtd builds from).
+the library itself (python-libtorrent 2.0.8, the version Debian 12's qbittorrent-nox links; qbtd builds from 2.0.11).
 
 Then the ratios qbtd / qbittorrent-nox against the targets (req/s >= 10x on every row, a rid diff's p99 at 32
 clients <= 50 ms, memory <= 0.5x, idle CPU <= 0.5x, restart <= 0.5x) with PASS or MISS. qbtd alone at 50,000 gets

@@ -123,7 +123,7 @@ public struct EngineSettings: Sendable, Equatable {
                 ("num_outgoing_ports", i(max(0, outgoingPortsMax.subtractingReportingOverflow(outgoingPortsMin).overflow
                     ? 0 : outgoingPortsMax - outgoingPortsMin))),
                 ("upnp_lease_duration", i(upnpLeaseDuration)),
-                ("peer_tos", i(peerToS)),  // 2.0.8 takes the old name (it is peer_dscp's alias)
+                ("peer_tos", i(peerToS)),  // the old name (peer_dscp's alias), which 2.0.8 and 2.0.11 both take
                 ("mixed_mode_algorithm", utpMixedMode == 1 ? "1" : "0"),  // peer_proportional 1, prefer_tcp 0
                 ("allow_idna", String(idnSupport)),
                 ("allow_multiple_connections_per_ip", String(multipleConnectionsPerIP)),

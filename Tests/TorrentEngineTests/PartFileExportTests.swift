@@ -6,7 +6,7 @@ import XCTest
 
 /// A skipped file keeps its share of a piece it has in common with the file before it in libtorrent's part file. When
 /// the file is wanted again while that piece is half downloaded, the part file ends short of the piece's slot:
-/// libtorrent 2.0.8 then failed the priority change with "End of file" and stopped the torrent with a file error
+/// libtorrent (2.0.8, and 2.0.11 still) then failed the priority change with "End of file" and stopped the torrent with a file error
 /// (a second file of a torrent streamed while the first downloads). qbtd's libtorrent copies what was written and
 /// downloads the rest into the file (contrib/libtorrent/partfile-export-eof.patch). Two real sessions on 127.0.0.1.
 final class PartFileExportTests: XCTestCase {
