@@ -25,34 +25,35 @@ public struct WebSecurityPolicy: Sendable, Equatable {
 
     public init() {}
 
-    /// From the preferences (`app/preferences` keys).
-    public init(_ p: [String: JSONValue]) {
-        csrfProtection = p["web_ui_csrf_protection_enabled"]?.boolValue ?? true
-        hostHeaderValidation = p["web_ui_host_header_validation_enabled"]?.boolValue ?? true
-        clickjackingProtection = p["web_ui_clickjacking_protection_enabled"]?.boolValue ?? true
-        domains = (p["web_ui_domain_list"]?.stringValue ?? "*").split(separator: ";")
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        bypassLocalAuth = p["bypass_local_auth"]?.boolValue ?? false
-        if p["bypass_auth_subnet_whitelist_enabled"]?.boolValue ?? false {
-            bypassSubnets = Subnet.list(p["bypass_auth_subnet_whitelist"]?.stringValue ?? "", separators: "\n,")
+    /// From the preferences.
+    public init(_ p: PreferenceValues) {
+        csrfProtection = p[\.webUICSRFProtectionEnabled]
+        hostHeaderValidation = p[\.webUIHostHeaderValidationEnabled]
+        clickjackingProtection = p[\.webUIClickjackingProtectionEnabled]
+        domains = p[\.webUIDomainList].split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        bypassLocalAuth = p[\.bypassLocalAuth]
+        if p[\.bypassAuthSubnetWhitelistEnabled] {
+            bypassSubnets = Subnet.list(p[\.bypassAuthSubnetWhitelist], separators: "\n,")
         }
-        reverseProxy = p["web_ui_reverse_proxy_enabled"]?.boolValue ?? false
-        trustedProxies = Subnet.list(p["web_ui_reverse_proxies_list"]?.stringValue ?? "", separators: ";,")
-        sessions.sessionTimeout = .seconds(p["web_ui_session_timeout"]?.intValue ?? 3600)
-        sessions.maxFailures = Int(p["web_ui_max_auth_fail_count"]?.intValue ?? 5)
-        sessions.banDuration = .seconds(p["web_ui_ban_duration"]?.intValue ?? 3600)
-        secureCookie = p["web_ui_secure_cookie_enabled"]?.boolValue ?? true
-        if p["web_ui_use_custom_http_headers_enabled"]?.boolValue ?? false {
-            customHeaders = Self.headerLines(p["web_ui_custom_http_headers"]?.stringValue ?? "").headers
+        reverseProxy = p[\.webUIReverseProxyEnabled]
+        trustedProxies = Subnet.list(p[\.webUIReverseProxiesList], separators: ";,")
+        sessions.sessionTimeout = .seconds(p[\.webUISessionTimeout])
+        sessions.maxFailures = p[\.webUIMaxAuthFailCount]
+        sessions.banDuration = .seconds(p[\.webUIBanDuration])
+        secureCookie = p[\.webUISecureCookieEnabled]
+        if p[\.webUIUseCustomHTTPHeadersEnabled] {
+            customHeaders = Self.headerLines(p[\.webUICustomHTTPHeaders]).headers
         }
-        if p["web_ui_hsts_enabled"]?.boolValue ?? false {
-            let age = max(0, p["web_ui_hsts_max_age"]?.intValue ?? 31_536_000)
-            hsts = "max-age=\(age)" + (p["web_ui_hsts_include_subdomains"]?.boolValue ?? false ? "; includeSubDomains" : "")
+        if p[\.webUIHSTSEnabled] {
+            let age = max(0, p[\.webUIHSTSMaxAge])
+            hsts = "max-age=\(age)" + (p[\.webUIHSTSIncludeSubdomains] ? "; includeSubDomains" : "")
         }
-        if p["alternative_webui_enabled"]?.boolValue ?? false, let path = p["alternative_webui_path"]?.stringValue, !path.isEmpty {
-            alternativeWebUI = path
-        }
+        let alternative = p[\.alternativeWebUIPath]
+        if p[\.alternativeWebUIEnabled], !alternative.isEmpty { alternativeWebUI = alternative }
     }
+
+    /// From `app/preferences` keys; a key left out has its default.
+    public init(_ p: [String: JSONValue]) { self.init(PreferenceValues(p)) }
 
     /// qBittorrent's custom header lines: `Name: value` per line, both trimmed; a line without `:` is skipped
     /// (and reported), as is a name or value HTTP cannot carry.

@@ -15,39 +15,56 @@ public struct PreferenceEntry: Sendable {
         case fixed(String)
     }
 
-    /// The code that reads an applied key.
+    /// The code that reads an applied key. A component that must act when its keys change registers a handler for
+    /// its applier (`ServerSettings.beforeChange` / `onChange`, where the component is built); the others read the
+    /// keys where they use them. `ServerSettings.update` runs the handlers in the order of these cases (the order
+    /// `app/setPreferences` has always applied them in): before the store, the credentials, the music folders, HTTPS
+    /// and the watched folders' check; after it, the engine, automation, queue, limits, IP filter, placement, paths,
+    /// the WebUI's security and files, and RSS.
     public enum Applier: String, Sendable, CaseIterable {
-        /// `ServerSettings.engineSettings()` → `EngineSettings.pack`: libtorrent's `settings_pack`, re-applied on every
-        /// change (`TorrentService.applyPreferences`).
+        /// `Credentials` (`Credentials.followPreferences`): the WebUI login, which it stores itself.
+        case credentials
+        /// The `music_dirs` handler (QBTServer's `MusicLibrary.followPreference`): qbtd's HLS music folders, kept as
+        /// qbtd's own state.
+        case music
+        /// `WebHTTPS`: the WebUI's TLS, switched per connection (qBittorrent restarts its web server); a change it
+        /// refuses is not stored.
+        case webServer
+        /// `ServerSettings.engineSettings()` → `EngineSettings.pack`: libtorrent's `settings_pack`, re-applied when
+        /// any key it reads changes (`TorrentService.engineKeys`).
         case engine
+        /// `ServerSettings.networkBinding()`: libtorrent's `listen_interfaces` and `outgoing_interfaces` (applied with
+        /// the engine's settings).
+        case networkBinding
+        /// `TorrentService+Automation`, `+WatchedFolders` and `+ExtraTrackers`: what qbtd does by itself (external
+        /// programs, export folders and e-mail when a torrent is added or finishes; watched folders; extra trackers;
+        /// excluded file names).
+        case automation
         /// The queue: `engineSettings()`'s `active_*` settings and `TorrentService.queueingEnabled`.
         case queue
-        /// `ServerSettings.networkBinding()`: libtorrent's `listen_interfaces` and `outgoing_interfaces`.
-        case networkBinding
+        /// `ShareLimits(settings.current)` and `TorrentService.enforceShareLimits()`.
+        case shareLimits
+        /// `TorrentService.connectionLimits()` at add, and `engine.setConnectionLimits` for every torrent on change.
+        case torrentLimits
         /// `TorrentService.applyIPFilter(reload:)`: the filter file's ranges plus the banned addresses, one libtorrent
         /// filter.
         case ipFilter
-        /// `ServerSettings.defaultSavePath` and `tempPath`, used by every add and by automatic torrent management.
-        case paths
         /// Where files go and what they are called: `TorrentService+Categories` (subcategories: parents, paths,
         /// filters) and `+IncompleteFiles` (`.!qB` on incomplete files).
         case placement
-        /// What a new torrent gets when `torrents/add` does not say (`TorrentService.add`, `TorrentsController`).
-        case torrentDefaults
-        /// `TorrentService.connectionLimits()` at add, and `engine.setConnectionLimits` for every torrent on change.
-        case torrentLimits
-        /// `ShareLimits(settings)` and `TorrentService.enforceShareLimits()`.
-        case shareLimits
-        /// `ServerSettings.scheduleWantsAlternative(at:)`, followed every tick.
-        case speedSchedule
-        /// `WebSecurityPolicy(_:)`, rebuilt after every `app/setPreferences`.
+        /// `ServerSettings.defaultSavePath` and `tempPath`, used by every add and by automatic torrent management.
+        case paths
+        /// `WebSecurityPolicy(_:)`, rebuilt by `WebGate.followPreferences` whenever its keys are set.
         case webSecurity
         /// `WebUIFiles`: which folder `/` serves, qbtd's own interface or an alternative one (`WebGate.webUIRoot`).
         case webUIFiles
-        /// `WebHTTPS`: the WebUI's TLS, switched per connection (qBittorrent restarts its web server).
-        case webServer
-        /// `Credentials`: the WebUI login.
-        case credentials
+        /// `RSSService`: the refresh schedule, the fetch pacing and proxy route, the article limit and the
+        /// auto-downloader.
+        case rss
+        /// What a new torrent gets when `torrents/add` does not say (`TorrentService.add`, `TorrentsController`).
+        case torrentDefaults
+        /// `ServerSettings.scheduleWantsAlternative(at:)`, followed every tick.
+        case speedSchedule
         /// `SearchService`: the Python that runs search plugins.
         case search
         /// `ServerSettings.fetchRoute(for: .misc)` / `pluginProxyEnvironment()`: qbtd's own HTTP fetches and the search
@@ -55,15 +72,6 @@ public struct PreferenceEntry: Sendable {
         case httpFetch
         /// `SyncController`: echoed in `sync/maindata`'s `server_state`; clients poll at that period.
         case syncState
-        /// `AppController.setMusicDirectories`: qbtd's HLS music folders.
-        case music
-        /// `RSSService`: the refresh schedule, the fetch pacing and proxy route, the article limit and the
-        /// auto-downloader (it hears of changes through `ServerSettings.changes()`).
-        case rss
-        /// `TorrentService+Automation`, `+WatchedFolders` and `+ExtraTrackers`: what qbtd does by itself (external
-        /// programs, export folders and e-mail when a torrent is added or finishes; watched folders; extra trackers;
-        /// excluded file names).
-        case automation
     }
 
     /// A default: a plain value, or a path under one of qbtd's folders (`ServerPaths`).
@@ -435,6 +443,11 @@ public enum PreferenceCatalogue {
     /// The keys `app/preferences` reports under `profile` (qbtd's own keys included).
     public static func keys(reportedBy profile: Identity.Profile) -> Set<String> {
         Set(entries.filter { $0.profiles.contains(profile) }.map(\.key))
+    }
+
+    /// The keys the appliers apply (4.x aliases included).
+    public static func keys(appliedBy appliers: Set<PreferenceEntry.Applier>) -> Set<String> {
+        Set(entries.filter { $0.applier.map(appliers.contains) ?? false }.map(\.key))
     }
 
     /// The stored-preference defaults: every reported key but the 4.x aliases (reported under their 5.x key's value)

@@ -8,19 +8,19 @@ extension TorrentService {
     func torrentAdded(_ id: TorrentID, hasMetadata: Bool) async {
         if hasMetadata {
             await applyExcludedFileNames(id)
-            await exportTorrentFile(id, to: "export_dir")
+            await exportTorrentFile(id, to: \.exportDir)
         }
-        guard await settings.bool("autorun_on_torrent_added_enabled") else { return }
-        await runExternalProgram(await settings.string("autorun_on_torrent_added_program"), for: id)
+        guard settings[\.autorunOnTorrentAddedEnabled] else { return }
+        await runExternalProgram(settings[\.autorunOnTorrentAddedProgram], for: id)
     }
 
     /// A torrent that became finished (its data where it belongs): `autorun_*`.
     func torrentFinished(_ id: TorrentID) async {
         guard finishedTorrents.insert(id).inserted else { return }
-        await exportTorrentFile(id, to: "export_dir_fin")
+        await exportTorrentFile(id, to: \.exportDirFin)
         await sendCompletionMail(id)
-        guard await settings.bool("autorun_enabled") else { return }
-        await runExternalProgram(await settings.string("autorun_program"), for: id)
+        guard settings[\.autorunEnabled] else { return }
+        await runExternalProgram(settings[\.autorunProgram], for: id)
     }
 
     func runExternalProgram(_ template: String, for id: TorrentID) async {

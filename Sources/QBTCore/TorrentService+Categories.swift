@@ -15,7 +15,7 @@ extension TorrentService {
 
     /// qBittorrent's `use_subcategories`: `A/B` is a subcategory of `A` (its parents exist, its implicit paths sit
     /// under theirs, and `A` filters and removes with it).
-    public var subcategoriesEnabled: Bool { get async { await settings.bool("use_subcategories") } }
+    public nonisolated var subcategoriesEnabled: Bool { settings[\.useSubcategories] }
 
     /// `A/B/C` → `A/B`; a top-level category's parent is "".
     static func parentCategory(_ name: String) -> String {
@@ -32,13 +32,13 @@ extension TorrentService {
     /// qBittorrent's `categorySavePath`: the category's own path (a relative one under the default save path), else
     /// its name under the default save path, or (with subcategories) its last name under its parent's path.
     func categorySavePath(_ category: String?) async -> String {
-        let root = await settings.defaultSavePath
+        let root = settings.defaultSavePath
         guard let category, !category.isEmpty else { return root }
         let configured = categoryTable[category]?.savePath ?? ""
         var base = root
         var path = configured
         if configured.isEmpty {
-            if await subcategoriesEnabled {
+            if subcategoriesEnabled {
                 path = Self.validPathName(Self.lastSegment(category))
                 base = await categorySavePath(Self.parentCategory(category))
             } else {
@@ -61,17 +61,17 @@ extension TorrentService {
     /// paths given, relative ones under its category's paths when automatic mode was asked for (or is the default)
     /// or `use_category_paths_in_manual_mode` is on, else under the default save path and the global temp path.
     func placement(_ options: AddOptions, category: String?) async throws -> Placement {
-        let defaultTMM = await settings.bool("auto_tmm_enabled")
+        let defaultTMM = settings[\.autoTMMEnabled]
         let autoTMM = options.autoTMM ?? (options.savePath == nil && options.downloadPath == nil && defaultTMM)
         if autoTMM {
             return Placement(autoTMM: true, savePath: await categorySavePath(category),
                              downloadPath: await categoryDownloadPath(category))
         }
-        let manualCategoryPaths = await settings.bool("use_category_paths_in_manual_mode")
+        let manualCategoryPaths = settings[\.useCategoryPathsInManualMode]
         let useCategoryPaths = (options.autoTMM ?? defaultTMM) || manualCategoryPaths
-        let saveBase = useCategoryPaths ? await categorySavePath(category) : await settings.defaultSavePath
+        let saveBase = useCategoryPaths ? await categorySavePath(category) : settings.defaultSavePath
         let savePath = try paths.savePath(options.savePath, relativeTo: saveBase)
-        let globalOn = await settings.bool("temp_path_enabled")
+        let globalOn = settings[\.tempPathEnabled]
         guard options.useDownloadPath ?? (options.downloadPath != nil || globalOn) else {
             return Placement(autoTMM: false, savePath: savePath, downloadPath: nil)
         }
@@ -83,16 +83,16 @@ extension TorrentService {
 
     /// The global temp path (`temp_path`, relative ones under the default save path), whether it is on or not.
     func globalDownloadPath() async -> String {
-        let root = await settings.defaultSavePath
-        return (try? paths.savePath(await settings.string("temp_path"), relativeTo: root)) ?? root
+        let root = settings.defaultSavePath
+        return (try? paths.savePath(settings[\.tempPath], relativeTo: root)) ?? root
     }
 
     /// The download path option in force for a category: its own, else (with subcategories) its parent's, else the
     /// global one (qBittorrent's `resolveCategoryDownloadPathOption`).
     private func resolvedDownloadPathOption(_ category: String, _ option: DownloadPathOption?) async -> DownloadPathOption {
-        if category.isEmpty { return DownloadPathOption(enabled: await settings.bool("temp_path_enabled")) }
+        if category.isEmpty { return DownloadPathOption(enabled: settings[\.tempPathEnabled]) }
         if let option { return option }
-        let parent = await subcategoriesEnabled ? Self.parentCategory(category) : ""
+        let parent = subcategoriesEnabled ? Self.parentCategory(category) : ""
         return await resolvedDownloadPathOption(parent, categoryTable[parent]?.downloadPath)
     }
 
@@ -109,7 +109,7 @@ extension TorrentService {
         let resolved = await resolvedDownloadPathOption(name, option)
         guard resolved.enabled else { return nil }
         if name.isEmpty { return await globalDownloadPath() }
-        let subcategories = await subcategoriesEnabled
+        let subcategories = subcategoriesEnabled
         let path = !resolved.path.isEmpty ? resolved.path : Self.validPathName(subcategories ? Self.lastSegment(name) : name)
         if path.hasPrefix("/") { return try? paths.savePath(path) }
         let parent = subcategories ? Self.parentCategory(name) : ""
@@ -144,7 +144,7 @@ extension TorrentService {
     /// A category's path may be anywhere, as in qBittorrent, unless `--allowed-paths` confines it.
     private func checkCategoryPath(_ path: String) async throws {
         guard !path.isEmpty else { return }
-        do { _ = try paths.savePath(path, relativeTo: await settings.defaultSavePath) } catch {
+        do { _ = try paths.savePath(path, relativeTo: settings.defaultSavePath) } catch {
             throw ServiceError.conflict("\(error)")
         }
     }
@@ -161,7 +161,7 @@ extension TorrentService {
 
     /// With subcategories, `A/B/C` needs `A` and `A/B`: the missing ones are made, with no options of their own.
     func createParentCategories(of name: String) async throws {
-        guard await subcategoriesEnabled else { return }
+        guard subcategoriesEnabled else { return }
         var parent = Self.parentCategory(name)
         var missing: [String] = []
         while !parent.isEmpty {
@@ -192,7 +192,7 @@ extension TorrentService {
         if let download = category.downloadPath { try await checkCategoryPath(download.path) }
         // qBittorrent's category_changed_tmm_enabled: move the category's automatic torrents, or (its default)
         // switch them to manual mode first, where they are.
-        let follow = await settings.bool("category_changed_tmm_enabled")
+        let follow = settings[\.categoryChangedTMMEnabled]
         if !follow {
             for (id, stored) in torrents where stored.record.category == category.name && stored.record.autoTMM {
                 try await update(id) { $0.autoTMM = false }
@@ -208,7 +208,7 @@ extension TorrentService {
     /// With subcategories, removing `A` removes `A/…` too; the torrents in them become uncategorized.
     public func removeCategories(_ names: [String]) async throws {
         var removed = Set(names)
-        if await subcategoriesEnabled {
+        if subcategoriesEnabled {
             for name in names { removed.formUnion(categoryTable.keys.filter { $0.hasPrefix(name + "/") }) }
         }
         try await store.removeCategories(Array(removed).sorted())
@@ -223,7 +223,7 @@ extension TorrentService {
         if !name.isEmpty && categoryTable[name] == nil { throw ServiceError.conflict("Incorrect category name") }
         // qBittorrent's torrent_changed_tmm_enabled: an automatic torrent moves to its new category's path, or is
         // switched to manual mode first, where it is.
-        let follow = await settings.bool("torrent_changed_tmm_enabled")
+        let follow = settings[\.torrentChangedTMMEnabled]
         let category = name.isEmpty ? nil : name
         for id in known(ids) where torrents[id]?.record.category != category {  // no change, nothing to do
             try await update(id) { record in

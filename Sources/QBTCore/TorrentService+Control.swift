@@ -206,7 +206,7 @@ extension TorrentService {
     /// directory`, 403 `Cannot write to directory`) do; outside `--allowed-paths` is a 409 naming the allowed folders.
     func makeSavePath(_ requested: String, checkingWrites: Bool) async throws -> String {
         let path: String
-        do { path = try paths.savePath(requested, relativeTo: await settings.defaultSavePath) } catch {
+        do { path = try paths.savePath(requested, relativeTo: settings.defaultSavePath) } catch {
             throw ServiceError.conflict("\(error)")
         }
         do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {

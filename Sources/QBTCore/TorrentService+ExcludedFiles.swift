@@ -5,8 +5,8 @@ import TorrentEngine
 /// of a folder on its path, matches one of the wildcard lines (`*`, `?`, `[…]`, any case) is not downloaded.
 extension TorrentService {
     func applyExcludedFileNames(_ id: TorrentID) async {
-        guard await settings.bool("excluded_file_names_enabled") else { return }
-        let patterns = Self.exclusionPatterns(await settings.string("excluded_file_names"))
+        guard settings[\.excludedFileNamesEnabled] else { return }
+        let patterns = Self.exclusionPatterns(settings[\.excludedFileNames])
         guard !patterns.isEmpty, let files = try? await engine.files(id), !files.isEmpty else { return }
         let excluded = files.indices.filter { files[$0].priority > 0 && Self.isExcluded(files[$0].path, by: patterns) }
         guard !excluded.isEmpty else { return }

@@ -4,8 +4,8 @@ import TorrentEngine
 /// qBittorrent's export folders: a copy of the .torrent in `export_dir` when a torrent is added (a magnet's when its
 /// metadata arrives) and in `export_dir_fin` when it finishes.
 extension TorrentService {
-    func exportTorrentFile(_ id: TorrentID, to key: String) async {
-        let folder = await settings.string(key)
+    func exportTorrentFile(_ id: TorrentID, to key: KeyPath<PreferenceKeys, Preference<String>>) async {
+        let folder = settings[key]
         guard !folder.isEmpty, let name = torrents[id]?.record.name else { return }
         do {
             guard let directory = try? paths.savePath(folder) else {

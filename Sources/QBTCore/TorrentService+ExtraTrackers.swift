@@ -21,8 +21,8 @@ extension TorrentService {
     /// A new torrent gets the extra trackers, each list on tiers after the ones it has; a private torrent none.
     func addExtraTrackers(_ id: TorrentID) async {
         var lists: [[(url: String, tier: Int)]] = []
-        if await settings.bool("add_trackers_enabled") { lists.append(Self.trackerEntries(await settings.string("add_trackers"))) }
-        if await settings.bool("add_trackers_from_url_enabled") { lists.append(Self.trackerEntries(extraTrackerList)) }
+        if settings[\.addTrackersEnabled] { lists.append(Self.trackerEntries(settings[\.addTrackers])) }
+        if settings[\.addTrackersFromURLEnabled] { lists.append(Self.trackerEntries(extraTrackerList)) }
         guard lists.contains(where: { !$0.isEmpty }) else { return }
         if let status = try? engine.status(id), status.hasMetadata, status.isPrivate { return }
         for entries in lists where !entries.isEmpty {
@@ -34,8 +34,8 @@ extension TorrentService {
     /// Starts, restarts or stops the list's refresher as the two preferences say.
     func configureTrackerList() async {
         // The settings first: nothing may await between cancelling the old refresher and starting the new one.
-        let url = await settings.string("add_trackers_url").trimmingCharacters(in: .whitespaces)
-        let enabled = await settings.bool("add_trackers_from_url_enabled")
+        let url = settings[\.addTrackersURL].trimmingCharacters(in: .whitespaces)
+        let enabled = settings[\.addTrackersFromURLEnabled]
         extraTrackerTask?.cancel()
         extraTrackerTask = nil
         guard enabled, !url.isEmpty else {
@@ -52,7 +52,7 @@ extension TorrentService {
 
     func fetchTrackerList(_ url: String) async {
         do {
-            let bytes = try await HTTPFetch.get(url, route: await settings.fetchRoute(for: .misc), timeout: 30,
+            let bytes = try await HTTPFetch.get(url, route: settings.fetchRoute(for: .misc), timeout: 30,
                                                 maxBytes: Self.maxTrackerListBytes)
             guard !Task.isCancelled else { return }
             extraTrackerList = String(decoding: bytes, as: UTF8.self)

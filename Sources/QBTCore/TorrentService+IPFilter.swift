@@ -5,13 +5,11 @@ import TorrentEngine
 /// qBittorrent's IP filter: the ranges of `ip_filter_path` while `ip_filter_enabled`, with `banned_IPs` on top,
 /// handed to libtorrent as one filter (trackers too with `ip_filter_trackers`, an engine setting).
 extension TorrentService {
-    static let ipFilterKeys: Set<String> = ["ip_filter_enabled", "ip_filter_path", "banned_IPs"]
-
     /// Rebuilds the filter; `reload` reads the file again (at start and when the path or the switch changed).
     /// A file that cannot be read is a logged error and the last good ranges stay in force.
     func applyIPFilter(reload: Bool) async {
-        let enabled = await settings.bool("ip_filter_enabled")
-        let path = await settings.string("ip_filter_path")
+        let enabled = settings[\.ipFilterEnabled]
+        let path = settings[\.ipFilterPath]
         if enabled, reload {
             if path.isEmpty {
                 log.add("IP filter is on but no filter file is set (ip_filter_path)", kind: .warning)
@@ -28,7 +26,7 @@ extension TorrentService {
             }
         }
         var rules = enabled ? (filterFileRules ?? IPFilterRules()) : IPFilterRules()
-        for ip in await bannedIPs { rules.block(ip) }
+        for ip in bannedIPs { rules.block(ip) }
         await engine.setIPFilter(rules)
     }
 }

@@ -10,7 +10,7 @@ extension TorrentService {
     /// only its change (`preferenceChanged`) renames: a check or a finish then has nothing to put right, and a
     /// restart's thousands of checks cost no file listing each.
     func markIncompleteFiles(_ ids: some Sequence<TorrentID>, preferenceChanged: Bool = false) async {
-        let on = await settings.bool("incomplete_files_ext")
+        let on = settings[\.incompleteFilesExt]
         guard on || preferenceChanged else { return }
         for id in ids { await markIncompleteFiles(id, on: on) }
     }
@@ -25,7 +25,7 @@ extension TorrentService {
 
     /// A file just completed: it takes its own name (only while the preference is on, as qBittorrent does).
     func fileCompleted(_ id: TorrentID, file index: Int) async {
-        guard torrents[id] != nil, await settings.bool("incomplete_files_ext"),
+        guard torrents[id] != nil, settings[\.incompleteFilesExt],
               let file = try? await engine.files(id).first(where: { $0.index == index }), file.diskPath != file.path
         else { return }
         await rename(id, file, to: file.path)

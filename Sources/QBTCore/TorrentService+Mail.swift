@@ -6,7 +6,7 @@ import TorrentEngine
 /// background; a failure is a warning in the log ("Email Notification Error: …").
 extension TorrentService {
     func sendCompletionMail(_ id: TorrentID) async {
-        guard await settings.bool("mail_notification_enabled"), let record = torrents[id]?.record else { return }
+        guard settings[\.mailNotificationEnabled], let record = torrents[id]?.record else { return }
         let status = try? engine.status(id)
         let body = "Torrent name: \(record.name)\n"
             + "Torrent size: \(Self.friendlyUnit(status?.totalWanted ?? 0))\n"
@@ -18,18 +18,18 @@ extension TorrentService {
 
     /// `app/sendTestEmail`: only while notifications are on, as in qBittorrent.
     public func sendTestMail() async {
-        guard await settings.bool("mail_notification_enabled") else { return }
+        guard settings[\.mailNotificationEnabled] else { return }
         await sendMail(subject: "Test email", body: "This is a test email.\nThank you for using qBittorrent.\n")
     }
 
     func sendMail(subject: String, body: String) async {
-        let from = await settings.string("mail_notification_sender")
-        let to = await settings.string("mail_notification_email")
-        let auth = await settings.bool("mail_notification_auth_enabled")
+        let from = settings[\.mailNotificationSender]
+        let to = settings[\.mailNotificationEmail]
+        let auth = settings[\.mailNotificationAuthEnabled]
         let server = MailSender.Server(
-            address: await settings.string("mail_notification_smtp"), ssl: await settings.bool("mail_notification_ssl_enabled"),
-            username: auth ? await settings.string("mail_notification_username") : nil,
-            password: auth ? await settings.string("mail_notification_password") : nil)
+            address: settings[\.mailNotificationSMTP], ssl: settings[\.mailNotificationSSLEnabled],
+            username: auth ? settings[\.mailNotificationUsername] : nil,
+            password: auth ? settings[\.mailNotificationPassword] : nil)
         let message = MailSender.compose(from: from, to: to, subject: subject, body: body)
         let log = self.log
         Task {

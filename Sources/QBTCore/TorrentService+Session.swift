@@ -2,73 +2,13 @@ import Foundation
 import Store
 import TorrentEngine
 
-/// The whole-session side: preferences reaching the engine, speed modes and their schedule, share limits,
-/// transfer figures and peer bans.
+/// The whole-session side: the network binding's log, speed modes and their schedule, share limits, transfer
+/// figures and peer bans (preferences reach the engine through `TorrentService+Preferences`).
 extension TorrentService {
-    /// Stores `app/setPreferences` changes and applies them: the engine's settings, the queue, per-torrent
-    /// connection limits. Returns the keys that changed.
-    @discardableResult
-    public func applyPreferences(_ changes: [String: JSONValue]) async throws -> Set<String> {
-        for reason in WatchedFolder.list(changes["scan_dirs"], paths: paths).rejected {
-            log.add("Watched folder not taken: \(reason)", kind: .warning)
-        }
-        let changed = try await settings.update(changes)
-        guard !changed.isEmpty else { return [] }
-        try await engine.apply(await settings.engineSettings())
-        if !changed.isDisjoint(with: ["current_network_interface", "current_interface_address", "listen_port"]) {
-            await logNetworkBinding()
-        }
-        if !changed.isDisjoint(with: Self.routeKeys) { await engine.resetPeers() }
-        if changed.contains("scan_dirs") { await configureWatchedFolders() }
-        if !changed.isDisjoint(with: ["add_trackers_from_url_enabled", "add_trackers_url"]) { await configureTrackerList() }
-        queueingEnabled = await settings.bool("queueing_enabled")
-        shareLimits = await ShareLimits(settings)
-        if !changed.isDisjoint(with: ["max_connec_per_torrent", "max_uploads_per_torrent"]) {
-            let connections = await settings.int("max_connec_per_torrent")
-            let uploads = await settings.int("max_uploads_per_torrent")
-            for id in torrents.keys { try? await engine.setConnectionLimits(id, connections: connections, uploads: uploads) }
-        }
-        if !changed.isDisjoint(with: Self.ipFilterKeys) {
-            await applyIPFilter(reload: !changed.isDisjoint(with: ["ip_filter_enabled", "ip_filter_path"]))
-        }
-        if changed.contains("use_subcategories"), await subcategoriesEnabled { await expandCategories() }
-        if changed.contains("incomplete_files_ext") { await markIncompleteFiles(torrents.keys, preferenceChanged: true) }
-        if changed.contains("temp_path_enabled") {
-            // qBittorrent relocates every automatic torrent (nothing switches to manual mode).
-            for (id, stored) in torrents where stored.record.autoTMM { try await relocateManaged(id) }
-        }
-        if changed.contains("temp_path") {
-            // Like save_path below: the automatic torrents whose download path follows the global one move, or are
-            // switched to manual mode where they are.
-            let follow = await settings.bool("save_path_changed_tmm_enabled")
-            for (id, stored) in torrents where stored.record.autoTMM {
-                if follow { try await relocateManaged(id) }
-                else if await categoryDownloadPathFollowsGlobal(stored.record.category) { try await update(id) { $0.autoTMM = false } }
-            }
-        }
-        if changed.contains("save_path") {
-            // qBittorrent's save_path_changed_tmm_enabled: move the automatic torrents that follow the default save
-            // path, or (its default) switch them to manual mode where they are.
-            let follow = await settings.bool("save_path_changed_tmm_enabled")
-            for (id, stored) in torrents where stored.record.autoTMM {
-                if follow { try await relocateManaged(id) }
-                else if categoryFollowsDefaultPath(stored.record.category) { try await update(id) { $0.autoTMM = false } }
-            }
-        }
-        return changed
-    }
-
-    /// Preferences that change the way to peers: after them, peers that failed by the old way are tried anew.
-    static let routeKeys: Set<String> = [
-        "current_network_interface", "current_interface_address", "proxy_type", "proxy_ip", "proxy_port",
-        "proxy_auth_enabled", "proxy_username", "proxy_password", "proxy_peer_connections", "proxy_bittorrent",
-        "proxy_hostname_lookup",
-    ]
-
     /// Says where peers are listened for and connected from, and what is wrong with the binding.
-    func logNetworkBinding() async {
-        let engineSettings = await settings.engineSettings()
-        if let problem = await settings.networkBinding()?.problem { log.add(problem, kind: .critical) }
+    func logNetworkBinding() {
+        let engineSettings = settings.engineSettings()
+        if let problem = settings.networkBinding()?.problem { log.add(problem, kind: .critical) }
         log.add("Trying to listen on the following list of IP addresses: \"\(engineSettings.listenInterfaces)\""
                 + (engineSettings.outgoingInterfaces.isEmpty ? "" : "; outgoing connections bound to \"\(engineSettings.outgoingInterfaces)\""),
                 kind: .info)
@@ -76,29 +16,31 @@ extension TorrentService {
 
     /// Switches between the normal and the alternative global limits.
     public func setAlternativeSpeed(_ on: Bool) async throws {
-        guard await settings.alternativeSpeed != on else { return }
+        guard settings.alternativeSpeed != on else { return }
         try await settings.setAlternativeSpeed(on)
-        try await engine.apply(await settings.engineSettings())
+        try await engine.apply(settings.engineSettings())
         log.add(on ? "Alternative speed limits on" : "Alternative speed limits off", kind: .info)
     }
 
     /// Sets the global limit of the mode in use (bytes/s, ≤0 = unlimited), as `transfer/set*Limit` does.
     public func setGlobalLimit(download: Int? = nil, upload: Int? = nil) async throws {
-        let alternative = await settings.alternativeSpeed
+        let alternative = settings.alternativeSpeed
         var changes: [String: JSONValue] = [:]
-        if let download { changes[alternative ? "alt_dl_limit" : "dl_limit"] = .int(Int64(max(0, download))) }
-        if let upload { changes[alternative ? "alt_up_limit" : "up_limit"] = .int(Int64(max(0, upload))) }
-        try await applyPreferences(changes)
+        let downloadKey: KeyPath<PreferenceKeys, Preference<Int>> = alternative ? \.altDLLimit : \.dlLimit
+        let uploadKey: KeyPath<PreferenceKeys, Preference<Int>> = alternative ? \.altUpLimit : \.upLimit
+        if let download { changes[downloadKey] = max(0, download) }
+        if let upload { changes[uploadKey] = max(0, upload) }
+        try await settings.update(changes)
     }
 
     /// The current global limits in bytes/s (0 = unlimited).
-    public func globalLimits() async -> (download: Int, upload: Int) {
-        let s = await settings.engineSettings()
+    public nonisolated func globalLimits() -> (download: Int, upload: Int) {
+        let s = settings.engineSettings()
         return (s.downloadRateLimit, s.uploadRateLimit)
     }
 
     func followSpeedSchedule() async {
-        guard let wanted = await settings.scheduleWantsAlternative(at: Date()) else { return }
+        guard let wanted = settings.scheduleWantsAlternative(at: Date()) else { return }
         try? await setAlternativeSpeed(wanted)
     }
 
@@ -117,7 +59,7 @@ extension TorrentService {
     /// qBittorrent's share-limit check: a finished, running torrent that reached its ratio, seeding-time or
     /// inactive-seeding-time limit gets `max_ratio_act` (0 stop, 1 remove, 2 super-seed, 3 remove with files).
     func enforceShareLimits() async {
-        let action = await settings.int("max_ratio_act")
+        let action = settings[\.maxRatioAct]
         let now = Int64(Date().timeIntervalSince1970)
         // Only torrents that have a limit can reach one: none at all (the default) costs nothing.
         guard shareLimits.any || anyOwnShareLimit() else { return }
@@ -186,21 +128,20 @@ extension TorrentService {
         // qBittorrent's Statistics: the stored totals plus what this session moved since they were saved.
         t.downloadedAllTime = allTime.download + t.counters.receivedBytes - allTime.countedDownload
         t.uploadedAllTime = allTime.upload + t.counters.sentBytes - allTime.countedUpload
-        (t.downloadLimit, t.uploadLimit) = await globalLimits()
+        (t.downloadLimit, t.uploadLimit) = globalLimits()
         t.connectionStatus = t.counters.hasIncoming ? "connected" : t.counters.listening ? "firewalled" : "disconnected"
         return t
     }
 
     /// All-time transfer totals: stored ones, and how much of this session's counters they already hold.
     struct AllTime: Sendable {
-        static let downloadKey = "qbtd_alltime_dl", uploadKey = "qbtd_alltime_ul"
         var download: Int64 = 0, upload: Int64 = 0
         var countedDownload: Int64 = 0, countedUpload: Int64 = 0
     }
 
     func loadStatistics() async {
-        allTime.download = await settings.value(AllTime.downloadKey)?.intValue ?? 0
-        allTime.upload = await settings.value(AllTime.uploadKey)?.intValue ?? 0
+        allTime.download = await settings.state(.allTimeDownload)?.intValue ?? 0
+        allTime.upload = await settings.state(.allTimeUpload)?.intValue ?? 0
     }
 
     /// Folds the session's new bytes into the stored totals (each minute and at shutdown).
@@ -212,19 +153,17 @@ extension TorrentService {
         allTime.upload += upload
         allTime.countedDownload = counters.receivedBytes
         allTime.countedUpload = counters.sentBytes
-        try? await settings.setPrivate(AllTime.downloadKey, .int(allTime.download))
-        try? await settings.setPrivate(AllTime.uploadKey, .int(allTime.upload))
+        try? await settings.setState(.allTimeDownload, .int(allTime.download))
+        try? await settings.setState(.allTimeUpload, .int(allTime.upload))
     }
 
     /// The banned addresses: qBittorrent keeps them in its settings (`banned_IPs`, one per line).
-    public var bannedIPs: [String] {
-        get async { await settings.string("banned_IPs").split(whereSeparator: \.isNewline).map(String.init) }
-    }
+    public nonisolated var bannedIPs: [String] { settings[\.bannedIPs].split(whereSeparator: \.isNewline).map(String.init) }
 
     /// Bans each `ip:port` (or bare IP) for good; returns the addresses banned.
     @discardableResult
     public func banPeers(_ peers: [String]) async -> [String] {
-        var list = await bannedIPs
+        var list = bannedIPs
         var banned: [String] = []
         for peer in peers {
             let host = Self.host(ofPeer: peer)
@@ -234,7 +173,11 @@ extension TorrentService {
                 if !list.contains(host) { list.append(host) }
             }
         }
-        if !banned.isEmpty { _ = try? await settings.update(["banned_IPs": .string(list.sorted().joined(separator: "\n"))]) }
+        if !banned.isEmpty {
+            var change: [String: JSONValue] = [:]
+            change[\.bannedIPs] = list.sorted().joined(separator: "\n")
+            _ = try? await settings.update(change)
+        }
         return banned
     }
 

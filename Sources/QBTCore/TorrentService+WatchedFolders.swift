@@ -11,7 +11,7 @@ extension TorrentService {
 
     /// At start and whenever `scan_dirs` changes: watch the folders, and take what is already in them.
     func configureWatchedFolders() async {
-        watchedFolders = WatchedFolder.list(await settings.value("scan_dirs"), paths: paths).folders
+        watchedFolders = WatchedFolder.list(.object(settings[\.scanDirs]), paths: paths).folders
         guard !watchedFolders.isEmpty || folderEvents != nil else { return }
         if folderEvents == nil {
             folderEvents = FolderEvents { [weak self] folder, name in
@@ -109,7 +109,7 @@ extension TorrentService {
             parsed.append(torrent)
         }
         var options = AddOptions()
-        options.stopped = await settings.bool("add_stopped_enabled")
+        options.stopped = settings[\.addStoppedEnabled]
         switch folder.target {
         case .watchedFolder: options.savePath = folder.folder; options.autoTMM = false
         case .path(let p): options.savePath = p; options.autoTMM = false

@@ -65,12 +65,14 @@ public actor TorrentService {
     var extraTrackerTask: Task<Void, Never>?
     /// Rows of torrents the engine refused whose delete SQLite refused too: deleted before the next add.
     var refusedRows: Set<TorrentID> = []
+    /// The handlers applying preference changes (`followPreferences`), dropped at shutdown.
+    private var preferenceHandlers: [PreferenceSubscription] = []
     private var tasks: [Task<Void, Never>] = []
 
     /// Opens the engine over the store and brings back every stored torrent.
     public init(settings: ServerSettings, store: Store, resumeInterval: Duration = .seconds(15),
                 log: EventLog = EventLog(), logger: Logger = Logger(label: "qbtd")) async throws {
-        let engine = try LibtorrentEngine(settings: await settings.engineSettings(), resumeInterval: resumeInterval,
+        let engine = try LibtorrentEngine(settings: settings.engineSettings(), resumeInterval: resumeInterval,
                                           logger: logger) { batch in
             do { try await store.saveResumeData(batch.map { ($0.id, Data($0.data)) }) } catch {
                 logger.error("could not store fast-resume data for \(batch.count) torrent(s): \(error)")
@@ -88,21 +90,21 @@ public actor TorrentService {
         self.log = log
         self.logger = logger
         self.engine = engine
-        queueingEnabled = await settings.bool("queueing_enabled")
+        queueingEnabled = settings[\.queueingEnabled]
         for category in try await store.categories() { categoryTable[category.name] = category }
-        if await subcategoriesEnabled { await expandCategories() }
+        if subcategoriesEnabled { await expandCategories() }
         tagSet = Set(try await store.tags())
         let events = await engine.events()
         tasks.append(Task { [weak self] in
             for await event in events { await self?.receive(event) }
         })
-        await logNetworkBinding()
+        logNetworkBinding()
         await applyIPFilter(reload: true)  // before any torrent is back: no blocked peer gets a connection
         try await restore()
         await configureWatchedFolders()
         await configureTrackerList()
         await loadStatistics()
-        shareLimits = await ShareLimits(settings)
+        shareLimits = ShareLimits(settings.current)
         tasks.append(Task { [weak self] in
             var ticks = 0
             while !Task.isCancelled {
@@ -113,6 +115,7 @@ public actor TorrentService {
                 if ticks % 12 == 0 { await self?.saveStatistics() }
             }
         })
+        preferenceHandlers = followPreferences()
     }
 
     /// Brings back every stored torrent: the records first (without their .torrent files and resume data), then
@@ -124,7 +127,7 @@ public actor TorrentService {
         let started = clock.now
         let stored = try await store.torrentsWithoutSources()
         let ssl = try await store.allSSLParameters()
-        let limits = await connectionLimits()
+        let limits = connectionLimits()
         let read = clock.now - started
         let batches = stride(from: 0, to: stored.count, by: 1000).map { Array(stored[$0..<min(stored.count, $0 + 1000)]) }
         let store = self.store
@@ -177,11 +180,12 @@ public actor TorrentService {
     }
 
     /// The per-torrent connection limits the preferences set for every torrent.
-    func connectionLimits() async -> (connections: Int, uploads: Int) {
-        (await settings.int("max_connec_per_torrent"), await settings.int("max_uploads_per_torrent"))
+    nonisolated func connectionLimits() -> (connections: Int, uploads: Int) {
+        (settings[\.maxConnecPerTorrent], settings[\.maxUploadsPerTorrent])
     }
 
     public func shutdown() async {
+        for handler in preferenceHandlers { handler.cancel() }
         for task in tasks { task.cancel() }
         watchRetryTask?.cancel()
         extraTrackerTask?.cancel()
@@ -234,7 +238,7 @@ public actor TorrentService {
                 try await engine.saveResumeData(id)
                 await applyExcludedFileNames(id)  // a magnet's, now that it has files
                 await markIncompleteFiles([id])
-                await exportTorrentFile(id, to: "export_dir")  // and something to export
+                await exportTorrentFile(id, to: \.exportDir)  // and something to export
             } catch {
                 logger.error("could not store the metadata of \(id): \(error)")
             }
@@ -320,11 +324,11 @@ public actor TorrentService {
         }
         let (autoTMM, savePath) = (placement.autoTMM, placement.savePath)
         let tempPath = options.skipChecking ? nil : placement.downloadPath
-        let limits = await connectionLimits()
-        let preallocate = await settings.bool("preallocate_all")
+        let limits = connectionLimits()
+        let preallocate = settings[\.preallocateAll]
         let tags = Array(Set(options.tags.filter(Self.validTag))).sorted()
         // qBittorrent's stop condition: an unknown name is None.
-        let defaultCondition = await settings.string("torrent_stop_condition")
+        let defaultCondition = settings[\.torrentStopCondition]
         let condition = StopCondition(rawValue: options.stopCondition ?? defaultCondition)
         var records: [(record: TorrentRecord, tags: [String])] = []
         var requests: [AddTorrentRequest] = []
@@ -381,7 +385,7 @@ public actor TorrentService {
             try? await createParentCategories(of: category)
         }
         tagSet.formUnion(tags)
-        let preferred = ContentLayout(rawValue: await settings.string("torrent_content_layout")) ?? .original
+        let preferred = ContentLayout(rawValue: settings[\.torrentContentLayout]) ?? .original
         let layout = options.contentLayout ?? preferred
         addsStarted(records.map(\.record.id))
         let results = await engine.add(requests)

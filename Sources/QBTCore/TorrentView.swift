@@ -38,11 +38,10 @@ public struct ShareLimits: Sendable, Equatable {
     /// Whether any global limit is set.
     var any: Bool { ratio >= 0 || seedingTime >= 0 || inactiveSeedingTime >= 0 }
 
-    init(_ settings: ServerSettings) async {
-        ratio = await settings.bool("max_ratio_enabled") ? await settings.double("max_ratio") : -1
-        seedingTime = await settings.bool("max_seeding_time_enabled") ? await settings.int("max_seeding_time") : -1
-        inactiveSeedingTime = await settings.bool("max_inactive_seeding_time_enabled")
-            ? await settings.int("max_inactive_seeding_time") : -1
+    init(_ p: PreferenceValues) {
+        ratio = p[\.maxRatioEnabled] ? p[\.maxRatio] : -1
+        seedingTime = p[\.maxSeedingTimeEnabled] ? p[\.maxSeedingTime] : -1
+        inactiveSeedingTime = p[\.maxInactiveSeedingTimeEnabled] ? p[\.maxInactiveSeedingTime] : -1
     }
 }
 

@@ -48,18 +48,23 @@ public func buildApplication(
     let credentials = try await Credentials(store: store)
     let outcome = try await credentials.prepare(username: config.username, password: config.password)
     let settings = try await ServerSettings(store: store, paths: paths, overrides: config.overrides)
+    // Each component registers the handler that applies its preferences where it is built; `settings.update` runs
+    // them in the appliers' order (PreferenceEntry.Applier).
+    credentials.followPreferences(settings)
     // The WebUI's security and TLS first: bad --https-cert/--https-key files stop qbtd before the engine starts.
-    let policy = WebSecurityPolicy(await settings.values)
+    let policy = WebSecurityPolicy(settings.current)
     let gate = WebGate(policy, webUIDirectory: config.webUIDirectory)
     let webTLS = WebTLS()
     let https = WebHTTPS(tls: webTLS, gate: gate, log: config.eventLog, commandLine: config.https)
-    try await https.start(preferences: await settings.values)
+    try await https.start(preferences: settings.current)
+    https.followPreferences(settings)
     MemoryTuning.apply()
     let service = try await TorrentService(
         settings: settings, store: store, resumeInterval: config.resumeInterval, log: config.eventLog, logger: logger)
     MemoryTuning.trim()
     let keys = try await APIKeyRing(store: store)
     let sessions = SessionManager(policy: policy.sessions)
+    gate.followPreferences(settings, sessions: sessions, log: config.eventLog)
     let identity = Identity(profile: config.profile)
     var streamSettings = StreamService.Configuration(cacheDirectory: config.streamCacheDirectory ?? paths.dataDirectory + "/stream-cache")
     streamSettings.keepCompleted = config.streamKeepCompleted
@@ -81,7 +86,7 @@ public func buildApplication(
 
     // Music folders: the command line's, else the `music_dirs` preference stored earlier.
     var musicDirectories = config.musicDirectories
-    if musicDirectories.isEmpty, case .array(let stored)? = await settings.value(AppController.musicDirsKey) {
+    if musicDirectories.isEmpty, case .array(let stored)? = await settings.state(.musicDirectories) {
         musicDirectories = stored.compactMap(\.stringValue)
     }
     var firstKey: String?
@@ -90,6 +95,7 @@ public func buildApplication(
     var musicSettings = MusicLibrary.Configuration(directories: musicDirectories, dataDirectory: paths.dataDirectory + "/music")
     musicSettings.encrypt = config.musicEncrypt
     let music = try await MusicLibrary(configuration: musicSettings)
+    music.followPreference(settings, fromCommandLine: !config.musicDirectories.isEmpty, log: config.eventLog)
     // A tunnel to the outside for the music library: cloudflared pointed at qbtd's own address.
     let tunnel = config.tunnel.map { kind in
         let local = ["0.0.0.0", "::", "*"].contains(config.host) ? "127.0.0.1" : config.host.contains(":") ? "[\(config.host)]" : config.host
@@ -104,9 +110,8 @@ public func buildApplication(
     Task { rows.prepare(await service.currentBoard()) }  // while the server starts, not in the first listing
     let controllers: [any APIController] = [
         AuthController(credentials: credentials, sessions: sessions, identity: identity, gate: gate),
-        AppController(identity: identity, service: service, credentials: credentials, keys: keys, sessions: sessions,
-                      gate: gate, webUI: (config.host, config.port), music: music,
-                      musicFromCommandLine: !config.musicDirectories.isEmpty, https: https, onShutdown: onShutdown),
+        AppController(identity: identity, service: service, credentials: credentials, keys: keys,
+                      webUI: (config.host, config.port), music: music, https: https, onShutdown: onShutdown),
         LogController(log: config.eventLog),
         SyncController(service: service, identity: identity, rows: rows),
         TransferController(service: service, identity: identity),
@@ -129,9 +134,10 @@ public func buildApplication(
     // `/` and every other path: qbtd's own interface or an alternative WebUI (qbittorrent-api probes `HEAD /`).
     WebUIRoutes(api: api, gate: gate, builtIn: BuiltInWebUI.folder()) {
         // Once, and never for --webui-dir (the flag wins over the preference, so turning it off would change nothing).
-        guard config.webUIDirectory == nil, await settings.bool("alternative_webui_enabled") else { return }
-        _ = try? await service.applyPreferences(["alternative_webui_enabled": .bool(false)])
-        gate.update(WebSecurityPolicy(await settings.values))
+        guard config.webUIDirectory == nil, settings[\.alternativeWebUIEnabled] else { return }
+        var off: [String: JSONValue] = [:]
+        off[\.alternativeWebUIEnabled] = false
+        _ = try? await settings.update(off)  // the gate follows (WebGate.followPreferences)
         config.eventLog.add("The alternative WebUI's index.html cannot be served: alternative_webui_enabled is now false", kind: .warning)
     }.addRoutes(to: router)
     let metrics = MetricsRoutes(metrics: ServerMetrics(registry: config.metricsRegistry ?? PrometheusCollectorRegistry(), service: service,

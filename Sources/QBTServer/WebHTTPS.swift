@@ -23,13 +23,12 @@ actor WebHTTPS: WebHTTPSSwitch {
 
     /// At start. Bad command-line files stop qbtd (the operator asked for exactly these); bad preference files
     /// fall back to HTTP with a critical log line, as qBittorrent does.
-    func start(preferences p: [String: JSONValue]) async throws {
+    func start(preferences p: PreferenceValues) async throws {
         if let files = commandLine {
             do { return try await install(files) } catch { throw HTTPSStartError(reason: "\(error)") }
         }
-        guard p["use_https"]?.boolValue == true else { return }
-        let files = HTTPSFiles(certificate: p["web_ui_https_cert_path"]?.stringValue ?? "",
-                               key: p["web_ui_https_key_path"]?.stringValue ?? "")
+        guard p[\.useHTTPS] else { return }
+        let files = HTTPSFiles(certificate: p[\.webUIHTTPSCertPath], key: p[\.webUIHTTPSKeyPath])
         do { try await install(files) } catch {
             log.add("WebUI: HTTPS setup failed, fallback to HTTP: \(error)", kind: .critical)
         }

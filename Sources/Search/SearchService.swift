@@ -78,7 +78,7 @@ public actor SearchService {
 
     /// The `python_executable_path` preference (5.0), else `python3`, then `python` on PATH.
     func python() async -> String? {
-        let preferred = await torrents.settings.string("python_executable_path")
+        let preferred = torrents.settings[\.pythonExecutablePath]
         if !preferred.isEmpty { return FileManager.default.isExecutableFile(atPath: preferred) ? preferred : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for name in ["python3", "python"] {
@@ -111,8 +111,8 @@ public actor SearchService {
         let words = pattern.split(separator: " ").map(String.init)
         // qBittorrent names a result's engine by its site url: the first installed plugin with that url.
         let urls = plugins.values.filter { $0.kind == .nova3 }.sorted { $0.name < $1.name }.map { ($0.url, $0.name) }
-        let route = await torrents.settings.fetchRoute(for: .misc)
-        let proxyEnvironment = await torrents.settings.pluginProxyEnvironment()
+        let route = torrents.settings.fetchRoute(for: .misc)
+        let proxyEnvironment = torrents.settings.pluginProxyEnvironment()
         for plugin in chosen {
             switch plugin.kind {
             case .nova3:

@@ -79,7 +79,7 @@ final class ConfinedProgramTests: XCTestCase {
         XCTAssertEqual(refused, ["autorun_enabled", "autorun_program"])
         let changed = try await settings.update(changes)
         XCTAssertTrue(changed.isEmpty)
-        let enabled = await settings.bool("autorun_enabled")
+        let enabled = settings[\.autorunEnabled]
         XCTAssertFalse(enabled)
     }
 }

@@ -488,7 +488,7 @@ final class ProxySettingsTests: XCTestCase {
     func engineSettings(after changes: [String: JSONValue]) async throws -> EngineSettings {
         let settings = try await makeSettings()
         try await settings.update(changes)
-        return await settings.engineSettings()
+        return settings.engineSettings()
     }
 
     func pack(_ s: EngineSettings) -> [String: String] { Dictionary(s.pack, uniquingKeysWith: { first, _ in first }) }
@@ -546,7 +546,7 @@ final class ProxySettingsTests: XCTestCase {
 
     func testDefaultsUseNoProxyAndNoBinding() async throws {
         let settings = try await makeSettings()
-        let s = await settings.engineSettings()
+        let s = settings.engineSettings()
         XCTAssertEqual(s.proxy, EngineSettings.Proxy())
         XCTAssertEqual(s.listenInterfaces, "0.0.0.0:6881,[::]:6881")
         XCTAssertEqual(s.outgoingInterfaces, "")
@@ -599,9 +599,9 @@ final class ProxySettingsTests: XCTestCase {
             "proxy_username": .string("u"), "proxy_password": .string("p"),
         ])
         XCTAssertTrue(changed.isSuperset(of: ["proxy_type", "proxy_auth_enabled"]), "\(changed)")
-        let type = await settings.string("proxy_type")
+        let type = settings[\.proxyType]
         XCTAssertEqual(type, "HTTP")
-        let s = await settings.engineSettings()
+        let s = settings.engineSettings()
         XCTAssertEqual(s.proxy.kind, .http)
         XCTAssertEqual(s.proxy.host, "proxy.example")
         XCTAssertEqual(s.proxy.port, 3128)
@@ -615,7 +615,7 @@ final class ProxySettingsTests: XCTestCase {
             "proxy_type": .string("SOCKS4"), "proxy_ip": .string("10.0.0.4"), "proxy_port": .int(1081),
             "proxy_auth_enabled": .bool(true), "proxy_username": .string("u"), "proxy_password": .string("p"),
         ])
-        let s = await settings.engineSettings()
+        let s = settings.engineSettings()
         XCTAssertEqual(s.proxy.kind, .socks4)
         XCTAssertNil(s.proxy.user)
         let p = pack(s)
@@ -624,7 +624,7 @@ final class ProxySettingsTests: XCTestCase {
         XCTAssertEqual(p["proxy_password"], "")
 
         try await settings.update(["proxy_type": .int(5)])  // the 4.x number says SOCKS4 too
-        let again = await settings.engineSettings()
+        let again = settings.engineSettings()
         XCTAssertEqual(again.proxy.kind, .socks4)
         XCTAssertNil(again.proxy.user)
     }
@@ -635,7 +635,7 @@ final class ProxySettingsTests: XCTestCase {
             "proxy_type": .string("HTTP"), "proxy_ip": .string("10.0.0.3"), "proxy_port": .int(3128),
             "proxy_bittorrent": .bool(false),
         ])
-        let s = await settings.engineSettings()
+        let s = settings.engineSettings()
         XCTAssertEqual(s.proxy, EngineSettings.Proxy())
         XCTAssertEqual(s.proxy.kind, EngineSettings.Proxy.Kind.none)
         XCTAssertEqual(pack(s)["proxy_type"], "0")
@@ -659,7 +659,7 @@ final class ProxySettingsTests: XCTestCase {
         XCTAssertNil(bittorrent.user)
         XCTAssertEqual(rss.kind, EngineSettings.Proxy.Kind.none)
         XCTAssertEqual(misc.kind, EngineSettings.Proxy.Kind.none)
-        let s = await settings.engineSettings()
+        let s = settings.engineSettings()
         XCTAssertEqual(s.proxy, bittorrent)
     }
 
@@ -670,7 +670,7 @@ final class ProxySettingsTests: XCTestCase {
             "proxy_username": .string("u"),
         ])
         try await settings.update(["proxy_type": .int(0)])
-        let s = await settings.engineSettings()
+        let s = settings.engineSettings()
         XCTAssertEqual(s.proxy, EngineSettings.Proxy())
         XCTAssertEqual(pack(s)["proxy_username"], "")
     }
@@ -678,28 +678,28 @@ final class ProxySettingsTests: XCTestCase {
     func testIPFilterTrackersCountsOnlyWithTheFilterOn() async throws {
         let settings = try await makeSettings()
         try await settings.update(["ip_filter_trackers": .bool(true)])
-        let off = await settings.engineSettings()
+        let off = settings.engineSettings()
         XCTAssertFalse(off.ipFilterTrackers)
         XCTAssertEqual(pack(off)["apply_ip_filter_to_trackers"], "false")
 
         try await settings.update(["ip_filter_enabled": .bool(true)])
-        let on = await settings.engineSettings()
+        let on = settings.engineSettings()
         XCTAssertTrue(on.ipFilterTrackers)
         XCTAssertEqual(pack(on)["apply_ip_filter_to_trackers"], "true")
 
         try await settings.update(["ip_filter_trackers": .bool(false)])
-        let trackersOff = await settings.engineSettings()
+        let trackersOff = settings.engineSettings()
         XCTAssertFalse(trackersOff.ipFilterTrackers)
     }
 
     func testUnknownInterfaceBindsTheEngineByName() async throws {
         let settings = try await makeSettings()
         try await settings.update(["current_network_interface": .string("qbtdnosuch0"), "listen_port": .int(7001)])
-        let s = await settings.engineSettings()
+        let s = settings.engineSettings()
         XCTAssertEqual(s.listenInterfaces, "qbtdnosuch0:7001")
         XCTAssertEqual(s.outgoingInterfaces, "qbtdnosuch0")
         XCTAssertEqual(pack(s)["outgoing_interfaces"], "qbtdnosuch0")
-        let binding = await settings.networkBinding(port: 7001)
+        let binding = settings.networkBinding(port: 7001)
         XCTAssertTrue(binding?.problem?.contains("The configured network interface is invalid") ?? false,
                       "\(String(describing: binding))")
     }
@@ -707,7 +707,7 @@ final class ProxySettingsTests: XCTestCase {
     func testAnyIPv4AddressNarrowsTheEngineToIPv4() async throws {
         let settings = try await makeSettings()
         try await settings.update(["current_interface_address": .string("0.0.0.0")])
-        let s = await settings.engineSettings()
+        let s = settings.engineSettings()
         XCTAssertEqual(s.listenInterfaces, "0.0.0.0:6881")
         XCTAssertEqual(s.outgoingInterfaces, "")
     }

@@ -50,8 +50,8 @@ final class PlacementAndAnnounceTests: XCTestCase {
     func testSubcategoryPathsNestOnlyWithSubcategories() async throws {
         let server = try await MemoryServer.start(in: dir)
         let service = server.service
-        let root = await service.settings.defaultSavePath
-        _ = try await service.applyPreferences(["temp_path_enabled": .bool(true), "temp_path": .string(root + "/temp")])
+        let root = service.settings.defaultSavePath
+        _ = try await service.settings.update(["temp_path_enabled": .bool(true), "temp_path": .string(root + "/temp")])
         try await service.createCategory(Category(name: "P", savePath: "/elsewhere/p",
                                                   downloadPath: DownloadPathOption(enabled: true, path: "pdl")))
         try await service.createCategory(Category(name: "P/C", savePath: ""))
@@ -60,7 +60,7 @@ final class PlacementAndAnnounceTests: XCTestCase {
         XCTAssertEqual(save, root + "/P/C")
         XCTAssertEqual(download, root + "/temp/P/C", "flat: follows the global temp path in a folder of its own")
 
-        _ = try await service.applyPreferences(["use_subcategories": .bool(true)])
+        _ = try await service.settings.update(["use_subcategories": .bool(true)])
         save = await service.categorySavePath("P/C")
         download = await service.categoryDownloadPath("P/C")
         XCTAssertEqual(save, "/elsewhere/p/C")

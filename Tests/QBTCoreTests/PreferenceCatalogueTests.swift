@@ -243,7 +243,7 @@ final class PreferenceCatalogueTests: XCTestCase {
         let dir = try temporaryFolder("qbtd-catalogue")
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try await MemoryServer.start(in: dir)
-        let values = await server.service.settings.values
+        let values = server.service.settings.values
         let expected = PreferenceCatalogue.defaults(paths: server.service.paths)
         XCTAssertEqual(Set(values.keys), Set(expected.keys))
     }
@@ -255,10 +255,10 @@ final class PreferenceCatalogueTests: XCTestCase {
         let server = try await MemoryServer.start(in: dir)
         let settings = server.service.settings
         for entry in PreferenceCatalogue.entries where !entry.acceptsChanges && !entry.profiles.isEmpty {
-            let before = await settings.values[entry.key]
+            let before = settings.values[entry.key]
             let changed = try await settings.update([entry.key: Self.changedValue(entry, in: dir)])
             XCTAssertFalse(changed.contains(entry.key), "\(entry.key) is fixed but took a new value")
-            let after = await settings.values[entry.key]
+            let after = settings.values[entry.key]
             XCTAssertEqual(before, after, entry.key)
         }
     }
@@ -270,18 +270,18 @@ final class PreferenceCatalogueTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try await MemoryServer.start(in: dir)
         let settings = server.service.settings
-        try await server.service.applyPreferences([
+        try await server.service.settings.update([
             "send_buffer_watermark": .int(Int64.max), "outgoing_ports_min": .int(Int64.min),
             "checking_memory_use": .double(9e18), "slow_torrent_dl_rate_threshold": .int(Int64.max),
             "scheduler_enabled": .bool(true), "schedule_from_hour": .int(Int64.max), "use_https": .int(1),
         ])
-        let sendBuffer = await settings.int("send_buffer_watermark")
+        let sendBuffer = settings[\.sendBufferWatermark]
         XCTAssertEqual(sendBuffer, Int(Int32.max))
-        let pack = Dictionary(await settings.engineSettings().advanced.pack, uniquingKeysWith: { a, _ in a })
+        let pack = Dictionary(settings.engineSettings().advanced.pack, uniquingKeysWith: { a, _ in a })
         XCTAssertEqual(pack["send_buffer_watermark"], String(Int32.max))
         XCTAssertEqual(pack["num_outgoing_ports"], String(Int32.max))
-        _ = await settings.scheduleWantsAlternative(at: Self.monday, calendar: Self.utc)
-        let https = await settings.bool("use_https")
+        _ = settings.scheduleWantsAlternative(at: Self.monday, calendar: Self.utc)
+        let https = settings[\.useHTTPS]
         XCTAssertTrue(https, "0/1 are booleans, as qBittorrent's toBool reads them")
         await server.service.shutdown()
     }
@@ -299,8 +299,8 @@ final class PreferenceCatalogueTests: XCTestCase {
         .queue: { "\(await $0.engine.settings) \(await $0.service.queueingEnabled)" },
         .networkBinding: { "\(await $0.engine.settings)" },
         .ipFilter: { "\(await $0.engine.filter)" },
-        .paths: { "\(await $0.service.settings.defaultSavePath) \(String(describing: await $0.service.settings.tempPath))" },
-        .torrentLimits: { "\(await $0.service.connectionLimits())" },
+        .paths: { "\($0.service.settings.defaultSavePath) \(String(describing: $0.service.settings.tempPath))" },
+        .torrentLimits: { "\($0.service.connectionLimits())" },
         // A subcategory's path (under its parent's with subcategories on), the name of an incomplete file, and where a
         // manual torrent's relative path goes.
         .placement: { server in
@@ -316,9 +316,9 @@ final class PreferenceCatalogueTests: XCTestCase {
             return "\(await server.service.categorySavePath("p/c")) \(names) \(placed)"
         },
         // max_ratio_act is read where a limit is reached (enforceShareLimits); this only proves it is stored.
-        .shareLimits: { "\(await ShareLimits($0.service.settings)) \(await $0.service.settings.int("max_ratio_act"))" },
-        .speedSchedule: { String(describing: await $0.service.settings.scheduleWantsAlternative(at: PreferenceCatalogueTests.monday, calendar: PreferenceCatalogueTests.utc)) },
-        .httpFetch: { "\(await $0.service.settings.fetchRoute(for: .misc))" },
+        .shareLimits: { "\(ShareLimits($0.service.settings.current)) \($0.service.settings[\.maxRatioAct])" },
+        .speedSchedule: { String(describing: $0.service.settings.scheduleWantsAlternative(at: PreferenceCatalogueTests.monday, calendar: PreferenceCatalogueTests.utc)) },
+        .httpFetch: { "\($0.service.settings.fetchRoute(for: .misc))" },
         .torrentDefaults: { server in
             // A fresh magnet each time: its record shows what the defaults gave it.
             let n = Int.random(in: 1...1_000_000)
@@ -428,9 +428,9 @@ final class PreferenceCatalogueTests: XCTestCase {
             try Data("1.0.0.0 - 1.0.0.255 , 100 , test\n".utf8).write(to: filterFile)
             let server = try await MemoryServer.start(in: dir)
             if ["alt_dl_limit", "alt_up_limit"].contains(entry.key) { try await server.service.setAlternativeSpeed(true) }
-            try await server.service.applyPreferences(Self.prerequisites(entry.key, filterFile: filterFile.path))
+            try await server.service.settings.update(Self.prerequisites(entry.key, filterFile: filterFile.path))
             let before = try await probe(server)
-            let changed = try await server.service.applyPreferences([entry.key: Self.changedValue(entry, in: dir)])
+            let changed = try await server.service.settings.update([entry.key: Self.changedValue(entry, in: dir)])
             let after = try await probe(server)
             XCTAssertNotEqual(before, after, "\(entry.key) is marked applied by .\(applier) but changed nothing (stored: \(changed))")
             await server.service.shutdown()

@@ -93,7 +93,7 @@ final class ServerSettingsTests: XCTestCase {
         ])
         XCTAssertFalse(changed.contains("unknown_key") || changed.contains("max_connec"))
         XCTAssertTrue(changed.contains("save_path"), "any absolute path, as in qBittorrent, unless --allowed-paths confines them")
-        let s = await settings.engineSettings()
+        let s = settings.engineSettings()
         XCTAssertFalse(s.dht || s.lsd || s.pex || s.upnp || s.natpmp || s.utp)
         XCTAssertEqual(s.downloadRateLimit, 4096)
         XCTAssertEqual(s.uploadRateLimit, 1024)
@@ -101,14 +101,14 @@ final class ServerSettingsTests: XCTestCase {
         XCTAssertEqual(s.activeDownloads, 2)
         XCTAssertEqual(s.encryption, 1)
         try await settings.setAlternativeSpeed(true)
-        let alt = await settings.engineSettings()
+        let alt = settings.engineSettings()
         XCTAssertEqual(alt.downloadRateLimit, 10240)
     }
 
     func testOverridesWin() async throws {
         let settings = try await makeSettings(EngineOverrides(peerListen: "127.0.0.1:0", discovery: false, utp: false))
         try await settings.update(["dht": .bool(true), "bittorrent_protocol": .int(2)])
-        let s = await settings.engineSettings()
+        let s = settings.engineSettings()
         XCTAssertFalse(s.dht || s.utp)
         XCTAssertTrue(s.tcp)
         XCTAssertEqual(s.listenInterfaces, "127.0.0.1:0")
@@ -121,8 +121,8 @@ final class ServerSettingsTests: XCTestCase {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let late = calendar.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 23))!
         let noon = calendar.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 12))!
-        let lateWants = await settings.scheduleWantsAlternative(at: late, calendar: calendar)
-        let noonWants = await settings.scheduleWantsAlternative(at: noon, calendar: calendar)
+        let lateWants = settings.scheduleWantsAlternative(at: late, calendar: calendar)
+        let noonWants = settings.scheduleWantsAlternative(at: noon, calendar: calendar)
         XCTAssertEqual(lateWants, true)
         XCTAssertEqual(noonWants, false)
     }

@@ -195,9 +195,9 @@ final class RSSServiceTests: XCTestCase {
 
         try await settings.update(["proxy_type": .string("HTTP"), "proxy_ip": .string("127.0.0.1"), "proxy_port": .int(3128),
                                    "proxy_rss": .bool(false)])
-        let direct = await settings.fetchRoute(for: .rss)
+        let direct = settings.fetchRoute(for: .rss)
         try await settings.update(["proxy_rss": .bool(true)])
-        let proxied = await settings.fetchRoute(for: .rss)
+        let proxied = settings.fetchRoute(for: .rss)
         XCTAssertEqual(direct.proxyURL, nil)
         XCTAssertEqual(proxied.proxyURL, "http://127.0.0.1:3128")
         await rss.shutdown()

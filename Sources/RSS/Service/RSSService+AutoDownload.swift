@@ -54,7 +54,7 @@ extension RSSService {
     }
 
     func process(feedUID: String, articleID: String) async {
-        let repacks = await settings.bool("rss_download_repack_proper_episodes")
+        let repacks = settings[\.rssDownloadRepackProperEpisodes]
         // Read now, after the last wait: it may have been read, or pushed out, since it was queued.
         guard let feed = feed(uid: feedUID), let article = feed.articles.first(where: { $0.id == articleID }),
               !article.isRead, let url = article.downloadURL else { return }
@@ -77,8 +77,8 @@ extension RSSService {
     /// Adds the article's torrent. A magnet (or bare info-hash) article is read at once, whatever the add gives; a
     /// .torrent URL's once the torrent is in, or (5.x) was already there.
     func add(_ url: String, rule: DownloadRule, feedUID: String, articleID: String) async {
-        let route = await settings.fetchRoute(for: .misc)
-        let options = rule.torrentParams.addOptions(defaultStopped: await settings.bool("add_stopped_enabled"))
+        let route = settings.fetchRoute(for: .misc)
+        let options = rule.torrentParams.addOptions(defaultStopped: settings[\.addStoppedEnabled])
         let isMagnet = url.lowercased().hasPrefix("magnet:") || TorrentFetcher.magnet(forBareHash: url) != nil
         let outcome: AddOutcome
         if let source = await TorrentFetcher().source(for: url, route: route) {

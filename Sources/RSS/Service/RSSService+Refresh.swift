@@ -35,8 +35,8 @@ extension RSSService {
 
     /// Re-arms the schedule; `refreshAll` makes every feed due at once (processing switched on, start-up).
     func reschedule(refreshAll: Bool) async {
-        let enabled = await settings.bool("rss_processing_enabled")
-        let minutes = min(max(1, await settings.int("rss_refresh_interval")), Int(Self.longestInterval / 60))
+        let enabled = settings[\.rssProcessingEnabled]
+        let minutes = min(max(1, settings[\.rssRefreshInterval]), Int(Self.longestInterval / 60))
         // Nothing awaits from here on: two calls cannot both keep a scheduler.
         scheduler?.cancel()
         scheduler = nil
@@ -87,7 +87,7 @@ extension RSSService {
 
     /// The download is over: after `rss_fetch_delay` seconds the next one from this host may start.
     func releaseHost(_ host: String) async {
-        let delay = min(max(0, await settings.int("rss_fetch_delay")), 3_600)
+        let delay = min(max(0, settings[\.rssFetchDelay]), 3_600)
         guard delay > 0 else { return handOver(host) }
         Task {
             try? await Task.sleep(for: .seconds(delay))
@@ -115,7 +115,7 @@ extension RSSService {
         if let modified = feed.lastModified { validators.append("If-Modified-Since: \(modified)") }
         let page: HTTPFetch.Page
         do {
-            page = try await HTTPFetch.fetch(url, route: await settings.fetchRoute(for: .rss), timeout: Self.fetchTimeout,
+            page = try await HTTPFetch.fetch(url, route: settings.fetchRoute(for: .rss), timeout: Self.fetchTimeout,
                                              maxBytes: FeedParser.maximumSize, headers: validators)
             await releaseHost(host)
         } catch {
@@ -139,7 +139,7 @@ extension RSSService {
     }
 
     func merge(uid: String, url: String, _ parsed: ParsedFeed, etag: String?, lastModified: String?) async {
-        let limit = await settings.int("rss_max_articles_per_feed")
+        let limit = settings[\.rssMaxArticlesPerFeed]
         // From here to `endLoad` nothing awaits, so no change made meanwhile (read state, a new URL) is lost.
         guard var feed = feed(uid: uid), feed.url == url else { return endLoad(uid: uid) }
         let outcome = ArticleMerge.merge(existing: feed.articles, parsed: parsed.articles, limit: limit, now: Date())

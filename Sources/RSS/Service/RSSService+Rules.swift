@@ -55,7 +55,7 @@ extension RSSService {
     /// not, enabled or not; nothing is recorded.
     public func matchingArticles(ruleName: String) async -> JSONValue {
         guard let entry = rules.first(where: { $0.name == ruleName }) else { return .object([:]) }
-        let repacks = await settings.bool("rss_download_repack_proper_episodes")
+        let repacks = settings[\.rssDownloadRepackProperEpisodes]
         var out: [String: JSONValue] = [:]
         for url in entry.rule.affectedFeeds {
             guard let (path, feed) = feeds.first(where: { $0.feed.url == url }) else { continue }

@@ -52,7 +52,7 @@ extension RSSService {
         let renamedRules = replaceAffectedFeed(old, with: url)
         try await saveTree()
         for name in renamedRules { try await saveRule(name) }
-        if await settings.bool("rss_processing_enabled") { refresh(uid: feed.uid) }
+        if settings[\.rssProcessingEnabled] { refresh(uid: feed.uid) }
     }
 
     /// 5.2: seconds, 0 = the global interval.

@@ -21,7 +21,7 @@ public actor RSSService {
     var smartFilter = SmartEpisodeFilter(filters: SmartEpisodeFilter.defaultFilters)
 
     var scheduler: Task<Void, Never>?
-    var watcher: Task<Void, Never>?
+    var preferenceHandler: PreferenceSubscription?
     /// Feeds asked to refresh while a refresh of theirs was under way (their URL changed, say): once more after it.
     var refreshAgain: Set<String> = []
     /// Hosts with a download under way or in its `rss_fetch_delay` pause, and the downloads waiting for each.
@@ -76,19 +76,17 @@ public actor RSSService {
         await reloadSmartFilter()
     }
 
-    /// Starts following the preferences: the refresh schedule and the auto-downloader.
+    /// Starts following the preferences: the refresh schedule and the auto-downloader. `ServerSettings.update`
+    /// awaits the handler, so a change is in force when `app/setPreferences` answers.
     public func start() async {
-        let changes = await settings.changes()
-        watcher = Task { [weak self] in
-            for await keys in changes { await self?.preferencesChanged(keys) }
-        }
+        preferenceHandler = settings.onChange(.rss) { [weak self] change in await self?.preferencesChanged(change) }
         await reschedule(refreshAll: true)
-        if await settings.bool("rss_auto_downloading_enabled") { await startDownloading() }
+        if settings[\.rssAutoDownloadingEnabled] { await startDownloading() }
     }
 
     /// Stops refreshing and downloading (before the torrent engine stops), then waits for the last write.
     public func shutdown() async {
-        watcher?.cancel()
+        preferenceHandler?.cancel()
         scheduler?.cancel()
         downloading = false
         downloader?.cancel()
@@ -106,27 +104,27 @@ public actor RSSService {
         try await task.value
     }
 
-    func preferencesChanged(_ keys: Set<String>) async {
-        if keys.contains("rss_processing_enabled") {
+    func preferencesChanged(_ change: PreferenceChange) async {
+        if change.changed(\.rssProcessingEnabled) {
             await reschedule(refreshAll: true)
-        } else if keys.contains("rss_refresh_interval") {
+        } else if change.changed(\.rssRefreshInterval) {
             await reschedule(refreshAll: false)
         }
-        if keys.contains("rss_max_articles_per_feed") { await trimAll() }
-        if keys.contains("rss_smart_episode_filters") { await reloadSmartFilter() }
-        if keys.contains("rss_auto_downloading_enabled") {
-            if await settings.bool("rss_auto_downloading_enabled") { await startDownloading() } else { stopDownloading() }
+        if change.changed(\.rssMaxArticlesPerFeed) { await trimAll() }
+        if change.changed(\.rssSmartEpisodeFilters) { await reloadSmartFilter() }
+        if change.changed(\.rssAutoDownloadingEnabled) {
+            if settings[\.rssAutoDownloadingEnabled] { await startDownloading() } else { stopDownloading() }
         }
     }
 
     func reloadSmartFilter() async {
-        let text = await settings.string("rss_smart_episode_filters")
+        let text = settings[\.rssSmartEpisodeFilters]
         smartFilter = SmartEpisodeFilter(filters: text.components(separatedBy: "\n"))
     }
 
     /// `rss_max_articles_per_feed` went down: every feed keeps its newest (in memory first, then in SQLite).
     func trimAll() async {
-        let limit = await settings.int("rss_max_articles_per_feed")
+        let limit = settings[\.rssMaxArticlesPerFeed]
         var removals: [(uid: String, ids: [String])] = []
         for (path, item) in items {
             guard var feed = item.feed else { continue }

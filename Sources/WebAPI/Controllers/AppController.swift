@@ -12,29 +12,21 @@ public struct AppController: APIController {
     let service: TorrentService
     let credentials: Credentials
     let keys: APIKeyRing
-    let sessions: SessionManager
-    let gate: WebGate
     let webUI: (address: String, port: Int)
     let onShutdown: @Sendable () -> Void
     let https: any WebHTTPSSwitch
     let preferenceWrites = SerialRunner()
     let music: MusicLibrary
-    /// The music folders came from the command line, which wins over the `music_dirs` preference.
-    let musicFromCommandLine: Bool
 
     public init(identity: Identity, service: TorrentService, credentials: Credentials, keys: APIKeyRing,
-                sessions: SessionManager, gate: WebGate, webUI: (address: String, port: Int),
-                music: MusicLibrary, musicFromCommandLine: Bool, https: any WebHTTPSSwitch,
+                webUI: (address: String, port: Int), music: MusicLibrary, https: any WebHTTPSSwitch,
                 onShutdown: @escaping @Sendable () -> Void) {
         self.https = https
         self.music = music
-        self.musicFromCommandLine = musicFromCommandLine
         self.identity = identity
         self.service = service
         self.credentials = credentials
         self.keys = keys
-        self.sessions = sessions
-        self.gate = gate
         self.webUI = webUI
         self.onShutdown = onShutdown
     }
@@ -54,7 +46,7 @@ public struct AppController: APIController {
                 onShutdown()
                 return .empty
             },
-            "defaultSavePath": .get { _, _ in .text(await service.settings.defaultSavePath) },
+            "defaultSavePath": .get { _, _ in .text(service.settings.defaultSavePath) },
             "preferences": .get { _, _ in .json(.object(await preferences())) },
             // One at a time: the HTTPS switch and the stored preferences must agree (qBittorrent is single-threaded).
             "setPreferences": .post { p, _ in try await preferenceWrites.run { try await setPreferences(p) } },
@@ -70,12 +62,12 @@ public struct AppController: APIController {
                 await service.sendTestMail()
                 return .empty
             },
-            "cookies": .get { _, _ in .json(await service.settings.value("qbtd_cookies") ?? .array([])) },
+            "cookies": .get { _, _ in .json(await service.settings.state(.cookies) ?? .array([])) },
             "setCookies": .post { p, _ in
                 guard let data = p["cookies"]?.data(using: .utf8),
                       let value = try? JSONDecoder().decode(JSONValue.self, from: data), case .array = value
                 else { throw QBitError.badParams() }
-                try await service.settings.setPrivate("qbtd_cookies", value)
+                try await service.settings.setState(.cookies, value)
                 return .empty
             },
             "rotateAPIKey": .post { _, _ in
@@ -105,23 +97,23 @@ public struct AppController: APIController {
     /// The stored preferences, with what the running server actually uses laid over them.
     func preferences() async -> [String: JSONValue] {
         let settings = service.settings
-        var values = await settings.values
-        let engine = await settings.engineSettings()
-        values["listen_port"] = .int(Int64(await service.engine.listenPort))
-        values["web_ui_address"] = .string(webUI.address)
-        values["web_ui_port"] = .int(Int64(webUI.port))
-        values["web_ui_username"] = .string(await credentials.username)
-        values["dht"] = .bool(engine.dht)
-        values["pex"] = .bool(engine.pex)
-        values["lsd"] = .bool(engine.lsd)
-        values["upnp"] = .bool(engine.upnp)
-        values["save_path"] = .string(await settings.defaultSavePath)
-        values["music_dirs"] = .array(await music.directories.map { .string($0) })  // qbtd's: the HLS music folders
-        values["add_trackers_url_list"] = .string(await service.extraTrackerList)  // read-only: the list last fetched
+        var values = settings.values
+        let engine = settings.engineSettings()
+        values[\.listenPort] = await service.engine.listenPort
+        values[\.webUIAddress] = webUI.address
+        values[\.webUIPort] = webUI.port
+        values[\.webUIUsername] = await credentials.username
+        values[\.dht] = engine.dht
+        values[\.pex] = engine.pex
+        values[\.lsd] = engine.lsd
+        values[\.upnp] = engine.upnp
+        values[\.savePath] = settings.defaultSavePath
+        values[\.musicDirs] = await music.directories.map { .string($0) }  // qbtd's: the HLS music folders
+        values[\.addTrackersURLList] = await service.extraTrackerList  // read-only: the list last fetched
         if let files = https.commandLine {  // the command line's certificate is what is served
-            values["use_https"] = .bool(true)
-            values["web_ui_https_cert_path"] = .string(files.certificate)
-            values["web_ui_https_key_path"] = .string(files.key)
+            values[\.useHTTPS] = true
+            values[\.webUIHTTPSCertPath] = files.certificate
+            values[\.webUIHTTPSKeyPath] = files.key
         }
         // The profile's keys, as the catalogue lists them; a 4.x spelling reports its 5.x key's value.
         let reported = PreferenceCatalogue.keys(reportedBy: identity.profile)
@@ -131,6 +123,9 @@ public struct AppController: APIController {
         return values.filter { reported.contains($0.key) }
     }
 
+    /// Checks and stores the changes and reports the ones refused; the components that apply them (the engine, the
+    /// WebUI's security, HTTPS, the login, the music folders, RSS…) are `ServerSettings` handlers, all run before
+    /// `update` returns, so every effect is in place when this answers.
     func setPreferences(_ p: Parameters) async throws -> APIReply {
         let text = try p.required("json")
         // qBittorrent reads JSON that is not an object (or not JSON) as an empty change set: 200, nothing set.
@@ -138,82 +133,15 @@ public struct AppController: APIController {
         if let data = text.data(using: .utf8), case .object(let parsed)? = try? JSONDecoder().decode(JSONValue.self, from: data) {
             changes = parsed
         }
-        // The 4.x spelling of the same switch.
-        if let paused = changes.removeValue(forKey: "start_paused_enabled"), changes["add_stopped_enabled"] == nil {
-            changes["add_stopped_enabled"] = paused
-        }
-        if case .string(let password)? = changes.removeValue(forKey: "web_ui_password"), !password.isEmpty {
-            try await credentials.setPassword(password)
-        }
-        if case .string(let name)? = changes.removeValue(forKey: "web_ui_username"), !name.isEmpty {
-            try await credentials.setUsername(name)
-        }
-        if case .array(let list)? = changes.removeValue(forKey: "music_dirs") {
-            try await setMusicDirectories(list.compactMap(\.stringValue))
-        }
         // The WebUI's own address and port come from the command line; changing them needs a restart.
-        changes["web_ui_address"] = nil
-        changes["web_ui_port"] = nil
-        for refused in await service.settings.refusedChanges(changes) {
+        changes[\.webUIAddress] = nil
+        changes[\.webUIPort] = nil
+        for refused in service.settings.refusedChanges(changes) {
             service.log.add("\(refused.key) not changed: \(refused.reason)", kind: .warning)
         }
-        try await switchHTTPS(&changes)
-        try await service.applyPreferences(changes)
-        let now = await service.settings.values
-        let policy = WebSecurityPolicy(now)
-        if changes["web_ui_custom_http_headers"] != nil || changes["web_ui_use_custom_http_headers_enabled"] != nil,
-           now["web_ui_use_custom_http_headers_enabled"]?.boolValue == true {
-            for line in WebSecurityPolicy.headerLines(now["web_ui_custom_http_headers"]?.stringValue ?? "").skipped {
-                service.log.add("Missing ':' separator in WebUI custom HTTP header: \"\(line)\"", kind: .warning)
-            }
-        }
-        gate.update(policy)
-        await sessions.setPolicy(policy.sessions)
+        try await service.settings.update(changes)
         return .empty
     }
-
-    /// qBittorrent restarts its web server when the HTTPS settings change; qbtd checks the certificate and key
-    /// first and switches new connections (`WebHTTPSSwitch`). A refused change leaves the three keys out, so
-    /// `app/preferences` goes on saying what is served.
-    func switchHTTPS(_ changes: inout [String: JSONValue]) async throws {
-        let keys = ["use_https", "web_ui_https_cert_path", "web_ui_https_key_path"]
-        guard keys.contains(where: { changes[$0] != nil }) else { return }
-        let now = await service.settings.values
-        // A value of the wrong type is no change, as ServerSettings will not store it either.
-        func pick(_ key: String) -> JSONValue? {
-            changes[key].flatMap { raw in now[key].flatMap { ServerSettings.coerce(raw, like: $0) } } ?? now[key]
-        }
-        let taken = await https.apply(HTTPSRequest(
-            enabled: pick("use_https")?.boolValue ?? false,
-            certificate: pick("web_ui_https_cert_path")?.stringValue ?? "",
-            key: pick("web_ui_https_key_path")?.stringValue ?? ""))
-        if !taken { for key in keys { changes[key] = nil } }
-    }
-
-    /// qbtd's `music_dirs`: existing folders only; kept across restarts; a scan follows at once.
-    func setMusicDirectories(_ requested: [String]) async throws {
-        // Clients send the whole preferences object back: the same list again is no change (and no rescan).
-        guard requested != (await music.directories) else { return }
-        guard !musicFromCommandLine else {
-            service.log.add("music_dirs not changed: the music folders come from --music-dir / QBTD_MUSIC_DIRS", kind: .warning)
-            return
-        }
-        var dirs: [String] = []
-        for path in requested {
-            guard path.hasPrefix("/") else {
-                service.log.add("music_dirs: \(path) is not an absolute path, left out", kind: .warning)
-                continue
-            }
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { dirs.append(path) }
-            else { service.log.add("music_dirs: \(path) is not a folder, left out", kind: .warning) }
-        }
-        try await service.settings.setPrivate(Self.musicDirsKey, .array(dirs.map { .string($0) }))
-        await music.setDirectories(dirs)
-        Task { await music.scan() }
-    }
-
-    public static let musicDirsKey = "qbtd_music_dirs"
 
     /// 5.0's directory browser, confined to the download root.
     func directoryContent(_ p: Parameters) throws -> APIReply {

@@ -9,7 +9,6 @@ public struct ClientDataController: APIController {
     let settings: ServerSettings
     /// One store at a time: each reads, merges and writes the whole object.
     let writes = SerialRunner()
-    static let storageKey = "qbtd_clientdata"
     static let maxBytes = 1_048_576
 
     public init(settings: ServerSettings) { self.settings = settings }
@@ -54,13 +53,13 @@ public struct ClientDataController: APIController {
         guard size <= Self.maxBytes else {
             throw QBitError.conflict("Total web client data must not be larger than \(Self.maxBytes) bytes")
         }
-        do { try await settings.setPrivate(Self.storageKey, .object(merged)) } catch {
+        do { try await settings.setState(.clientData, .object(merged)) } catch {
             throw QBitError.conflict("Failed to save web client data. Error: \"\(error)\"")
         }
     }
 
     func data() async -> [String: JSONValue] {
-        if case .object(let stored)? = await settings.value(Self.storageKey) { return stored }
+        if case .object(let stored)? = await settings.state(.clientData) { return stored }
         return [:]
     }
 }

@@ -76,7 +76,7 @@ public struct SearchController: APIController {
             table["downloadTorrent"] = .get { p, _ in
                 let url = try p.required("torrentUrl")
                 _ = try p.required("pluginName")
-                if let source = await fetcher.source(for: url, route: await service.settings.fetchRoute(for: .misc)) { _ = await service.add(source, options: AddOptions()) }
+                if let source = await fetcher.source(for: url, route: service.settings.fetchRoute(for: .misc)) { _ = await service.add(source, options: AddOptions()) }
                 return .empty
             }
         }

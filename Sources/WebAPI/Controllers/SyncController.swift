@@ -37,7 +37,7 @@ public struct SyncController: APIController {
                 let peers = try await service.peers(id)
                 var table: [String: JSONValue] = [:]
                 for peer in peers { table[Self.peerKey(peer)] = Self.json(peer, hasMetadata: true) }
-                let flags = await service.settings.bool("resolve_peer_countries")
+                let flags = service.settings[\.resolvePeerCountries]
                 let data: [String: JSONValue] = ["show_flags": .bool(flags), "peers": .object(table)]
                 let answer = Self.peersAnswer(caller.sync, rid: p.int("rid") ?? 0, data: data, collections: ["peers"])
                 return .json(.object(answer))
@@ -82,8 +82,8 @@ public struct SyncController: APIController {
 
     func serverState() async -> [String: JSONValue] {
         let t = await service.transfer()
-        let alternative = await service.settings.alternativeSpeed
-        let queueing = await service.settings.bool("queueing_enabled")
+        let alternative = service.settings.alternativeSpeed
+        let queueing = service.settings[\.queueingEnabled]
         let ratio = t.downloadedAllTime > 0 ? String(format: "%.2f", Double(t.uploadedAllTime) / Double(t.downloadedAllTime)) : "-"
         var s: [String: JSONValue] = [
             "alltime_dl": .int(t.downloadedAllTime), "alltime_ul": .int(t.uploadedAllTime),
@@ -93,13 +93,13 @@ public struct SyncController: APIController {
             "free_space_on_disk": .int(DiskSpace.available(at: service.paths.downloadRoot) ?? 0), "global_ratio": .string(ratio),
             "queued_io_jobs": .int(t.counters.queuedDiskJobs), "queueing": .bool(queueing),
             "read_cache_hits": .string("0"), "read_cache_overload": .string("0"), "write_cache_overload": .string("0"),
-            "refresh_interval": .int(Int64(await service.settings.int("refresh_interval"))),
+            "refresh_interval": .int(Int64(service.settings[\.refreshInterval])),
             "total_buffers_size": .int(0), "total_peer_connections": .int(t.counters.peerConnections),
             "total_queued_size": .int(0), "total_wasted_session": .int(t.counters.wastedBytes),
             "up_info_data": .int(t.uploadedSession), "up_info_speed": .int(Int64(t.uploadSpeed)),
             "up_rate_limit": .int(Int64(t.uploadLimit)), "use_alt_speed_limits": .bool(alternative),
         ]
-        if identity.profile != .v5_2 { s["use_subcategories"] = .bool(await service.subcategoriesEnabled) }
+        if identity.profile != .v5_2 { s["use_subcategories"] = .bool(service.subcategoriesEnabled) }
         if identity.profile != .v4_6 {
             s["last_external_address_v4"] = .string("")
             s["last_external_address_v6"] = .string("")

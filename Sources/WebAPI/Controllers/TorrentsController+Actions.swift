@@ -149,7 +149,7 @@ extension TorrentsController {
         let list = try await service.trackers(id)
         let view = await service.freshView(id)
         let peers = (try? await service.peers(id)) ?? []
-        let settings = await service.settings.engineSettings()
+        let settings = service.settings.engineSettings()
         let isPrivate = view?.status.isPrivate ?? false
         func pseudo(_ name: String, on: Bool, letter: String) -> JSONValue {
             let count = Int64(peers.filter { $0.flags.split(separator: " ").contains(Substring(letter)) }.count)

@@ -40,7 +40,7 @@ extension TorrentsController {
             throw QBitError.badParams("Unable to parse '\(source)'")
         }
         if metadata.startDownload(source) {
-            let route = await service.settings.fetchRoute(for: .misc)
+            let route = service.settings.fetchRoute(for: .misc)
             Task { await download(source, route: route) }
         }
         return .accepted(.object([:]))

@@ -85,7 +85,7 @@ public struct TorrentsController: APIController {
         let filter = QBTFilter(p["filter"])
         let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
         let board = await service.freshBoard()
-        let subcategories = await service.subcategoriesEnabled
+        let subcategories = service.subcategoriesEnabled
         var ids = board.order.filter { id in
             guard let view = board.entries[id]?.view else { return false }
             if let wanted, !wanted.contains(view.id) { return false }
@@ -217,14 +217,14 @@ public struct TorrentsController: APIController {
         // Relative paths are resolved by the service, as qBittorrent resolves them; a path no base can make
         // acceptable (outside `--allowed-paths`) is a 400 here.
         if let requested = p["savepath"]?.trimmingCharacters(in: .whitespaces), !requested.isEmpty {
-            do { _ = try service.paths.savePath(requested, relativeTo: await service.settings.defaultSavePath) } catch {
+            do { _ = try service.paths.savePath(requested, relativeTo: service.settings.defaultSavePath) } catch {
                 throw QBitError.badParams("\(error)")
             }
             options.savePath = requested
         }
         // 4.4+: where the data lives until it completes (manual mode); `useDownloadPath` false means none.
         if let requested = p["downloadPath"]?.trimmingCharacters(in: .whitespaces), !requested.isEmpty {
-            do { _ = try service.paths.savePath(requested, relativeTo: await service.settings.defaultSavePath) } catch {
+            do { _ = try service.paths.savePath(requested, relativeTo: service.settings.defaultSavePath) } catch {
                 throw QBitError.badParams("\(error)")
             }
             options.downloadPath = requested
@@ -252,7 +252,7 @@ public struct TorrentsController: APIController {
         // 4.3+ `contentLayout`; older clients send `root_folder` (true: a top folder, false: none).
         if let layout = p["contentLayout"] { options.contentLayout = ContentLayout(rawValue: layout) }
         else if let root = p.bool("root_folder") { options.contentLayout = root ? .subfolder : .noSubfolder }
-        if p["stopped"] == nil && p["paused"] == nil { options.stopped = await service.settings.bool("add_stopped_enabled") }
+        if p["stopped"] == nil && p["paused"] == nil { options.stopped = service.settings[\.addStoppedEnabled] }
         if let condition = p["stopCondition"], !condition.isEmpty { options.stopCondition = condition }
         options.shareLimitAction = p["shareLimitAction"]
 
@@ -269,7 +269,7 @@ public struct TorrentsController: APIController {
             parsed.append(torrent)
         }
         var added: [TorrentID] = [], failed = 0
-        let route = urls.isEmpty ? .direct : await service.settings.fetchRoute(for: .misc)
+        let route = urls.isEmpty ? .direct : service.settings.fetchRoute(for: .misc)
         for url in urls {
             var options = options
             let source: AddTorrentRequest.Source?

@@ -29,9 +29,9 @@ public struct TransferController: APIController {
                 }
                 return .json(.object(o))
             },
-            "speedLimitsMode": .get { _, _ in .text(await service.settings.alternativeSpeed ? "1" : "0") },
+            "speedLimitsMode": .get { _, _ in .text(service.settings.alternativeSpeed ? "1" : "0") },
             "toggleSpeedLimitsMode": .post { _, _ in
-                try await service.setAlternativeSpeed(!(await service.settings.alternativeSpeed))
+                try await service.setAlternativeSpeed(!service.settings.alternativeSpeed)
                 return .empty
             },
             "setSpeedLimitsMode": .post { p, _ in
@@ -39,8 +39,8 @@ public struct TransferController: APIController {
                 try await service.setAlternativeSpeed(mode != 0)
                 return .empty
             },
-            "downloadLimit": .get { _, _ in .text(String(await service.globalLimits().download)) },
-            "uploadLimit": .get { _, _ in .text(String(await service.globalLimits().upload)) },
+            "downloadLimit": .get { _, _ in .text(String(service.globalLimits().download)) },
+            "uploadLimit": .get { _, _ in .text(String(service.globalLimits().upload)) },
             "setDownloadLimit": .post { p, _ in
                 guard let limit = p.int("limit") else { throw QBitError.badParams() }
                 try await service.setGlobalLimit(download: limit)
