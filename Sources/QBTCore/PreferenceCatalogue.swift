@@ -498,12 +498,12 @@ public enum PreferenceCatalogue {
         static let deleteTorrentFile = "qBittorrent applies it to .torrent files its GUI opens; watched folders delete their files whatever it says, in qBittorrent as in qbtd"
         static let sslListenOff = "qbtd opens no SSL listen port for torrents (ssl_enabled is always false)"
         static let i2pOff = "qbtd does not connect to I2P (i2p_enabled is always false)"
-        static let i2pTunnels = "libtorrent 2.0.8, which qbtd uses, has no I2P tunnel settings (2.0.9 added them)"
+        static let i2pTunnels = "qbtd does not apply them yet (libtorrent 2.0.9 added I2P tunnel settings); libtorrent's defaults apply"
         static let dynDNSOff = "qbtd has no dynamic DNS updater"
         static let windowsOnly = "Windows only; qBittorrent ignores it on Linux too"
         static let windowsMacOnly = "Windows and macOS only"
         static let embeddedTrackerOff = "qbtd has no embedded tracker"
         static let libtorrent12 = "libtorrent 1.2 only; qbtd uses libtorrent 2.0"
-        static let announcePort = "libtorrent 2.0.8, which qbtd uses, has no announce_port (2.0.11 added it); trackers get the listen port"
+        static let announcePort = "qbtd does not apply it yet (libtorrent 2.0.11 has announce_port); trackers get the listen port"
     }
 }
