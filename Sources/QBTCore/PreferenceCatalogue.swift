@@ -447,7 +447,14 @@ public enum PreferenceCatalogue {
 
     /// The keys the appliers apply (4.x aliases included).
     public static func keys(appliedBy appliers: Set<PreferenceEntry.Applier>) -> Set<String> {
-        Set(entries.filter { $0.applier.map(appliers.contains) ?? false }.map(\.key))
+        // A loop, not filter/map over `applier`: Swift 6.3.1's release optimizer crashed on that closure
+        // ("Found ownership error", CopyPropagation).
+        var keys: Set<String> = []
+        for entry in entries {
+            guard let applier = entry.applier, appliers.contains(applier) else { continue }
+            keys.insert(entry.key)
+        }
+        return keys
     }
 
     /// The stored-preference defaults: every reported key but the 4.x aliases (reported under their 5.x key's value)
