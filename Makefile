@@ -25,7 +25,7 @@ libtorrent: deps-run
 	contrib/libtorrent/build.sh .build-libtorrent
 	@# SwiftPM does not notice a rebuilt static library, nor the headers that came with it: what was linked against
 	@# an older one is linked again, and the shim compiled against older headers is compiled again.
-	@for f in .build/{debug,release}/{qbtd,qbt,qbtd-fuzz,qbtdPackageTests.xctest} .build/fuzz/debug/qbtd-fuzz; do \
+	@for f in .build/{debug,release}/{qbtd,qbt,qbtd-fuzz,qbtd-encode-benchmark,qbtdPackageTests.xctest} .build/fuzz/debug/qbtd-fuzz; do \
 		if [ -e "$$f" ] && [ .build-libtorrent/lib/libtorrent-qbtd.a -nt "$$f" ]; then rm -f "$$f"; fi; done
 	@for o in .build/*/{debug,release}/CLibtorrent.build/*.o .build/fuzz/*/debug/CLibtorrent.build/*.o; do \
 		if [ -e "$$o" ] && [ .build-libtorrent/lib/libtorrent-qbtd.a -nt "$$o" ]; then rm -f "$$o"; fi; done

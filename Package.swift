@@ -83,7 +83,7 @@ let package = Package(
         // sendfile(2) for plain-HTTP response bodies: a marker the route writes, swapped below the HTTP encoder.
         .target(name: "FileRegions", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         // Uploads: multipart streamed to disk, tus state, the free-space guard.
-        .target(name: "Uploads", dependencies: ["SystemKit", "Store", "CCrypto", "CLinux"]),
+        .target(name: "Uploads", dependencies: ["SystemKit", "Store", "CCrypto", "CLinux", .product(name: "Logging", package: "swift-log")]),
         // The OpenAPI document (openapi/qbtd.yaml, written by `make openapi`), a resource copied beside the binary.
         .target(name: "OpenAPIDocument", path: "openapi", exclude: ["generate.py", "components.yaml"],
                 resources: [.copy("qbtd.yaml")]),

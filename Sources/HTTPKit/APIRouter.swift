@@ -165,7 +165,12 @@ public struct APIRouter: Sendable {
             if let keyScope = caller.keyScope, !keyScope.permits(area) {
                 throw HTTPRefusal(.forbidden, Self.outOfScope(keyScope))
             }
-            var response = try await body(caller)
+            // The body's own error answers carry the cookie of a session made on this request too.
+            var response: Response
+            do { response = try await body(caller) } catch {
+                response = ErrorAnswer.response(for: error, style: .json, route: "\(request.method) \(request.uri.path)",
+                                                logger: logger)
+            }
             handOver(auth, caller, &response)
             return response
         }

@@ -133,7 +133,9 @@ public actor ServerSettings {
             }
             if Self.pathKeys.contains(key) {
                 guard let path = value.stringValue, let resolved = try? paths.savePath(path) else { continue }
-                accepted[key] = .string(resolved)
+                // The same path again is no change (qBittorrent's setSavePath returns early): the WebUI sends the whole
+                // form on every save, and automatic torrents must not be switched to manual or moved for it.
+                if now[key] != .string(resolved) { accepted[key] = .string(resolved) }
                 continue
             }
             if now[key] != value { accepted[key] = value }

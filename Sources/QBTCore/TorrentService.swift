@@ -255,10 +255,9 @@ public actor TorrentService {
                 log.add("Torrent download finished. Torrent: \"\(stored.record.name)\"")
             }
             await markIncompleteFiles([id])
-            // Done downloading in the temp path: move it where it belongs, once SQLite knows it belongs there.
-            if stored.record.downloadPath != nil, await !leaveDownloadPath(stored) {
-                await torrentFinished(id)  // where it is: moved without the record, a restart would bring it back there
-            } else if stored.record.downloadPath != nil {
+            // Done downloading in the temp path: move it where it belongs, once SQLite knows it belongs there (when
+            // it refuses, the torrent finishes where it is: moved without the record, a restart would bring it back).
+            if stored.record.downloadPath != nil, await leaveDownloadPath(stored) {
                 torrents[id]?.record.downloadPath = nil
                 moving.insert(id)
                 finishAfterMove.insert(id)

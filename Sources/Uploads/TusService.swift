@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Store
 
 /// tus 1.0.0 uploads: state in SQLite, one data file per upload (beside its destination, so finishing is a rename),
@@ -15,6 +16,7 @@ public actor TusService {
     }
 
     let store: Store
+    let logger = Logger(label: "qbtd.tus")
     public nonisolated let configuration: UploadConfiguration
     let board: ProgressBoard
     private var leases: [String: Lease] = [:]
@@ -32,8 +34,9 @@ public actor TusService {
         self.configuration = configuration
         self.board = board
         try FileManager.default.createDirectory(atPath: partialsDirectory, withIntermediateDirectories: true)
-        try await sweep()
-        try await removeOrphans()
+        // Neither stops the server: what they could not do waits for the next sweep, or the next start.
+        do { try await sweep() } catch { logger.warning("expired tus uploads stay until the next sweep: \(error)") }
+        do { try await removeOrphans() } catch { logger.warning("upload temp files are kept until the next start: \(error)") }
     }
 
     static let dataPrefix = ".qbtd-tus-"

@@ -62,6 +62,21 @@ final class PreferenceHandlersTests: XCTestCase {
         XCTAssertEqual(seen.all, ["4096 4096"])
     }
 
+    /// The WebUI sends its whole form on every save: the same save path again is no change (qBittorrent's
+    /// `setSavePath` returns early), so the paths handler does not run and automatic torrents stay as they are.
+    func testTheSameSavePathAgainIsNoChange() async throws {
+        let settings = try await makeSettings()
+        let seen = Trace()
+        settings.onChange(.paths) { _ in seen.add(settings[\.savePath]) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+        directories.append(folder)
+        let first = try await settings.update(["save_path": .string(folder)])
+        XCTAssertEqual(first, ["save_path"])
+        let again = try await settings.update(["save_path": .string(folder), "temp_path": .string(settings[\.tempPath])])
+        XCTAssertEqual(again, [])
+        XCTAssertEqual(seen.all.count, 1, "\(seen.all)")
+    }
+
     func testBeforeHandlersTakeOrLeaveOutKeys() async throws {
         let settings = try await makeSettings()
         let taken = Trace()

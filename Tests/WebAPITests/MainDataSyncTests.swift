@@ -114,7 +114,7 @@ final class MainDataSyncTests: XCTestCase {
         XCTAssertEqual(String(decoding: FileInfo.json([]), as: UTF8.self), "[]")
     }
 
-    /// Not a timed assertion: runs the encoding micro-benchmark `make bench` runs (`qbtd --encode-benchmark`) at a
+    /// Not a timed assertion: runs the encoding micro-benchmark `make bench` runs (`qbtd-encode-benchmark`) at a
     /// small size, so it cannot rot.
     func testEncodingBenchmarkRuns() async throws {
         let table = try await EncodingBenchmark.run(torrents: 500)
