@@ -5,17 +5,18 @@ import TorrentEngine
 /// starts failing.
 extension TorrentService {
     func noteAnnounce(_ id: TorrentID, url: String, _ status: TrackerEntry.Status, _ message: String) {
-        guard torrents[id] != nil, trackerURLs[id]?.contains(url) ?? false else { return }
+        guard let entry = torrents[id], entry.facts.trackers.contains(url) else { return }
         let outcome: AnnounceFlags = switch status {
         case .working: message.isEmpty ? [] : .warning
         case .trackerError: .trackerError
         case .notWorking, .unreachable: .otherError
         case .disabled, .notContacted, .updating: []
         }
-        let before = announceOutcomes[id]?[url] ?? []
-        announceOutcomes[id, default: [:]][url] = outcome
-        if outcome != before, !outcome.isDisjoint(with: [.trackerError, .otherError]) {
-            let name = torrents[id]?.record.name ?? id
+        let before = entry.work.announceOutcomes[url] ?? []
+        guard outcome != before else { return }
+        torrents[id]?.work.announceOutcomes[url] = outcome
+        if !outcome.isDisjoint(with: [.trackerError, .otherError]) {
+            let name = entry.record.name
             log.add("Tracker \"\(url)\" of torrent \"\(name)\" is not working: \(message.isEmpty ? "no reason given" : message)",
                     kind: .warning)
         }
@@ -24,13 +25,13 @@ extension TorrentService {
 
     /// Drops what removed trackers said.
     func forgetAnnounces(_ id: TorrentID, keeping urls: Set<String>) {
-        guard let outcomes = announceOutcomes[id] else { return }
-        announceOutcomes[id] = outcomes.filter { urls.contains($0.key) }
+        guard let outcomes = torrents[id]?.work.announceOutcomes else { return }
+        torrents[id]?.work.announceOutcomes = outcomes.filter { urls.contains($0.key) }
         fold(id)
     }
 
     private func fold(_ id: TorrentID) {
-        let flags = announceOutcomes[id]?.values.reduce(into: AnnounceFlags()) { $0.formUnion($1) } ?? []
-        if (announceFlags[id] ?? []) != flags { announceFlags[id] = flags.isEmpty ? nil : flags }
+        guard let outcomes = torrents[id]?.work.announceOutcomes else { return }
+        torrents[id]?.facts.announce = outcomes.values.reduce(into: AnnounceFlags()) { $0.formUnion($1) }
     }
 }

@@ -16,7 +16,8 @@ extension TorrentService {
 
     /// A torrent that became finished (its data where it belongs): `autorun_*`.
     func torrentFinished(_ id: TorrentID) async {
-        guard finishedTorrents.insert(id).inserted else { return }
+        guard let entry = torrents[id], !entry.work.finished else { return }
+        torrents[id]?.work.finished = true
         await exportTorrentFile(id, to: \.exportDirFin)
         await sendCompletionMail(id)
         guard settings[\.autorunEnabled] else { return }
@@ -54,7 +55,7 @@ extension TorrentService {
             if v.name.isEmpty { v.name = status.name }
             v.infoHashV1 = status.infoHashV1
             v.infoHashV2 = status.infoHashV2
-            v.tracker = status.currentTracker.isEmpty ? trackerURLs[id]?.first ?? "" : status.currentTracker
+            v.tracker = status.currentTracker.isEmpty ? torrents[id]?.facts.trackers.first ?? "" : status.currentTracker
             if status.hasMetadata {
                 v.contentPath = status.contentPath
                 v.rootPath = status.rootPath

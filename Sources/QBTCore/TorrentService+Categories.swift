@@ -4,18 +4,18 @@ import TorrentEngine
 
 /// Categories and tags: kept in the store, mirrored here for `sync/maindata`.
 extension TorrentService {
-    public var categories: [Category] { categoryTable.values.sorted { $0.name < $1.name } }
-    public var tags: [String] { tagSet.sorted() }
+    var categories: [Category] { categoryTable.values.sorted { $0.name < $1.name } }
+    var tags: [String] { tagSet.sorted() }
 
     /// qBittorrent's `Category::isValidName`: no leading/trailing `/`, no empty or `.`/`..` components.
-    public static func validCategory(_ name: String) -> Bool {
+    static func validCategory(_ name: String) -> Bool {
         guard !name.isEmpty, !name.hasPrefix("/"), !name.hasSuffix("/"), !name.contains("\\") else { return false }
         return name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
     }
 
     /// qBittorrent's `use_subcategories`: `A/B` is a subcategory of `A` (its parents exist, its implicit paths sit
     /// under theirs, and `A` filters and removes with it).
-    public nonisolated var subcategoriesEnabled: Bool { settings[\.useSubcategories] }
+    nonisolated var subcategoriesEnabled: Bool { settings[\.useSubcategories] }
 
     /// `A/B/C` → `A/B`; a top-level category's parent is "".
     static func parentCategory(_ name: String) -> String {
@@ -135,7 +135,7 @@ extension TorrentService {
     }
 
     /// Every category's resolved save path (uploads can land in one).
-    public func categorySavePaths() async -> [String: String] {
+    func categorySavePaths() async -> [String: String] {
         var out: [String: String] = [:]
         for name in categoryTable.keys { out[name] = await categorySavePath(name) }
         return out
@@ -149,7 +149,7 @@ extension TorrentService {
         }
     }
 
-    public func createCategory(_ category: Category) async throws {
+    func createCategory(_ category: Category) async throws {
         guard Self.validCategory(category.name) else { throw ServiceError.conflict("Incorrect category name") }
         try await checkCategoryPath(category.savePath)
         if let download = category.downloadPath { try await checkCategoryPath(download.path) }
@@ -185,7 +185,7 @@ extension TorrentService {
     }
 
 
-    public func editCategory(_ category: Category) async throws {
+    func editCategory(_ category: Category) async throws {
         // qBittorrent refuses an edit that changes nothing as it refuses an unknown category.
         guard let current = categoryTable[category.name], current != category else { throw ServiceError.conflict("Unable to edit category") }
         try await checkCategoryPath(category.savePath)
@@ -206,7 +206,7 @@ extension TorrentService {
     }
 
     /// With subcategories, removing `A` removes `A/…` too; the torrents in them become uncategorized.
-    public func removeCategories(_ names: [String]) async throws {
+    func removeCategories(_ names: [String]) async throws {
         var removed = Set(names)
         if subcategoriesEnabled {
             for name in names { removed.formUnion(categoryTable.keys.filter { $0.hasPrefix(name + "/") }) }
@@ -219,7 +219,7 @@ extension TorrentService {
     }
 
     /// "" clears the category; an unknown one is qBittorrent's 409.
-    public func setCategory(_ ids: [TorrentID], _ name: String) async throws {
+    func setCategory(_ ids: [TorrentID], _ name: String) async throws {
         if !name.isEmpty && categoryTable[name] == nil { throw ServiceError.conflict("Incorrect category name") }
         // qBittorrent's torrent_changed_tmm_enabled: an automatic torrent moves to its new category's path, or is
         // switched to manual mode first, where it is.
@@ -236,14 +236,14 @@ extension TorrentService {
 
     // MARK: tags
 
-    public func createTags(_ names: [String]) async throws {
+    func createTags(_ names: [String]) async throws {
         let valid = names.filter(Self.validTag).filter { !tagSet.contains($0) }
         guard !valid.isEmpty else { return }
         try await store.createTags(valid)
         tagSet.formUnion(valid)
     }
 
-    public func addTags(_ ids: [TorrentID], _ names: [String]) async throws {
+    func addTags(_ ids: [TorrentID], _ names: [String]) async throws {
         let valid = names.filter(Self.validTag)
         let targets = known(ids)
         guard !valid.isEmpty, !targets.isEmpty else { return }
@@ -256,7 +256,7 @@ extension TorrentService {
     }
 
     /// nil removes every tag from the torrents.
-    public func removeTags(_ ids: [TorrentID], _ names: [String]?) async throws {
+    func removeTags(_ ids: [TorrentID], _ names: [String]?) async throws {
         let targets = known(ids)
         guard !targets.isEmpty else { return }
         try await store.removeTags(names, from: targets)
@@ -266,15 +266,15 @@ extension TorrentService {
     }
 
     /// `setTags` (5.1): the torrents end up with exactly these tags.
-    public func setTags(_ ids: [TorrentID], _ names: [String]) async throws {
+    func setTags(_ ids: [TorrentID], _ names: [String]) async throws {
         let valid = Array(Set(names.filter(Self.validTag))).sorted()
         try await removeTags(ids, nil)
         try await addTags(ids, valid)
     }
 
-    public func deleteTags(_ names: [String]) async throws {
+    func deleteTags(_ names: [String]) async throws {
         try await store.deleteTags(names)
         tagSet.subtract(names)
-        for id in torrents.keys { torrents[id]?.tags.removeAll { names.contains($0) } }
+        for id in torrents.ids { torrents[id]?.tags.removeAll { names.contains($0) } }
     }
 }

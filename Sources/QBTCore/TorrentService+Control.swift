@@ -33,7 +33,7 @@ extension TorrentService {
         for id in known(ids) { try await update(id) { $0.comment = comment } }
     }
 
-    public func pieceAvailability(_ id: TorrentID) async throws -> [Int] {
+    func pieceAvailability(_ id: TorrentID) async throws -> [Int] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         return (try? await engine.pieceAvailability(id)) ?? []
     }
@@ -44,14 +44,14 @@ extension TorrentService {
 
     /// `increasePrio` and friends: only meaningful with queueing on, as in qBittorrent (409 otherwise).
     public func queue(_ ids: [TorrentID], _ move: QueueMove) async throws {
-        guard queueingEnabled else { throw ServiceError.conflict("Torrent queueing must be enabled") }
+        guard rowSettings.queueingEnabled else { throw ServiceError.conflict("Torrent queueing must be enabled") }
         // Moving a block up or to the top goes in reverse so the block keeps its order.
         let ordered = [.up, .top].contains(move) ? known(ids).reversed() : known(ids)
         for id in ordered { try? await engine.queue(id, move) }
     }
 
     /// Connects each torrent to the given peers; returns how many were handed to the engine per torrent.
-    public func addPeers(_ ids: [TorrentID], peers: [(host: String, port: Int)]) async -> [TorrentID: (added: Int, failed: Int)] {
+    func addPeers(_ ids: [TorrentID], peers: [(host: String, port: Int)]) async -> [TorrentID: (added: Int, failed: Int)] {
         var out: [TorrentID: (added: Int, failed: Int)] = [:]
         for id in known(ids) {
             var added = 0, failed = 0
@@ -221,7 +221,7 @@ extension TorrentService {
         let path = try await makeSavePath(requested, checkingWrites: false)
         for id in known(ids) {
             try await update(id) { $0.savePath = path; $0.autoTMM = false; $0.downloadPath = nil }
-            moving.insert(id)
+            torrents[id]?.facts.moving = true
             try? await engine.moveStorage(id, to: path)
         }
     }
@@ -233,7 +233,7 @@ extension TorrentService {
             let downloading = torrents[id]?.record.downloadPath != nil
             try await update(id) { $0.savePath = path }
             if !downloading {
-                moving.insert(id)
+                torrents[id]?.facts.moving = true
                 try? await engine.moveStorage(id, to: path)
             }
         }
@@ -245,7 +245,7 @@ extension TorrentService {
         for id in known(ids) where torrents[id]?.record.autoTMM == false {
             guard let view = view(id), !view.status.isFinished else { continue }
             try await update(id) { $0.downloadPath = path }
-            moving.insert(id)
+            torrents[id]?.facts.moving = true
             try? await engine.moveStorage(id, to: path ?? view.record.savePath)
         }
     }
@@ -274,7 +274,7 @@ extension TorrentService {
         let location = download ?? target
         guard location != record.downloadPath ?? record.savePath else { return }
         try? FileManager.default.createDirectory(atPath: location, withIntermediateDirectories: true)
-        moving.insert(id)
+        torrents[id]?.facts.moving = true
         try? await engine.moveStorage(id, to: location)
     }
 
@@ -282,10 +282,10 @@ extension TorrentService {
 
     /// The trackers in qbtd's own order (as added or edited, by tier), as qBittorrent keeps its list: libtorrent
     /// moves a tracker that fails to the end of its tier, which must not reorder what clients see.
-    public func trackers(_ id: TorrentID) async throws -> [TrackerEntry] {
+    func trackers(_ id: TorrentID) async throws -> [TrackerEntry] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         let entries = try await engine.trackers(id)
-        guard let known = trackerURLs[id], !known.isEmpty else { return entries }
+        guard let known = torrents[id]?.facts.trackers, !known.isEmpty else { return entries }
         let rank = Dictionary(known.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         return entries.enumerated().sorted { a, b in
             (a.element.tier, rank[a.element.url] ?? Int.max, a.offset) < (b.element.tier, rank[b.element.url] ?? Int.max, b.offset)
@@ -294,13 +294,13 @@ extension TorrentService {
 
     private func writeTrackers(_ id: TorrentID, _ list: [(url: String, tier: Int)]) async throws {
         try await engine.setTrackers(id, list)
-        trackerURLs[id] = list.map(\.url)
+        torrents[id]?.facts.trackers = list.map(\.url)
         forgetAnnounces(id, keeping: Set(list.map(\.url)))
         try? await engine.saveResumeData(id)
     }
 
     /// Adds trackers at the tiers given, skipping URLs already there (as `TorrentImpl::addTrackers`).
-    public func addTrackers(_ id: TorrentID, _ entries: [(url: String, tier: Int)]) async throws {
+    func addTrackers(_ id: TorrentID, _ entries: [(url: String, tier: Int)]) async throws {
         var list = try await trackers(id).map { (url: $0.url, tier: $0.tier) }
         let count = list.count
         for entry in entries where !list.contains(where: { $0.url == entry.url }) { list.append(entry) }
@@ -309,7 +309,7 @@ extension TorrentService {
     }
 
     /// Gives a tracker a new URL, a new tier (5.2), or both; nothing to change is no change.
-    public func editTracker(_ id: TorrentID, from oldURL: String, to newURL: String?, tier: Int? = nil) async throws {
+    func editTracker(_ id: TorrentID, from oldURL: String, to newURL: String?, tier: Int? = nil) async throws {
         var list = try await trackers(id).map { (url: $0.url, tier: $0.tier) }
         if let newURL, list.contains(where: { $0.url == newURL }) {
             throw ServiceError.conflict("New tracker URL already exists")
@@ -325,33 +325,33 @@ extension TorrentService {
         try? await engine.reannounce(id)
     }
 
-    public func removeTrackers(_ id: TorrentID, urls: [String]) async throws {
+    func removeTrackers(_ id: TorrentID, urls: [String]) async throws {
         let list = try await trackers(id).map { (url: $0.url, tier: $0.tier) }
         let kept = list.filter { !urls.contains($0.url) }
         guard kept.count < list.count else { return }
         try await writeTrackers(id, kept)
     }
 
-    public func webSeeds(_ id: TorrentID) async throws -> [String] {
+    func webSeeds(_ id: TorrentID) async throws -> [String] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         return try await engine.webSeeds(id)
     }
 
-    public func addWebSeeds(_ id: TorrentID, urls: [String]) async throws {
+    func addWebSeeds(_ id: TorrentID, urls: [String]) async throws {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         for url in urls { try await engine.addWebSeed(id, url) }
         await rememberSources(id)
         try? await engine.saveResumeData(id)
     }
 
-    public func removeWebSeeds(_ id: TorrentID, urls: [String]) async throws {
+    func removeWebSeeds(_ id: TorrentID, urls: [String]) async throws {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         for url in urls { try await engine.removeWebSeed(id, url) }
         await rememberSources(id)
         try? await engine.saveResumeData(id)
     }
 
-    public func editWebSeed(_ id: TorrentID, from oldURL: String, to newURL: String) async throws {
+    func editWebSeed(_ id: TorrentID, from oldURL: String, to newURL: String) async throws {
         let seeds = try await webSeeds(id)
         guard seeds.contains(oldURL) else { throw ServiceError.conflict("Web seed not found: \(oldURL)") }
         if seeds.contains(newURL) { throw ServiceError.conflict("Web seed already exists: \(newURL)") }
@@ -363,31 +363,31 @@ extension TorrentService {
 
     // MARK: pieces, peers, export
 
-    public func pieceStates(_ id: TorrentID) async throws -> [PieceState] {
+    func pieceStates(_ id: TorrentID) async throws -> [PieceState] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         return try await engine.pieceStates(id)
     }
 
-    public func pieceHashes(_ id: TorrentID) async throws -> [String] {
+    func pieceHashes(_ id: TorrentID) async throws -> [String] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         return try await engine.pieceHashes(id)
     }
 
-    public func peers(_ id: TorrentID) async throws -> [PeerEntry] {
+    func peers(_ id: TorrentID) async throws -> [PeerEntry] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         return try await engine.peers(id)
     }
 
     // MARK: SSL torrents
 
-    public func sslParameters(_ id: TorrentID) async throws -> SSLParameters? {
+    func sslParameters(_ id: TorrentID) async throws -> SSLParameters? {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         return try await store.sslParameters(id)
     }
 
     /// Stored first, then handed to the engine (it matters only to SSL torrents); `false` when the
     /// certificate or key does not parse or the DH parameters are missing.
-    public func setSSLParameters(_ id: TorrentID, _ p: SSLParameters) async throws -> Bool {
+    func setSSLParameters(_ id: TorrentID, _ p: SSLParameters) async throws -> Bool {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         guard LibtorrentEngine.isCertificate(p.certificate), LibtorrentEngine.isPrivateKey(p.privateKey), !p.dhParams.isEmpty
         else { return false }
@@ -396,7 +396,7 @@ extension TorrentService {
         return true
     }
 
-    public func export(_ id: TorrentID) async throws -> [UInt8] {
+    func export(_ id: TorrentID) async throws -> [UInt8] {
         guard torrents[id] != nil else { throw ServiceError.notFound }
         guard try engine.status(id).hasMetadata else {
             throw ServiceError.conflict("Unable to export torrent file. Error: Missing metadata")

@@ -7,14 +7,14 @@ import TorrentEngine
 extension TorrentService {
     /// Stores that a finished torrent leaves its download path; false (logged) when SQLite refused, and then the
     /// torrent stays where it is: moved without the record, a restart would bring it back to the download path.
-    func leaveDownloadPath(_ stored: StoredTorrent) async -> Bool {
+    func leaveDownloadPath(_ record: TorrentRecord) async -> Bool {
         do {
-            try await store.updateTorrent(stored.record.id) { $0.downloadPath = nil }
+            try await store.updateTorrent(record.id) { $0.downloadPath = nil }
             return true
         } catch {
-            logger.error("could not store the end of \(stored.record.id)'s download path: \(error)")
-            log.add("Torrent \"\(stored.record.name)\" stays in \(stored.record.downloadPath ?? ""): its move to "
-                    + "\(stored.record.savePath) could not be stored (\(error)). Set its location once the database "
+            logger.error("could not store the end of \(record.id)'s download path: \(error)")
+            log.add("Torrent \"\(record.name)\" stays in \(record.downloadPath ?? ""): its move to "
+                    + "\(record.savePath) could not be stored (\(error)). Set its location once the database "
                     + "can be written.", kind: .critical)
             return false
         }

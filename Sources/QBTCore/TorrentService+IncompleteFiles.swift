@@ -34,7 +34,7 @@ extension TorrentService {
     private func rename(_ id: TorrentID, _ file: TorrentFile, to path: String) async {
         do {
             try await engine.renameFile(id, index: file.index, to: path)
-            renamesInFlight[id, default: 0] += 1
+            torrents[id]?.work.renamesInFlight += 1
         } catch {
             log.add("Could not rename \"\(file.diskPath)\" of torrent \(id): \(error)", kind: .warning)
         }
@@ -42,9 +42,11 @@ extension TorrentService {
 
     /// A rename was confirmed (or failed): a finished torrent that waited for its names is finished now.
     func renameDone(_ id: TorrentID) async {
-        guard let count = renamesInFlight[id] else { return }
-        renamesInFlight[id] = count > 1 ? count - 1 : nil
-        if count <= 1, finishAfterRenames.remove(id) != nil { await torrentFinished(id) }
+        guard let work = torrents[id]?.work, work.renamesInFlight > 0 else { return }
+        torrents[id]?.work.renamesInFlight -= 1
+        guard work.renamesInFlight == 1, work.finishAfterRenames else { return }
+        torrents[id]?.work.finishAfterRenames = false
+        await torrentFinished(id)
     }
 
     /// The name on disk for a file given a new path: with the suffix it has now, if it has one.

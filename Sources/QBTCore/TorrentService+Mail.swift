@@ -17,7 +17,7 @@ extension TorrentService {
     }
 
     /// `app/sendTestEmail`: only while notifications are on, as in qBittorrent.
-    public func sendTestMail() async {
+    func sendTestMail() async {
         guard settings[\.mailNotificationEnabled] else { return }
         await sendMail(subject: "Test email", body: "This is a test email.\nThank you for using qBittorrent.\n")
     }

@@ -5,21 +5,13 @@ import TorrentEngine
 /// transfer list never shows, which downloads no piece and is taken out as soon as the metadata is in. Adding the
 /// torrent for real takes it out first. Nothing here survives a restart, as in qBittorrent.
 extension TorrentService {
-    /// Where a metadata fetch stands.
-    public enum Prefetch: Sendable {
-        /// Running; poll again.
-        case pending
-        /// The .torrent, made from the metadata the swarm sent.
-        case ready([UInt8])
-    }
-
     /// At most this many hidden fetches run at once; the oldest gives way to a new one.
     static let maxPrefetches = 32
     /// Fetched metadata kept for `saveMetadata`/`add` (the oldest is dropped first).
     static let maxPrefetched = 256
 
     /// Starts fetching a magnet's metadata (or says how far it got). Nil when the torrent is in the transfer list.
-    public func prefetchMetadata(_ parsed: ParsedTorrent) async throws -> Prefetch? {
+    func prefetchMetadata(_ parsed: ParsedTorrent) async throws -> TorrentSources.Prefetch? {
         let id = parsed.id
         if torrents[id] != nil { return nil }
         if let bytes = prefetched[id] { return .ready(bytes) }
@@ -42,10 +34,10 @@ extension TorrentService {
     }
 
     /// The metadata a fetch got, if it got it.
-    public func prefetchedMetadata(_ id: TorrentID) -> [UInt8]? { prefetched[id] }
+    func prefetchedMetadata(_ id: TorrentID) -> [UInt8]? { prefetched[id] }
 
     /// Whether a hidden fetch is running for this torrent.
-    public func isPrefetching(_ id: TorrentID) -> Bool { prefetching.contains(id) }
+    func isPrefetching(_ id: TorrentID) -> Bool { prefetching.contains(id) }
 
     /// The metadata is in: keep the .torrent and take the hidden torrent out.
     func prefetchArrived(_ id: TorrentID) async {

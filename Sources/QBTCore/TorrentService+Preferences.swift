@@ -7,7 +7,7 @@ import TorrentEngine
 extension TorrentService {
     /// Every key `ServerSettings.engineSettings()` reads: a change of any applies libtorrent's settings again
     /// (ServerSettingsTests checks that no other key changes them).
-    public static let engineKeys = PreferenceCatalogue.keys(appliedBy: [.engine, .queue, .networkBinding])
+    static let engineKeys = PreferenceCatalogue.keys(appliedBy: [.engine, .queue, .networkBinding])
         .union(PreferenceKeys.names(\.ipFilterEnabled))
 
     /// Preferences that change the way to peers: after them, peers that failed by the old way are tried anew.
@@ -46,18 +46,18 @@ extension TorrentService {
         if change.changed(\.addTrackersFromURLEnabled, \.addTrackersURL) { await configureTrackerList() }
     }
 
-    private func applyQueueing() { queueingEnabled = settings[\.queueingEnabled] }
+    private func applyQueueing() { rowSettings.queueingEnabled = settings[\.queueingEnabled] }
 
-    private func applyShareLimits() { shareLimits = ShareLimits(settings.current) }
+    private func applyShareLimits() { rowSettings.shareLimits = ShareLimits(settings.current) }
 
     private func applyConnectionLimits() async {
         let (connections, uploads) = connectionLimits()
-        for id in torrents.keys { try? await engine.setConnectionLimits(id, connections: connections, uploads: uploads) }
+        for id in torrents.ids { try? await engine.setConnectionLimits(id, connections: connections, uploads: uploads) }
     }
 
     private func applyPlacement(_ change: PreferenceChange) async {
         if change.changed(\.useSubcategories), subcategoriesEnabled { await expandCategories() }
-        if change.changed(\.incompleteFilesExt) { await markIncompleteFiles(torrents.keys, preferenceChanged: true) }
+        if change.changed(\.incompleteFilesExt) { await markIncompleteFiles(torrents.ids, preferenceChanged: true) }
     }
 
     private func applyPaths(_ change: PreferenceChange) async throws {

@@ -15,7 +15,7 @@ extension TorrentService {
     }
 
     /// Switches between the normal and the alternative global limits.
-    public func setAlternativeSpeed(_ on: Bool) async throws {
+    func setAlternativeSpeed(_ on: Bool) async throws {
         guard settings.alternativeSpeed != on else { return }
         try await settings.setAlternativeSpeed(on)
         try await engine.apply(settings.engineSettings())
@@ -23,7 +23,7 @@ extension TorrentService {
     }
 
     /// Sets the global limit of the mode in use (bytes/s, ≤0 = unlimited), as `transfer/set*Limit` does.
-    public func setGlobalLimit(download: Int? = nil, upload: Int? = nil) async throws {
+    func setGlobalLimit(download: Int? = nil, upload: Int? = nil) async throws {
         let alternative = settings.alternativeSpeed
         var changes: [String: JSONValue] = [:]
         let downloadKey: KeyPath<PreferenceKeys, Preference<Int>> = alternative ? \.altDLLimit : \.dlLimit
@@ -34,7 +34,7 @@ extension TorrentService {
     }
 
     /// The current global limits in bytes/s (0 = unlimited).
-    public nonisolated func globalLimits() -> (download: Int, upload: Int) {
+    nonisolated func globalLimits() -> (download: Int, upload: Int) {
         let s = settings.engineSettings()
         return (s.downloadRateLimit, s.uploadRateLimit)
     }
@@ -50,9 +50,9 @@ extension TorrentService {
     /// every record each five seconds was a third of an idle qbtd's own CPU at 10,000 torrents in a debug build (a
     /// few per cent in release).
     func anyOwnShareLimit() -> Bool {
-        if let known = ownShareLimits { return known }
+        if let known = ownShareLimits, known.revision == torrents.revision { return known.any }
         let any = torrents.values.contains { $0.record.hasOwnShareLimit }
-        ownShareLimits = any
+        ownShareLimits = (torrents.revision, any)
         return any
     }
 
@@ -62,7 +62,7 @@ extension TorrentService {
         let action = settings[\.maxRatioAct]
         let now = Int64(Date().timeIntervalSince1970)
         // Only torrents that have a limit can reach one: none at all (the default) costs nothing.
-        guard shareLimits.any || anyOwnShareLimit() else { return }
+        guard rowSettings.shareLimits.any || anyOwnShareLimit() else { return }
         let board = currentBoard()
         for id in board.order {
             // Tested through the entry, without copying each view.
@@ -105,18 +105,8 @@ extension TorrentService {
 
     // MARK: transfer figures and bans
 
-    public struct Transfer: Sendable {
-        public var downloadSpeed = 0, uploadSpeed = 0
-        public var downloadedSession: Int64 = 0, uploadedSession: Int64 = 0
-        public var downloadedAllTime: Int64 = 0, uploadedAllTime: Int64 = 0
-        public var downloadLimit = 0, uploadLimit = 0
-        public var counters = SessionCounters()
-        /// qBittorrent's: connected (peers reached us), firewalled (listening only), disconnected.
-        public var connectionStatus = "disconnected"
-    }
-
-    public func transfer() async -> Transfer {
-        var t = Transfer()
+    func transfer() async -> SessionControls.Transfer {
+        var t = SessionControls.Transfer()
         let board = await freshBoard()
         t.downloadSpeed = board.downloadRate
         t.uploadSpeed = board.uploadRate
@@ -158,11 +148,11 @@ extension TorrentService {
     }
 
     /// The banned addresses: qBittorrent keeps them in its settings (`banned_IPs`, one per line).
-    public nonisolated var bannedIPs: [String] { settings[\.bannedIPs].split(whereSeparator: \.isNewline).map(String.init) }
+    nonisolated var bannedIPs: [String] { settings[\.bannedIPs].split(whereSeparator: \.isNewline).map(String.init) }
 
     /// Bans each `ip:port` (or bare IP) for good; returns the addresses banned.
     @discardableResult
-    public func banPeers(_ peers: [String]) async -> [String] {
+    func banPeers(_ peers: [String]) async -> [String] {
         var list = bannedIPs
         var banned: [String] = []
         for peer in peers {

@@ -8,44 +8,26 @@ import TorrentEngine
 /// Keeps the engine and the store in step: what the store holds is what the engine runs, after any restart.
 /// Writes reach SQLite before the engine is told, so an acknowledged change survives a crash.
 public actor TorrentService {
-    public nonisolated let engine: any TorrentEngine
-    public nonisolated let store: Store
-    public nonisolated let paths: ServerPaths
-    public nonisolated let settings: ServerSettings
+    nonisolated let engine: any TorrentEngine
+    nonisolated let store: Store
+    nonisolated let paths: ServerPaths
+    nonisolated let settings: ServerSettings
     public nonisolated let log: EventLog
     let logger: Logger
-    /// Every torrent's record (without its metainfo and resume data, which stay in SQLite and libtorrent).
-    var torrents: [TorrentID: StoredTorrent] = [:] { didSet { revision &+= 1; ownShareLimits = nil } }
-    /// Whether any record has a share limit of its own (`anyOwnShareLimit`); nil once a record changed.
-    var ownShareLimits: Bool?
-    /// Tracker URLs per torrent, kept here because `sync/maindata` lists them for every torrent on each poll.
-    var trackerURLs: [TorrentID: [String]] = [:] { didSet { revision &+= 1; trackersChanged = true } }
-    /// How each torrent's announces went, per tracker URL, and folded per torrent (5.2's `has_tracker_*` flags).
-    var announceOutcomes: [TorrentID: [String: AnnounceFlags]] = [:]
-    var announceFlags: [TorrentID: AnnounceFlags] = [:] { didSet { revision &+= 1 } }
-    /// Web seed URLs per torrent, for the magnet links every listing carries.
-    var webSeedURLs: [TorrentID: [String]] = [:] { didSet { revision &+= 1 } }
-    /// Bumped by every change of what the board shows besides the engine's statuses.
-    private var revision: UInt64 = 0
-    private var trackersChanged = true
-    /// The last board built; rebuilt on demand when the engine published or something here changed.
+    /// Every torrent's entry: its record (without its metainfo and resume data, which stay in SQLite and libtorrent),
+    /// what its row shows besides, and what the service is doing with it. One value per torrent.
+    var torrents = TorrentTable()
+    /// Whether any record has a share limit of its own (`anyOwnShareLimit`), as of a revision of the table.
+    var ownShareLimits: (revision: UInt64, any: Bool)?
+    /// The last board built; rebuilt on demand when the engine published or an entry's facts changed.
     private var board = TorrentBoard.empty
     var categoryTable: [String: Category] = [:]
     var tagSet: Set<String> = []
-    /// Torrents whose data is being moved.
-    var moving: Set<TorrentID> = [] { didSet { revision &+= 1 } }
-    var queueingEnabled = false { didSet { revision &+= 1 } }
-    /// The global share limits, for torrents that follow them (kept here: every view needs them).
-    var shareLimits = ShareLimits() { didSet { revision &+= 1 } }
+    /// What every row depends on besides its torrent: the global share limits and whether the queue is on.
+    var rowSettings = RowSettings()
     var allTime = AllTime()
-    /// Content layouts waiting for a magnet's metadata.
-    var pendingLayouts: [TorrentID: ContentLayout] = [:]
     /// Torrents handed to the engine whose add has not answered yet, with the events raised for them meanwhile.
     var addsInFlight: [TorrentID: HeldEvents] = [:]
-    /// Torrents finished since they last downloaded (qBittorrent's `torrentFinished` fires once per transition).
-    var finishedTorrents: Set<TorrentID> = []
-    /// Finished torrents whose data is still moving out of the temp path: they count as finished once it is moved.
-    var finishAfterMove: Set<TorrentID> = []
     /// The last IP filter file read well (kept when a later one cannot be read).
     var filterFileRules: IPFilterRules?
     /// Watched folders (`scan_dirs`), their inotify watch, and files that could not be read yet (path → attempts).
@@ -53,15 +35,12 @@ public actor TorrentService {
     var folderEvents: FolderEvents?
     var watchRetries: [String: Int] = [:]
     var watchRetryTask: Task<Void, Never>?
-    /// Renames of `.!qB` files not yet confirmed, and finished torrents waiting for them.
-    var renamesInFlight: [TorrentID: Int] = [:]
-    var finishAfterRenames: Set<TorrentID> = []
     /// Hidden metadata fetches (5.2's `fetchMetadata`), oldest first, and the .torrent files they produced.
     var prefetching: [TorrentID] = []
     var prefetched: [TorrentID: [UInt8]] = [:]
     var prefetchedOrder: [TorrentID] = []
     /// The tracker list last fetched from `add_trackers_url` (5.1's `add_trackers_url_list`), and its refresher.
-    public internal(set) var extraTrackerList = ""
+    var extraTrackerList = ""
     var extraTrackerTask: Task<Void, Never>?
     /// Rows of torrents the engine refused whose delete SQLite refused too: deleted before the next add.
     var refusedRows: Set<TorrentID> = []
@@ -69,19 +48,18 @@ public actor TorrentService {
     private var preferenceHandlers: [PreferenceSubscription] = []
     private var tasks: [Task<Void, Never>] = []
 
-    /// Opens the engine over the store and brings back every stored torrent.
-    public init(settings: ServerSettings, store: Store, resumeInterval: Duration = .seconds(15),
-                log: EventLog = EventLog(), logger: Logger = Logger(label: "qbtd")) async throws {
-        let engine = try LibtorrentEngine(settings: settings.engineSettings(), resumeInterval: resumeInterval,
-                                          logger: logger) { batch in
+    /// Opens libtorrent as the preferences set it, its fast-resume data saved to the store: the engine a server
+    /// gives the service (and the stream service) it builds.
+    public static func openEngine(settings: ServerSettings, store: Store, resumeInterval: Duration = .seconds(15),
+                                  logger: Logger = Logger(label: "qbtd")) throws -> LibtorrentEngine {
+        try LibtorrentEngine(settings: settings.engineSettings(), resumeInterval: resumeInterval, logger: logger) { batch in
             do { try await store.saveResumeData(batch.map { ($0.id, Data($0.data)) }) } catch {
                 logger.error("could not store fast-resume data for \(batch.count) torrent(s): \(error)")
             }
         }
-        try await self.init(settings: settings, store: store, engine: engine, log: log, logger: logger)
     }
 
-    /// Runs over any engine (`MemoryEngine` in tests).
+    /// Brings back every stored torrent in the engine given (`openEngine`, or `MemoryEngine` in tests).
     public init(settings: ServerSettings, store: Store, engine: any TorrentEngine, log: EventLog = EventLog(),
                 logger: Logger = Logger(label: "qbtd")) async throws {
         self.store = store
@@ -90,7 +68,7 @@ public actor TorrentService {
         self.log = log
         self.logger = logger
         self.engine = engine
-        queueingEnabled = settings[\.queueingEnabled]
+        rowSettings.queueingEnabled = settings[\.queueingEnabled]
         for category in try await store.categories() { categoryTable[category.name] = category }
         if subcategoriesEnabled { await expandCategories() }
         tagSet = Set(try await store.tags())
@@ -104,7 +82,7 @@ public actor TorrentService {
         await configureWatchedFolders()
         await configureTrackerList()
         await loadStatistics()
-        shareLimits = ShareLimits(settings.current)
+        rowSettings.shareLimits = ShareLimits(settings.current)
         tasks.append(Task { [weak self] in
             var ticks = 0
             while !Task.isCancelled {
@@ -163,9 +141,10 @@ public actor TorrentService {
             for (entry, result) in zip(current.kept, results) {
                 switch result {
                 case .success(let added):
-                    torrents[added.id] = entry
-                    remember(added)
-                    if entry.record.completedOn != nil { finishedTorrents.insert(added.id) }
+                    var restored = TorrentEntry(entry)
+                    restored.remember(added)
+                    restored.work.finished = entry.record.completedOn != nil
+                    torrents[added.id] = restored
                     if let p = ssl[added.id] {
                         try? await engine.setSSLCertificate(added.id, certificate: p.certificate, privateKey: p.privateKey,
                                                             dhParams: p.dhParams)
@@ -193,16 +172,12 @@ public actor TorrentService {
         await engine.shutdown()
     }
 
-    /// Trackers and web seeds as the engine took them.
-    func remember(_ added: AddedTorrent) {
-        trackerURLs[added.id] = added.trackers
-        webSeedURLs[added.id] = added.webSeeds
-    }
-
     /// Trackers and web seeds as the engine has them now (after metadata, or an edit).
     func rememberSources(_ id: TorrentID) async {
-        trackerURLs[id] = (try? await engine.trackers(id))?.map(\.url) ?? []
-        webSeedURLs[id] = (try? await engine.webSeeds(id)) ?? []
+        let trackers = (try? await engine.trackers(id))?.map(\.url) ?? []
+        let webSeeds = (try? await engine.webSeeds(id)) ?? []
+        torrents[id]?.facts.trackers = trackers
+        torrents[id]?.facts.webSeeds = webSeeds
     }
 
     /// Stopped torrents are paused and left alone; forced ones run outside the queue; the rest are
@@ -234,7 +209,10 @@ public actor TorrentService {
                 if torrents[id]?.record.name.isEmpty ?? false { torrents[id]?.record.name = name }
                 if torrents[id]?.record.firstLastPiecePrio == true { try await prioritizeFirstLastPieces(id, on: true) }
                 await rememberSources(id)
-                if let layout = pendingLayouts.removeValue(forKey: id) { await applyContentLayout(id, layout) }
+                if let layout = torrents[id]?.work.pendingLayout {
+                    torrents[id]?.work.pendingLayout = nil
+                    await applyContentLayout(id, layout)
+                }
                 try await engine.saveResumeData(id)
                 await applyExcludedFileNames(id)  // a magnet's, now that it has files
                 await markIncompleteFiles([id])
@@ -257,29 +235,27 @@ public actor TorrentService {
             await markIncompleteFiles([id])
             // Done downloading in the temp path: move it where it belongs, once SQLite knows it belongs there (when
             // it refuses, the torrent finishes where it is: moved without the record, a restart would bring it back).
-            if stored.record.downloadPath != nil, await leaveDownloadPath(stored) {
+            if stored.record.downloadPath != nil, await leaveDownloadPath(stored.record) {
                 torrents[id]?.record.downloadPath = nil
-                moving.insert(id)
-                finishAfterMove.insert(id)
+                torrents[id]?.facts.moving = true
+                torrents[id]?.work.finishAfterMove = true
                 try? await engine.moveStorage(id, to: stored.record.savePath)
-            } else if moving.contains(id) {
-                finishAfterMove.insert(id)  // a move asked for by hand: finished once the data is there
-            } else if renamesInFlight[id] != nil {
-                finishAfterRenames.insert(id)  // finished once its files have their own names
+            } else if torrents[id]?.facts.moving == true {
+                torrents[id]?.work.finishAfterMove = true  // a move asked for by hand: finished once the data is there
+            } else if torrents[id]?.work.renamesInFlight ?? 0 > 0 {
+                torrents[id]?.work.finishAfterRenames = true  // finished once its files have their own names
             } else {
                 await torrentFinished(id)
             }
             try? await engine.saveResumeData(id)
         case .storageMoved(let id):
-            moving.remove(id)
-            if finishAfterMove.remove(id) != nil { await torrentFinished(id) }
+            if moveEnded(id) { await torrentFinished(id) }
             try? await engine.saveResumeData(id)
         case .storageMoveFailed(let id, let why):
-            moving.remove(id)
-            if finishAfterMove.remove(id) != nil { await torrentFinished(id) }
+            if moveEnded(id) { await torrentFinished(id) }
             log.add("Failed to move torrent \(id): \(why)", kind: .critical)
         case .stateChanged(let id, let state) where [.downloading, .downloadingMetadata].contains(state):
-            finishedTorrents.remove(id)
+            torrents[id]?.work.finished = false
         case .checked(let id):
             await markIncompleteFiles([id])
             if torrents[id]?.record.stopCondition == StopCondition.filesChecked.rawValue,
@@ -396,8 +372,9 @@ public actor TorrentService {
             guard case .success(let added) = result else { continue }
             let hasMetainfo = entry.record.metainfo != nil
             entry.record.slim()
-            torrents[id] = StoredTorrent(record: entry.record, tags: entry.tags)
-            remember(added)
+            var fresh = TorrentEntry(StoredTorrent(record: entry.record, tags: entry.tags))
+            fresh.remember(added)
+            torrents[id] = fresh
             taken.append((id, entry.record, hasMetainfo))
             outcomes[position] = .added(id)
         }
@@ -416,7 +393,7 @@ public actor TorrentService {
             if options.firstLastPiecePrio { try? await prioritizeFirstLastPieces(id, on: true) }
             if layout != .original {
                 // A magnet gets its layout when the metadata arrives (not kept across a restart before that).
-                if hasMetainfo { await applyContentLayout(id, layout) } else { pendingLayouts[id] = layout }
+                if hasMetainfo { await applyContentLayout(id, layout) } else { torrents[id]?.work.pendingLayout = layout }
             }
             if hasMetainfo, let priorities = options.filePriorities { await applyFilePriorities(id, priorities) }
             log.add("Added new torrent. Torrent: \"\(record.name)\"")
@@ -436,16 +413,6 @@ public actor TorrentService {
             }
             let name = torrents[id]?.record.name ?? id
             torrents[id] = nil
-            trackerURLs[id] = nil
-            announceOutcomes[id] = nil
-            announceFlags[id] = nil
-            webSeedURLs[id] = nil
-            pendingLayouts[id] = nil
-            moving.remove(id)
-            finishedTorrents.remove(id)
-            finishAfterMove.remove(id)
-            renamesInFlight[id] = nil
-            finishAfterRenames.remove(id)
             try? await engine.remove(id, deleteFiles: deleteFiles)
             log.add(deleteFiles ? "Removed torrent and deleted its content. Torrent: \"\(name)\""
                                 : "Removed torrent. Torrent: \"\(name)\"")
@@ -473,15 +440,15 @@ public actor TorrentService {
 
     // MARK: reading
 
-    public var ids: [TorrentID] { Array(torrents.keys) }
+    public var ids: [TorrentID] { Array(torrents.ids) }
     public var count: Int { torrents.count }
 
     /// Every torrent joined with its last published status, in the order they were added.
     public func views() -> [TorrentView] { currentBoard().views }
 
     public func view(_ id: TorrentID) -> TorrentView? {
-        guard let stored = torrents[id], let status = engine.snapshot.status(id) else { return nil }
-        return view(stored, status)
+        guard let entry = torrents[id], let status = engine.snapshot.status(id) else { return nil }
+        return view(entry.facts, status)
     }
 
     /// What an API reader gets: the board after the engine made sure its statuses are at most about a second old
@@ -497,133 +464,62 @@ public actor TorrentService {
         return view(id)
     }
 
-    /// The board as of now, made again only when the engine published or a record changed. When only statuses
-    /// changed, only the torrents the engine's change log names are looked at; after a record change, every entry is
-    /// checked and only the ones whose inputs differ are made again. Unchanged entries are the previous board's objects.
+    /// The board as of now, made again only when the engine published or an entry's facts changed. Only the
+    /// torrents the engine's change log names and those whose facts changed are looked at; every entry is when the
+    /// log does not reach back far enough or the row settings changed. Unchanged entries are the previous board's objects.
     public func currentBoard() -> TorrentBoard {
         let snapshot = engine.snapshot
-        guard snapshot.generation != board.engineGeneration || revision != board.serviceRevision else { return board }
-        if revision == board.serviceRevision, board.generation > 0, let ids = snapshot.changed(since: board.engineGeneration) {
-            board = boardAfterStatusChanges(snapshot, ids)
+        guard snapshot.generation != board.engineGeneration || torrents.revision != board.serviceRevision
+            || rowSettings != board.rowSettings else { return board }
+        let touched = torrents.takeChanges()
+        let sameRows = rowSettings == board.rowSettings
+        if sameRows, board.generation > 0, let ids = snapshot.changed(since: board.engineGeneration) {
+            board = board.updated(snapshot, ids.union(touched), touched: touched, make: row, service: boardInputs)
         } else {
-            board = wholeBoard(snapshot)
+            board = board.remade(snapshot, ids: torrents.ids, reuse: sameRows, touched: touched, make: row,
+                                 service: boardInputs)
         }
         return board
     }
 
-    private func boardAfterStatusChanges(_ snapshot: EngineSnapshot, _ ids: Set<TorrentID>) -> TorrentBoard {
-        var entries = board.entries
-        var changed: [TorrentID] = []
-        var membershipChanged = false
-        var (downloadRate, uploadRate) = (board.downloadRate, board.uploadRate)
-        var (sessionDownload, sessionUpload) = (board.sessionDownload, board.sessionUpload)
-        func count(_ s: TorrentStatus, _ sign: Int) {
-            downloadRate += sign * s.downloadRate
-            uploadRate += sign * s.uploadRate
-            sessionDownload += Int64(sign) * s.sessionDownload
-            sessionUpload += Int64(sign) * s.sessionUpload
-        }
-        for id in ids {
-            let old = entries[id]
-            guard let stored = torrents[id], let status = snapshot.torrents[id] else {
-                if let old {
-                    count(old.view.status, -1)
-                    entries[id] = nil
-                    changed.append(id)
-                    membershipChanged = true
-                }
-                continue
-            }
-            if let old, old.statusGeneration == status.generation { continue }
-            if let old { count(old.view.status, -1) } else { membershipChanged = true }
-            let entry = BoardEntry(view(stored, status.status), statusGeneration: status.generation)
-            count(entry.view.status, 1)
-            entries[id] = entry
-            changed.append(id)
-        }
-        return TorrentBoard(generation: board.generation &+ 1, entries: entries,
-                            order: membershipChanged ? Self.order(entries) : board.order, trackers: board.trackers,
-                            trackersRevision: board.trackersRevision, downloadRate: downloadRate, uploadRate: uploadRate,
-                            sessionDownload: sessionDownload, sessionUpload: sessionUpload,
-                            previousGeneration: board.generation, changed: changed,
-                            engineGeneration: snapshot.generation, serviceRevision: revision)
+    /// What a board records of the service's side, to know later whether it is still current.
+    private var boardInputs: TorrentBoard.ServiceInputs {
+        TorrentBoard.ServiceInputs(revision: torrents.revision, rowSettings: rowSettings,
+                                   trackersRevision: torrents.trackersRevision, trackers: { [torrents] in Self.trackerMap(torrents) })
     }
 
-    private func wholeBoard(_ snapshot: EngineSnapshot) -> TorrentBoard {
-        var entries = TreeDictionary<TorrentID, BoardEntry>()
-        var membershipChanged = false
-        var downloadRate = 0, uploadRate = 0
-        var sessionDownload: Int64 = 0, sessionUpload: Int64 = 0
-        for (id, stored) in torrents {
-            guard let status = snapshot.torrents[id] else { continue }
-            downloadRate += status.status.downloadRate
-            uploadRate += status.status.uploadRate
-            sessionDownload += status.status.sessionDownload
-            sessionUpload += status.status.sessionUpload
-            guard let old = board.entries[id] else {
-                membershipChanged = true
-                entries[id] = BoardEntry(view(stored, status.status), statusGeneration: status.generation)
-                continue
-            }
-            if old.statusGeneration == status.generation && sameInputs(old.view, stored) {
-                entries[id] = old  // the same object: the wire layer keeps its encoding
-            } else {
-                entries[id] = BoardEntry(view(stored, status.status), statusGeneration: status.generation)
-            }
-        }
-        if entries.count != board.entries.count { membershipChanged = true }
-        var trackers = board.trackers
-        var trackersRevision = board.trackersRevision
-        if trackersChanged {
-            trackers = trackerMap()
-            if trackers != board.trackers { trackersRevision &+= 1 }
-            trackersChanged = false
-        }
-        return TorrentBoard(generation: board.generation &+ 1, entries: entries,
-                            order: membershipChanged ? Self.order(entries) : board.order, trackers: trackers,
-                            trackersRevision: trackersRevision, downloadRate: downloadRate, uploadRate: uploadRate,
-                            sessionDownload: sessionDownload, sessionUpload: sessionUpload,
-                            previousGeneration: board.generation, changed: nil,
-                            engineGeneration: snapshot.generation, serviceRevision: revision)
-    }
-
-    /// Ids in the order the torrents were added.
-    private static func order(_ entries: TreeDictionary<TorrentID, BoardEntry>) -> [TorrentID] {
-        entries.values.map(\.view.record).sorted { ($0.addedOn, $0.id) < ($1.addedOn, $1.id) }.map(\.id)
-    }
-
-    /// Whether a view still shows what the service holds for its torrent now.
-    private func sameInputs(_ view: TorrentView, _ stored: StoredTorrent) -> Bool {
-        let id = stored.record.id
-        return view.record == stored.record && view.tags == stored.tags && view.globalLimits == shareLimits
-            && view.trackers == trackerURLs[id] ?? [] && view.webSeeds == webSeedURLs[id] ?? []
-            && view.announce == announceFlags[id] ?? []
-            && (view.state == .moving) == moving.contains(id) && view.queueingEnabled == queueingEnabled
+    /// One torrent's view, if it is known and the engine has a status for it.
+    private func row(_ id: TorrentID, _ status: TorrentStatus) -> TorrentView? {
+        torrents[id].map { view($0.facts, status) }
     }
 
     public func exists(_ id: TorrentID) -> Bool { torrents[id] != nil }
 
-    private func view(_ stored: StoredTorrent, _ status: TorrentStatus) -> TorrentView {
-        let r = stored.record
-        let queued = queueingEnabled && !r.stopped && !r.forceStart && status.autoManaged && status.paused
-        var view = TorrentView(record: r, tags: stored.tags, status: status,
-                               state: QBTState(status: status, stopped: r.stopped, queued: queued,
-                                               forced: r.forceStart, moving: moving.contains(r.id)),
-                               trackers: trackerURLs[r.id] ?? [], webSeeds: webSeedURLs[r.id] ?? [],
-                               globalLimits: shareLimits)
-        view.queueingEnabled = queueingEnabled
-        view.announce = announceFlags[r.id] ?? []
-        return view
+    private func view(_ facts: TorrentFacts, _ status: TorrentStatus) -> TorrentView {
+        TorrentView(facts: facts, status: status, rowSettings: rowSettings)
     }
 
     public func files(_ id: TorrentID) async throws -> [TorrentFile] { try await engine.files(id) }
 
     /// Tracker URL → the torrents that use it, for `sync/maindata`.
-    public func trackerMap() -> [String: [TorrentID]] {
+    public func trackerMap() -> [String: [TorrentID]] { Self.trackerMap(torrents) }
+
+    static func trackerMap(_ torrents: TorrentTable) -> [String: [TorrentID]] {
         var out: [String: [TorrentID]] = [:]
-        for (id, urls) in trackerURLs { for url in urls { out[url, default: []].append(id) } }
+        for (id, entry) in torrents { for url in entry.facts.trackers { out[url, default: []].append(id) } }
         for key in out.keys { out[key]?.sort() }
         return out
+    }
+
+    /// The torrents finished since they last downloaded.
+    var finishedTorrents: Set<TorrentID> { Set(torrents.lazy.filter { $0.value.work.finished }.map { $0.key }) }
+
+    /// A move ended: the torrent is no longer moving; true when it finished meanwhile and counts as finished now.
+    func moveEnded(_ id: TorrentID) -> Bool {
+        guard let entry = torrents[id] else { return false }
+        torrents[id]?.facts.moving = false
+        torrents[id]?.work.finishAfterMove = false
+        return entry.work.finishAfterMove
     }
 
     static func validTag(_ tag: String) -> Bool {

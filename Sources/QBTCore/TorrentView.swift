@@ -4,17 +4,36 @@ import TorrentEngine
 
 /// One torrent as the API shows it: what is stored about it joined with what the engine says now.
 public struct TorrentView: Sendable {
-    public var record: TorrentRecord
-    public var tags: [String]
+    /// What the service holds about it: record, tags, trackers, web seeds, announces, whether it is moving.
+    public var facts: TorrentFacts
     public var status: TorrentStatus
     public var state: QBTState
-    public var trackers: [String] = []
-    public var webSeeds: [String] = []
     public var globalLimits = ShareLimits()
     /// Whether libtorrent's queue was on when the view was made (its state depends on it).
     public var queueingEnabled = false
+
+    public init(facts: TorrentFacts, status: TorrentStatus, globalLimits: ShareLimits, queueingEnabled: Bool) {
+        let r = facts.record
+        let queued = queueingEnabled && !r.stopped && !r.forceStart && status.autoManaged && status.paused
+        self.facts = facts
+        self.status = status
+        self.state = QBTState(status: status, stopped: r.stopped, queued: queued, forced: r.forceStart,
+                              moving: facts.moving)
+        self.globalLimits = globalLimits
+        self.queueingEnabled = queueingEnabled
+    }
+
+    init(facts: TorrentFacts, status: TorrentStatus, rowSettings: RowSettings) {
+        self.init(facts: facts, status: status, globalLimits: rowSettings.shareLimits,
+                  queueingEnabled: rowSettings.queueingEnabled)
+    }
+
+    public var record: TorrentRecord { facts.record }
+    public var tags: [String] { facts.tags }
+    public var trackers: [String] { facts.trackers }
+    public var webSeeds: [String] { facts.webSeeds }
     /// How its announces went.
-    public var announce: AnnounceFlags = []
+    public var announce: AnnounceFlags { facts.announce }
 
     public var id: TorrentID { record.id }
     public var name: String { !record.name.isEmpty ? record.name : status.name.isEmpty ? record.id : status.name }

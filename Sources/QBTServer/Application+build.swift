@@ -59,8 +59,10 @@ public func buildApplication(
     try await https.start(preferences: settings.current)
     https.followPreferences(settings)
     MemoryTuning.apply()
-    let service = try await TorrentService(
-        settings: settings, store: store, resumeInterval: config.resumeInterval, log: config.eventLog, logger: logger)
+    let engine = try TorrentService.openEngine(settings: settings, store: store, resumeInterval: config.resumeInterval,
+                                               logger: logger)
+    let service = try await TorrentService(settings: settings, store: store, engine: engine, log: config.eventLog,
+                                           logger: logger)
     MemoryTuning.trim()
     let keys = try await APIKeyRing(store: store)
     let sessions = SessionManager(policy: policy.sessions)
@@ -70,9 +72,9 @@ public func buildApplication(
     streamSettings.keepCompleted = config.streamKeepCompleted
     streamSettings.budget = config.streamCacheBudget
     streamSettings.metadataTimeout = config.streamMetadataTimeout
-    let streams = try await StreamService(engine: service.engine, torrents: service, configuration: streamSettings)
+    let streams = try await StreamService(engine: engine, torrents: service, configuration: streamSettings)
     let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,
-                                         log: config.eventLog, timeout: config.searchTimeout)
+                                         settings: settings, log: config.eventLog, timeout: config.searchTimeout)
     let rss = try await RSSService(store: store, settings: settings, torrents: service, profile: identity.profile)
     await rss.start()
 
@@ -110,14 +112,14 @@ public func buildApplication(
     Task { rows.prepare(await service.currentBoard()) }  // while the server starts, not in the first listing
     let controllers: [any APIController] = [
         AuthController(credentials: credentials, sessions: sessions, identity: identity, gate: gate),
-        AppController(identity: identity, service: service, credentials: credentials, keys: keys,
+        AppController(identity: identity, service: service, settings: settings, credentials: credentials, keys: keys,
                       webUI: (config.host, config.port), music: music, https: https, onShutdown: onShutdown),
         LogController(log: config.eventLog),
-        SyncController(service: service, identity: identity, rows: rows),
-        TransferController(service: service, identity: identity),
-        TorrentsController(service: service, identity: identity, rows: rows,
+        SyncController(service: service, settings: settings, identity: identity, rows: rows),
+        TransferController(service: service, settings: settings, identity: identity),
+        TorrentsController(service: service, settings: settings, identity: identity, rows: rows,
                            searchPlugins: { Set(await search.pluginList.map(\.record.name)) }),
-        SearchController(search: search, service: service, identity: identity),
+        SearchController(search: search, service: service, settings: settings, identity: identity),
         RSSController(rss: rss, identity: identity),
         QbtdController(keys: keys, sessions: sessions, search: search, paths: paths, routes: routeList),
         StreamController(streams: streams),

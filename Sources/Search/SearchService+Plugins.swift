@@ -110,7 +110,7 @@ extension SearchService {
     /// Stops at the plugin size limit instead of reading a larger file first.
     func download(_ url: URL) async throws -> Data {
         do {
-            return Data(try await HTTPFetch.get(url.absoluteString, route: torrents.settings.fetchRoute(for: .misc),
+            return Data(try await HTTPFetch.get(url.absoluteString, route: settings.fetchRoute(for: .misc),
                                                 timeout: 30, maxBytes: Self.maxPluginSize))
         } catch HTTPFetch.Failure.tooLarge {
             throw InstallError.tooLarge

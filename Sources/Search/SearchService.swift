@@ -26,6 +26,7 @@ public actor SearchService {
     let store: Store
     let novaDirectory: String
     let torrents: TorrentService
+    let settings: ServerSettings
     let log: EventLog
     /// How long one plugin may run (qBittorrent: 3 minutes).
     let timeout: Duration
@@ -36,11 +37,12 @@ public actor SearchService {
     /// The warm interpreter that forks plugin runs, for the Python last used (made at the first search).
     var forkServer: NovaForkServer?
 
-    public init(store: Store, dataDirectory: String, torrents: TorrentService, log: EventLog,
-                timeout: Duration = .seconds(180), maxOutput: Int = 16 << 20) async throws {
+    public init(store: Store, dataDirectory: String, torrents: TorrentService, settings: ServerSettings,
+                log: EventLog, timeout: Duration = .seconds(180), maxOutput: Int = 16 << 20) async throws {
         self.store = store
         self.novaDirectory = dataDirectory + "/nova3"
         self.torrents = torrents
+        self.settings = settings
         self.log = log
         self.timeout = timeout
         self.maxOutput = maxOutput
@@ -78,7 +80,7 @@ public actor SearchService {
 
     /// The `python_executable_path` preference (5.0), else `python3`, then `python` on PATH.
     func python() async -> String? {
-        let preferred = torrents.settings[\.pythonExecutablePath]
+        let preferred = settings[\.pythonExecutablePath]
         if !preferred.isEmpty { return FileManager.default.isExecutableFile(atPath: preferred) ? preferred : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for name in ["python3", "python"] {
@@ -111,8 +113,8 @@ public actor SearchService {
         let words = pattern.split(separator: " ").map(String.init)
         // qBittorrent names a result's engine by its site url: the first installed plugin with that url.
         let urls = plugins.values.filter { $0.kind == .nova3 }.sorted { $0.name < $1.name }.map { ($0.url, $0.name) }
-        let route = torrents.settings.fetchRoute(for: .misc)
-        let proxyEnvironment = torrents.settings.pluginProxyEnvironment()
+        let route = settings.fetchRoute(for: .misc)
+        let proxyEnvironment = settings.pluginProxyEnvironment()
         for plugin in chosen {
             switch plugin.kind {
             case .nova3:

@@ -25,7 +25,7 @@ final class PlacementAndAnnounceTests: XCTestCase {
         let torrent = MemoryServer.magnet(1)
         _ = await service.add([torrent], options: AddOptions())
         let (a, b) = ("http://a.test/announce", "http://b.test/announce")
-        try await service.addTrackers(torrent.id, [(a, 0), (b, 1)])
+        try await service.sources.addTrackers(torrent.id, [(a, 0), (b, 1)])
         await engine.post(.trackerStatus(torrent.id, url: a, .trackerError, "Unregistered torrent"))
         await engine.post(.trackerStatus(torrent.id, url: b, .working, "slow down"))
         await engine.post(.trackerStatus(torrent.id, url: "http://unknown.test/", .notWorking, "refused"))
@@ -34,7 +34,7 @@ final class PlacementAndAnnounceTests: XCTestCase {
         XCTAssertEqual(flags, [.trackerError, .warning], "a tracker the torrent does not have says nothing")
         XCTAssertTrue(service.log.messages(after: -1, kinds: [.warning]).contains { $0.message.contains("\"\(a)\"") && $0.message.contains("Unregistered") })
 
-        try await service.removeTrackers(torrent.id, urls: [a])
+        try await service.sources.removeTrackers(torrent.id, urls: [a])
         flags = await service.view(torrent.id)?.announce
         XCTAssertEqual(flags, [.warning], "the error went with its tracker")
         await engine.post(.trackerStatus(torrent.id, url: b, .unreachable, ""))
@@ -42,9 +42,8 @@ final class PlacementAndAnnounceTests: XCTestCase {
         flags = await service.view(torrent.id)?.announce
         XCTAssertEqual(flags, [.otherError])
         await service.remove([torrent.id], deleteFiles: false)
-        let flagsLeft = await service.announceFlags.count
-        let outcomesLeft = await service.announceOutcomes.count
-        XCTAssertEqual(flagsLeft + outcomesLeft, 0, "nothing kept for a removed torrent")
+        let left = await service.torrents[torrent.id]
+        XCTAssertNil(left, "nothing kept for a removed torrent")
     }
 
     func testSubcategoryPathsNestOnlyWithSubcategories() async throws {
@@ -52,9 +51,9 @@ final class PlacementAndAnnounceTests: XCTestCase {
         let service = server.service
         let root = service.settings.defaultSavePath
         _ = try await service.settings.update(["temp_path_enabled": .bool(true), "temp_path": .string(root + "/temp")])
-        try await service.createCategory(Category(name: "P", savePath: "/elsewhere/p",
+        try await service.labels.createCategory(Category(name: "P", savePath: "/elsewhere/p",
                                                   downloadPath: DownloadPathOption(enabled: true, path: "pdl")))
-        try await service.createCategory(Category(name: "P/C", savePath: ""))
+        try await service.labels.createCategory(Category(name: "P/C", savePath: ""))
         var save = await service.categorySavePath("P/C")
         var download = await service.categoryDownloadPath("P/C")
         XCTAssertEqual(save, root + "/P/C")
@@ -65,13 +64,13 @@ final class PlacementAndAnnounceTests: XCTestCase {
         download = await service.categoryDownloadPath("P/C")
         XCTAssertEqual(save, "/elsewhere/p/C")
         XCTAssertEqual(download, root + "/temp/pdl/pdl", "qBittorrent's inherited option, path and all")
-        try await service.createCategory(Category(name: "X/Y/Z", savePath: "", downloadPath: DownloadPathOption(enabled: false)))
-        let names = await service.categories.map(\.name)
+        try await service.labels.createCategory(Category(name: "X/Y/Z", savePath: "", downloadPath: DownloadPathOption(enabled: false)))
+        let names = await service.labels.categories.map(\.name)
         XCTAssertEqual(names, ["P", "P/C", "X", "X/Y", "X/Y/Z"])
         download = await service.categoryDownloadPath("X/Y/Z")
         XCTAssertNil(download)
-        try await service.removeCategories(["X"])
-        let left = await service.categories.map(\.name)
+        try await service.labels.removeCategories(["X"])
+        let left = await service.labels.categories.map(\.name)
         XCTAssertEqual(left, ["P", "P/C"])
         XCTAssertEqual(TorrentService.validPathName("a:b??c|d"), "a b c d")
     }

@@ -296,7 +296,7 @@ final class PreferenceCatalogueTests: XCTestCase {
 
     static let probes: [PreferenceEntry.Applier: Probe] = [
         .engine: { "\(await $0.engine.settings)" },
-        .queue: { "\(await $0.engine.settings) \(await $0.service.queueingEnabled)" },
+        .queue: { "\(await $0.engine.settings) \(await $0.service.rowSettings.queueingEnabled)" },
         .networkBinding: { "\(await $0.engine.settings)" },
         .ipFilter: { "\(await $0.engine.filter)" },
         .paths: { "\($0.service.settings.defaultSavePath) \(String(describing: $0.service.settings.tempPath))" },
@@ -304,7 +304,7 @@ final class PreferenceCatalogueTests: XCTestCase {
         // A subcategory's path (under its parent's with subcategories on), the name of an incomplete file, and where a
         // manual torrent's relative path goes.
         .placement: { server in
-            try? await server.service.createCategory(Category(name: "p", savePath: "/tmp/qbtd-probe-p"))
+            try? await server.service.labels.createCategory(Category(name: "p", savePath: "/tmp/qbtd-probe-p"))
             let torrent = MemoryServer.magnet(424_242)
             _ = await server.service.add([torrent], options: AddOptions())
             try? await server.engine.setFiles(torrent.id, pieceLength: 16384, sizes: [("t/f.bin", 100)])
@@ -427,7 +427,7 @@ final class PreferenceCatalogueTests: XCTestCase {
             let filterFile = dir.appendingPathComponent("filter.dat")
             try Data("1.0.0.0 - 1.0.0.255 , 100 , test\n".utf8).write(to: filterFile)
             let server = try await MemoryServer.start(in: dir)
-            if ["alt_dl_limit", "alt_up_limit"].contains(entry.key) { try await server.service.setAlternativeSpeed(true) }
+            if ["alt_dl_limit", "alt_up_limit"].contains(entry.key) { try await server.service.session.setAlternativeSpeed(true) }
             try await server.service.settings.update(Self.prerequisites(entry.key, filterFile: filterFile.path))
             let before = try await probe(server)
             let changed = try await server.service.settings.update([entry.key: Self.changedValue(entry, in: dir)])

@@ -229,7 +229,7 @@ final class TorrentServiceTests: XCTestCase {
         guard case .added = await service.add([u], options: AddOptions())[0] else { return XCTFail("not added") }
         rows = try await store.torrentsWithoutSources().map(\.record.id)
         XCTAssertEqual(rows, [u.id])
-        let known = await service.torrents.keys.sorted()
+        let known = await service.torrents.ids.sorted()
         XCTAssertEqual(known, [u.id])
     }
 }

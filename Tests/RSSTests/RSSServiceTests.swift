@@ -14,7 +14,7 @@ final class RSSServiceTests: XCTestCase {
     override func tearDown() async throws { try? FileManager.default.removeItem(at: dir) }
 
     func service(_ server: MemoryServer, profile: Identity.Profile = .v5_1) async throws -> RSSService {
-        try await RSSService(store: server.store, settings: server.service.settings, torrents: server.service, profile: profile)
+        try await RSSService(store: server.store, settings: server.settings, torrents: server.service, profile: profile)
     }
 
     func testTreeChangesAreCheckedInQBittorrentsOrder() async throws {
@@ -134,7 +134,7 @@ final class RSSServiceTests: XCTestCase {
     /// Each `.rss` preference changes what the session does (the catalogue's probe for keys applied outside QBTCore).
     func testEveryRSSPreferenceActs() async throws {
         let server = try await MemoryServer.start(in: dir)
-        let settings = server.service.settings
+        let settings = server.settings
         let rss = try await service(server)
         await rss.start()
         let probed: Set<String> = ["proxy_rss", "rss_refresh_interval", "rss_fetch_delay", "rss_max_articles_per_feed",

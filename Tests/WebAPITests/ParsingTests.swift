@@ -47,10 +47,10 @@ final class ParsingTests: XCTestCase {
     }
 
     func testCategoryNames() {
-        XCTAssertTrue(TorrentService.validCategory("tv/shows"))
-        XCTAssertFalse(TorrentService.validCategory("/abs"))
-        XCTAssertFalse(TorrentService.validCategory("a//b"))
-        XCTAssertFalse(TorrentService.validCategory("a/../b"))
+        XCTAssertTrue(TorrentLabels.validCategory("tv/shows"))
+        XCTAssertFalse(TorrentLabels.validCategory("/abs"))
+        XCTAssertFalse(TorrentLabels.validCategory("a//b"))
+        XCTAssertFalse(TorrentLabels.validCategory("a/../b"))
     }
 
     func testTrackerTiersFollowBlankLines() {

@@ -48,7 +48,7 @@ final class ServerMetrics: Sendable {
         }
         gauge("qbtd_peers", "Peers connected, over every torrent", [("kind", "all")]).set(Double(peers))
         gauge("qbtd_peers", "Peers connected, over every torrent", [("kind", "seeds")]).set(Double(seeds))
-        let transfer = await service.transfer()
+        let transfer = await service.session.transfer()
         gauge("qbtd_download_rate_bytes", "Session download rate, bytes per second").set(Double(transfer.downloadSpeed))
         gauge("qbtd_upload_rate_bytes", "Session upload rate, bytes per second").set(Double(transfer.uploadSpeed))
         gauge("qbtd_session_downloaded_bytes", "Bytes downloaded since qbtd started").set(Double(transfer.downloadedSession))

@@ -10,6 +10,7 @@ public struct AppController: APIController {
     public let scope = "app"
     let identity: Identity
     let service: TorrentService
+    let settings: ServerSettings
     let credentials: Credentials
     let keys: APIKeyRing
     let webUI: (address: String, port: Int)
@@ -18,13 +19,14 @@ public struct AppController: APIController {
     let preferenceWrites = SerialRunner()
     let music: MusicLibrary
 
-    public init(identity: Identity, service: TorrentService, credentials: Credentials, keys: APIKeyRing,
+    public init(identity: Identity, service: TorrentService, settings: ServerSettings, credentials: Credentials, keys: APIKeyRing,
                 webUI: (address: String, port: Int), music: MusicLibrary, https: any WebHTTPSSwitch,
                 onShutdown: @escaping @Sendable () -> Void) {
         self.https = https
         self.music = music
         self.identity = identity
         self.service = service
+        self.settings = settings
         self.credentials = credentials
         self.keys = keys
         self.webUI = webUI
@@ -46,7 +48,7 @@ public struct AppController: APIController {
                 onShutdown()
                 return .empty
             },
-            "defaultSavePath": .get { _, _ in .text(service.settings.defaultSavePath) },
+            "defaultSavePath": .get { _, _ in .text(settings.defaultSavePath) },
             "preferences": .get { _, _ in .json(.object(await preferences())) },
             // One at a time: the HTTPS switch and the stored preferences must agree (qBittorrent is single-threaded).
             "setPreferences": .post { p, _ in try await preferenceWrites.run { try await setPreferences(p) } },
@@ -59,15 +61,15 @@ public struct AppController: APIController {
             "getDirectoryContent": .get { p, _ in try directoryContent(p) },
             // qBittorrent answers at once and mails in the background (only while notifications are on).
             "sendTestEmail": .post { _, _ in
-                await service.sendTestMail()
+                await service.session.sendTestMail()
                 return .empty
             },
-            "cookies": .get { _, _ in .json(await service.settings.state(.cookies) ?? .array([])) },
+            "cookies": .get { _, _ in .json(await settings.state(.cookies) ?? .array([])) },
             "setCookies": .post { p, _ in
                 guard let data = p["cookies"]?.data(using: .utf8),
                       let value = try? JSONDecoder().decode(JSONValue.self, from: data), case .array = value
                 else { throw QBitError.badParams() }
-                try await service.settings.setState(.cookies, value)
+                try await settings.setState(.cookies, value)
                 return .empty
             },
             "rotateAPIKey": .post { _, _ in
@@ -96,10 +98,9 @@ public struct AppController: APIController {
 
     /// The stored preferences, with what the running server actually uses laid over them.
     func preferences() async -> [String: JSONValue] {
-        let settings = service.settings
         var values = settings.values
         let engine = settings.engineSettings()
-        values[\.listenPort] = await service.engine.listenPort
+        values[\.listenPort] = await service.session.listenPort
         values[\.webUIAddress] = webUI.address
         values[\.webUIPort] = webUI.port
         values[\.webUIUsername] = await credentials.username
@@ -109,7 +110,7 @@ public struct AppController: APIController {
         values[\.upnp] = engine.upnp
         values[\.savePath] = settings.defaultSavePath
         values[\.musicDirs] = await music.directories.map { .string($0) }  // qbtd's: the HLS music folders
-        values[\.addTrackersURLList] = await service.extraTrackerList  // read-only: the list last fetched
+        values[\.addTrackersURLList] = await service.sources.extraTrackerList  // read-only: the list last fetched
         if let files = https.commandLine {  // the command line's certificate is what is served
             values[\.useHTTPS] = true
             values[\.webUIHTTPSCertPath] = files.certificate
@@ -136,10 +137,10 @@ public struct AppController: APIController {
         // The WebUI's own address and port come from the command line; changing them needs a restart.
         changes[\.webUIAddress] = nil
         changes[\.webUIPort] = nil
-        for refused in service.settings.refusedChanges(changes) {
+        for refused in settings.refusedChanges(changes) {
             service.log.add("\(refused.key) not changed: \(refused.reason)", kind: .warning)
         }
-        try await service.settings.update(changes)
+        try await settings.update(changes)
         return .empty
     }
 
@@ -149,7 +150,7 @@ public struct AppController: APIController {
         guard dir.hasPrefix("/") else { throw QBitError.badParams("Path must be absolute") }
         let mode = p["mode"] ?? "all"
         guard ["all", "dirs", "files"].contains(mode) else { throw QBitError.badParams("Invalid mode") }
-        guard let path = try? service.paths.savePath(dir) else { throw QBitError.notFound("Path does not exist") }
+        guard let path = try? settings.paths.savePath(dir) else { throw QBitError.notFound("Path does not exist") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw QBitError.notFound("Path does not exist")

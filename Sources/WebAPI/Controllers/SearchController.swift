@@ -9,12 +9,14 @@ public struct SearchController: APIController {
     public let scope = "search"
     let search: SearchService
     let service: TorrentService
+    let settings: ServerSettings
     let identity: Identity
     let fetcher: TorrentFetcher
 
-    public init(search: SearchService, service: TorrentService, identity: Identity, fetcher: TorrentFetcher = TorrentFetcher()) {
+    public init(search: SearchService, service: TorrentService, settings: ServerSettings, identity: Identity, fetcher: TorrentFetcher = TorrentFetcher()) {
         self.search = search
         self.service = service
+        self.settings = settings
         self.identity = identity
         self.fetcher = fetcher
     }
@@ -76,7 +78,7 @@ public struct SearchController: APIController {
             table["downloadTorrent"] = .get { p, _ in
                 let url = try p.required("torrentUrl")
                 _ = try p.required("pluginName")
-                if let source = await fetcher.source(for: url, route: service.settings.fetchRoute(for: .misc)) { _ = await service.add(source, options: AddOptions()) }
+                if let source = await fetcher.source(for: url, route: settings.fetchRoute(for: .misc)) { _ = await service.add(source, options: AddOptions()) }
                 return .empty
             }
         }

@@ -10,11 +10,13 @@ import TorrentEngine
 public struct SyncController: APIController {
     public let scope = "sync"
     let service: TorrentService
+    let settings: ServerSettings
     let identity: Identity
     let rows: RowCache
 
-    public init(service: TorrentService, identity: Identity, rows: RowCache? = nil) {
+    public init(service: TorrentService, settings: ServerSettings, identity: Identity, rows: RowCache? = nil) {
         self.service = service
+        self.settings = settings
         self.identity = identity
         self.rows = rows ?? RowCache(identity: identity)
     }
@@ -34,10 +36,10 @@ public struct SyncController: APIController {
                 // No hash is simply an unknown torrent: 404, as qBittorrent answers.
                 let id = (p["hash"] ?? "").lowercased()
                 guard await service.exists(id) else { throw QBitError.notFound() }
-                let peers = try await service.peers(id)
+                let peers = try await service.swarm.peers(id)
                 var table: [String: JSONValue] = [:]
                 for peer in peers { table[Self.peerKey(peer)] = Self.json(peer, hasMetadata: true) }
-                let flags = service.settings[\.resolvePeerCountries]
+                let flags = settings[\.resolvePeerCountries]
                 let data: [String: JSONValue] = ["show_flags": .bool(flags), "peers": .object(table)]
                 let answer = Self.peersAnswer(caller.sync, rid: p.int("rid") ?? 0, data: data, collections: ["peers"])
                 return .json(.object(answer))
@@ -71,35 +73,35 @@ public struct SyncController: APIController {
     func mainData() async -> MainData {
         let board = await service.freshBoard()
         var categories: [String: JSONValue] = [:]
-        for c in await service.categories { categories[c.name] = TorrentsController.json(c) }
+        for c in await service.labels.categories { categories[c.name] = TorrentsController.json(c) }
         return MainData(rows: rows.rows(for: board), rest: [
             "categories": .object(categories),
-            "tags": .array(await service.tags.map { .string($0) }),
+            "tags": .array(await service.labels.tags.map { .string($0) }),
             "trackers": rows.trackers(for: board),
             "server_state": .object(await serverState()),
         ])
     }
 
     func serverState() async -> [String: JSONValue] {
-        let t = await service.transfer()
-        let alternative = service.settings.alternativeSpeed
-        let queueing = service.settings[\.queueingEnabled]
+        let t = await service.session.transfer()
+        let alternative = settings.alternativeSpeed
+        let queueing = settings[\.queueingEnabled]
         let ratio = t.downloadedAllTime > 0 ? String(format: "%.2f", Double(t.uploadedAllTime) / Double(t.downloadedAllTime)) : "-"
         var s: [String: JSONValue] = [
             "alltime_dl": .int(t.downloadedAllTime), "alltime_ul": .int(t.uploadedAllTime),
             "average_time_queue": .int(0), "connection_status": .string(t.connectionStatus),
             "dht_nodes": .int(t.counters.dhtNodes), "dl_info_data": .int(t.downloadedSession),
             "dl_info_speed": .int(Int64(t.downloadSpeed)), "dl_rate_limit": .int(Int64(t.downloadLimit)),
-            "free_space_on_disk": .int(DiskSpace.available(at: service.paths.downloadRoot) ?? 0), "global_ratio": .string(ratio),
+            "free_space_on_disk": .int(DiskSpace.available(at: settings.paths.downloadRoot) ?? 0), "global_ratio": .string(ratio),
             "queued_io_jobs": .int(t.counters.queuedDiskJobs), "queueing": .bool(queueing),
             "read_cache_hits": .string("0"), "read_cache_overload": .string("0"), "write_cache_overload": .string("0"),
-            "refresh_interval": .int(Int64(service.settings[\.refreshInterval])),
+            "refresh_interval": .int(Int64(settings[\.refreshInterval])),
             "total_buffers_size": .int(0), "total_peer_connections": .int(t.counters.peerConnections),
             "total_queued_size": .int(0), "total_wasted_session": .int(t.counters.wastedBytes),
             "up_info_data": .int(t.uploadedSession), "up_info_speed": .int(Int64(t.uploadSpeed)),
             "up_rate_limit": .int(Int64(t.uploadLimit)), "use_alt_speed_limits": .bool(alternative),
         ]
-        if identity.profile != .v5_2 { s["use_subcategories"] = .bool(service.subcategoriesEnabled) }
+        if identity.profile != .v5_2 { s["use_subcategories"] = .bool(service.labels.subcategoriesEnabled) }
         if identity.profile != .v4_6 {
             s["last_external_address_v4"] = .string("")
             s["last_external_address_v6"] = .string("")

@@ -21,7 +21,7 @@ extension TorrentsController {
                 let entries = Self.trackerEntries(try p.required("urls"))
                 // 5.2 takes a `|` list or `all` and skips unknown torrents; before, one torrent that must exist.
                 let ids = identity.trackerEditsTakeLists ? try await applied(p, "hash") : [try await existing(p)]
-                for id in ids { try await service.addTrackers(id, entries) }
+                for id in ids { try await service.sources.addTrackers(id, entries) }
                 return .done
             },
             "editTracker": .post { p, _ in
@@ -41,7 +41,7 @@ extension TorrentsController {
                 if let new, new.isEmpty || URL(string: new.replacingOccurrences(of: " ", with: "%20")) == nil {
                     throw QBitError.badParams("New tracker URL is invalid")
                 }
-                try await service.editTracker(id, from: old, to: new == old ? nil : new, tier: tier)
+                try await service.sources.editTracker(id, from: old, to: new == old ? nil : new, tier: tier)
                 return .done
             },
             "removeTrackers": .post { p, _ in
@@ -52,32 +52,32 @@ extension TorrentsController {
                 // 5.2 takes a `|` list or `all` and skips unknown torrents.
                 else if identity.trackerEditsTakeLists { ids = try await applied(p, "hash") }
                 else { ids = [try await existing(p)] }
-                for id in ids { try await service.removeTrackers(id, urls: urls) }
+                for id in ids { try await service.sources.removeTrackers(id, urls: urls) }
                 return .done
             },
             "webseeds": .get { p, _ in
-                .json(.array(try await service.webSeeds(try await existing(p)).map { .object(["url": .string($0)]) }))
+                .json(.array(try await service.sources.webSeeds(try await existing(p)).map { .object(["url": .string($0)]) }))
             },
             "addWebSeeds": .post { p, _ in
                 let id = try await existing(p)
                 let urls = try webSeedURLs(p)
-                try await service.addWebSeeds(id, urls: urls)
+                try await service.sources.addWebSeeds(id, urls: urls)
                 return .empty
             },
             "removeWebSeeds": .post { p, _ in
                 let id = try await existing(p)
-                try await service.removeWebSeeds(id, urls: try webSeedURLs(p))
+                try await service.sources.removeWebSeeds(id, urls: try webSeedURLs(p))
                 return .empty
             },
             "editWebSeed": .post { p, _ in
                 let id = try await existing(p)
                 let old = try p.required("origUrl"), new = try p.required("newUrl")
                 guard Self.validURL(new, schemes: ["http", "https", "ftp"]) else { throw QBitError.badParams("Web seed URL is invalid: \(new)") }
-                try await service.editWebSeed(id, from: old, to: new)
+                try await service.sources.editWebSeed(id, from: old, to: new)
                 return .empty
             },
             "SSLParameters": .get { p, _ in
-                let ssl = try await service.sslParameters(try await existing(p))
+                let ssl = try await service.swarm.sslParameters(try await existing(p))
                 return .json(.object(["ssl_certificate": .string(ssl?.certificate ?? ""),
                                       "ssl_private_key": .string(ssl?.privateKey ?? ""),
                                       "ssl_dh_params": .string(ssl?.dhParams ?? "")]))
@@ -88,15 +88,15 @@ extension TorrentsController {
                                         privateKey: try p.required("ssl_private_key"), dhParams: try p.required("ssl_dh_params"))
                 guard await service.exists(hash) else { throw QBitError.notFound() }
                 // qBittorrent's BadData: 415 with an empty message.
-                guard try await service.setSSLParameters(hash, ssl) else { throw QBitError.unsupportedMediaType("") }
+                guard try await service.swarm.setSSLParameters(hash, ssl) else { throw QBitError.unsupportedMediaType("") }
                 return .empty
             },
             "pieceStates": .get { p, _ in
-                .json(.array(try await service.pieceStates(try await existing(p)).map { .int(Int64($0.rawValue)) }))
+                .json(.array(try await service.swarm.pieceStates(try await existing(p)).map { .int(Int64($0.rawValue)) }))
             },
             // 5.2: how many connected peers have each piece.
             "pieceAvailability": .get { p, _ in
-                .json(.array(try await service.pieceAvailability(try await existing(p)).map { .int(Int64($0)) }))
+                .json(.array(try await service.swarm.pieceAvailability(try await existing(p)).map { .int(Int64($0)) }))
             },
             // 5.2: the comment qBittorrent shows for the torrent (trimmed; the .torrent is not rewritten).
             "setComment": .post { p, _ in
@@ -106,11 +106,11 @@ extension TorrentsController {
                 return .done
             },
             "pieceHashes": .get { p, _ in
-                .json(.array(try await service.pieceHashes(try await existing(p)).map { .string($0) }))
+                .json(.array(try await service.swarm.pieceHashes(try await existing(p)).map { .string($0) }))
             },
             "export": .get { p, _ in
                 let id = try await existing(p)
-                let bytes = try await service.export(id)
+                let bytes = try await service.sources.export(id)
                 return identity.profile == .v4_6
                     ? .binary(bytes, contentType: "text/plain; charset=UTF-8", filename: nil)
                     : .binary(bytes, contentType: "application/x-bittorrent", filename: "\(id).torrent")
@@ -146,10 +146,10 @@ extension TorrentsController {
     /// Three pseudo-trackers (DHT, PeX, LSD) first, as qBittorrent lists them, then the real ones.
     func trackers(_ p: Parameters) async throws -> APIReply {
         let id = try await existing(p)
-        let list = try await service.trackers(id)
+        let list = try await service.sources.trackers(id)
         let view = await service.freshView(id)
-        let peers = (try? await service.peers(id)) ?? []
-        let settings = service.settings.engineSettings()
+        let peers = (try? await service.swarm.peers(id)) ?? []
+        let engine = settings.engineSettings()
         let isPrivate = view?.status.isPrivate ?? false
         func pseudo(_ name: String, on: Bool, letter: String) -> JSONValue {
             let count = Int64(peers.filter { $0.flags.split(separator: " ").contains(Substring(letter)) }.count)
@@ -160,8 +160,8 @@ extension TorrentsController {
             ])
         }
         let out: [JSONValue] = [
-            pseudo("DHT", on: settings.dht, letter: "H"), pseudo("PeX", on: settings.pex, letter: "X"),
-            pseudo("LSD", on: settings.lsd, letter: "L"),
+            pseudo("DHT", on: engine.dht, letter: "H"), pseudo("PeX", on: engine.pex, letter: "X"),
+            pseudo("LSD", on: engine.lsd, letter: "L"),
         ]
         return .json(.array(out + list.map { Self.trackerJSON($0, identity) }))
     }
@@ -300,45 +300,45 @@ extension TorrentsController {
             },
             "setCategory": .post { p, _ in
                 let ids = try await hashes(p)
-                try await service.setCategory(ids, try p.required("category").trimmingCharacters(in: .whitespaces))
+                try await service.labels.setCategory(ids, try p.required("category").trimmingCharacters(in: .whitespaces))
                 return .empty
             },
             "categories": .get { _, _ in
                 var out: [String: JSONValue] = [:]
-                for c in await service.categories { out[c.name] = Self.json(c) }
+                for c in await service.labels.categories { out[c.name] = Self.json(c) }
                 return .json(.object(out))
             },
             "createCategory": .post { p, _ in
-                try await service.createCategory(try category(p))
+                try await service.labels.createCategory(try category(p))
                 return .empty
             },
             "editCategory": .post { p, _ in
                 _ = try p.required("savePath")
-                try await service.editCategory(try category(p))
+                try await service.labels.editCategory(try category(p))
                 return .empty
             },
             "removeCategories": .post { p, _ in
                 let names = try p.required("categories").split(whereSeparator: \.isNewline)
                     .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                try await service.removeCategories(names)
+                try await service.labels.removeCategories(names)
                 return .empty
             },
-            "tags": .get { _, _ in .json(.array(await service.tags.map { .string($0) })) },
-            "createTags": .post { p, _ in try await service.createTags(try tagList(p)); return .empty },
-            "deleteTags": .post { p, _ in try await service.deleteTags(try tagList(p)); return .empty },
+            "tags": .get { _, _ in .json(.array(await service.labels.tags.map { .string($0) })) },
+            "createTags": .post { p, _ in try await service.labels.createTags(try tagList(p)); return .empty },
+            "deleteTags": .post { p, _ in try await service.labels.deleteTags(try tagList(p)); return .empty },
             "addTags": .post { p, _ in
-                try await service.addTags(try await hashes(p), try tagList(p))
+                try await service.labels.addTags(try await hashes(p), try tagList(p))
                 return .empty
             },
             "setTags": .post { p, _ in
-                try await service.setTags(try await hashes(p), try tagList(p))
+                try await service.labels.setTags(try await hashes(p), try tagList(p))
                 return .done
             },
             "removeTags": .post { p, _ in
                 let ids = try await hashes(p)
                 // No (or an empty) `tags` removes them all.
                 let tags = p.list("tags", separator: ",")?.map { $0.trimmingCharacters(in: .whitespaces) }
-                try await service.removeTags(ids, tags?.isEmpty == false ? tags : nil)
+                try await service.labels.removeTags(ids, tags?.isEmpty == false ? tags : nil)
                 return .empty
             },
         ]

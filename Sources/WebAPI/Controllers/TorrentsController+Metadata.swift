@@ -40,7 +40,7 @@ extension TorrentsController {
             throw QBitError.badParams("Unable to parse '\(source)'")
         }
         if metadata.startDownload(source) {
-            let route = service.settings.fetchRoute(for: .misc)
+            let route = settings.fetchRoute(for: .misc)
             Task { await download(source, route: route) }
         }
         return .accepted(.object([:]))
@@ -53,14 +53,14 @@ extension TorrentsController {
         let pending = APIReply.accepted(Self.hashes(id, magnet.summary))
         if await service.exists(id) {
             // In the transfer list: its own metadata (not cached, as qBittorrent does), or wait for it.
-            guard let bytes = try? await service.export(id), let torrent = try? ParsedTorrent(.metainfo(bytes)) else {
+            guard let bytes = try? await service.sources.export(id), let torrent = try? ParsedTorrent(.metainfo(bytes)) else {
                 return pending
             }
             var summary = torrent.summary
-            summary.webSeeds = (try? await service.webSeeds(id)) ?? summary.webSeeds
+            summary.webSeeds = (try? await service.sources.webSeeds(id)) ?? summary.webSeeds
             return .json(Self.torrentInfo(id, summary))
         }
-        guard case .ready(let bytes) = try await service.prefetchMetadata(magnet) else { return pending }
+        guard case .ready(let bytes) = try await service.sources.prefetchMetadata(magnet) else { return pending }
         guard let torrent = try? ParsedTorrent(.metainfo(bytes)) else { return pending }
         // A magnet's descriptor: its own trackers and web seeds; no creator, date or comment.
         var summary = torrent.summary
@@ -79,7 +79,7 @@ extension TorrentsController {
         metadata.remember(source: url, as: parsed.id)
         switch source {
         case .metainfo(let bytes): metadata.store(.init(metainfo: bytes, summary: parsed.summary), as: parsed.id)
-        case .magnet: _ = try? await service.prefetchMetadata(parsed)
+        case .magnet: _ = try? await service.sources.prefetchMetadata(parsed)
         }
     }
 

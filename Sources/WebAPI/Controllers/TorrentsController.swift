@@ -7,6 +7,7 @@ import TorrentEngine
 public struct TorrentsController: APIController {
     public let scope = "torrents"
     let service: TorrentService
+    let settings: ServerSettings
     let identity: Identity
     let fetcher: TorrentFetcher
     let rows: RowCache
@@ -15,9 +16,10 @@ public struct TorrentsController: APIController {
     /// 5.2's metadata look-ups.
     let metadata = MetadataCache()
 
-    public init(service: TorrentService, identity: Identity, fetcher: TorrentFetcher = TorrentFetcher(),
+    public init(service: TorrentService, settings: ServerSettings, identity: Identity, fetcher: TorrentFetcher = TorrentFetcher(),
                 rows: RowCache? = nil, searchPlugins: @escaping @Sendable () async -> Set<String> = { [] }) {
         self.service = service
+        self.settings = settings
         self.identity = identity
         self.fetcher = fetcher
         self.rows = rows ?? RowCache(identity: identity)
@@ -85,7 +87,7 @@ public struct TorrentsController: APIController {
         let filter = QBTFilter(p["filter"])
         let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
         let board = await service.freshBoard()
-        let subcategories = service.subcategoriesEnabled
+        let subcategories = service.labels.subcategoriesEnabled
         var ids = board.order.filter { id in
             guard let view = board.entries[id]?.view else { return false }
             if let wanted, !wanted.contains(view.id) { return false }
@@ -116,7 +118,7 @@ public struct TorrentsController: APIController {
             for id in ids {
                 guard let view = board.entries[id]?.view else { continue }
                 var object = TorrentInfo(view, identity: identity).jsonObject(identity: identity)
-                object["trackers"] = .array(((try? await service.trackers(id)) ?? []).map { Self.trackerJSON($0, identity) })
+                object["trackers"] = .array(((try? await service.sources.trackers(id)) ?? []).map { Self.trackerJSON($0, identity) })
                 infos.append(.object(object))
             }
             return .json(.array(infos))
@@ -217,21 +219,21 @@ public struct TorrentsController: APIController {
         // Relative paths are resolved by the service, as qBittorrent resolves them; a path no base can make
         // acceptable (outside `--allowed-paths`) is a 400 here.
         if let requested = p["savepath"]?.trimmingCharacters(in: .whitespaces), !requested.isEmpty {
-            do { _ = try service.paths.savePath(requested, relativeTo: service.settings.defaultSavePath) } catch {
+            do { _ = try settings.paths.savePath(requested, relativeTo: settings.defaultSavePath) } catch {
                 throw QBitError.badParams("\(error)")
             }
             options.savePath = requested
         }
         // 4.4+: where the data lives until it completes (manual mode); `useDownloadPath` false means none.
         if let requested = p["downloadPath"]?.trimmingCharacters(in: .whitespaces), !requested.isEmpty {
-            do { _ = try service.paths.savePath(requested, relativeTo: service.settings.defaultSavePath) } catch {
+            do { _ = try settings.paths.savePath(requested, relativeTo: settings.defaultSavePath) } catch {
                 throw QBitError.badParams("\(error)")
             }
             options.downloadPath = requested
         }
         options.useDownloadPath = p.bool("useDownloadPath")
         options.category = p["category"]?.trimmingCharacters(in: .whitespaces)
-        if let category = options.category, !category.isEmpty, !TorrentService.validCategory(category) {
+        if let category = options.category, !category.isEmpty, !TorrentLabels.validCategory(category) {
             throw QBitError.badParams("Incorrect category name")
         }
         options.tags = (p.list("tags", separator: ",") ?? []).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -252,7 +254,7 @@ public struct TorrentsController: APIController {
         // 4.3+ `contentLayout`; older clients send `root_folder` (true: a top folder, false: none).
         if let layout = p["contentLayout"] { options.contentLayout = ContentLayout(rawValue: layout) }
         else if let root = p.bool("root_folder") { options.contentLayout = root ? .subfolder : .noSubfolder }
-        if p["stopped"] == nil && p["paused"] == nil { options.stopped = service.settings[\.addStoppedEnabled] }
+        if p["stopped"] == nil && p["paused"] == nil { options.stopped = settings[\.addStoppedEnabled] }
         if let condition = p["stopCondition"], !condition.isEmpty { options.stopCondition = condition }
         options.shareLimitAction = p["shareLimitAction"]
 
@@ -269,7 +271,7 @@ public struct TorrentsController: APIController {
             parsed.append(torrent)
         }
         var added: [TorrentID] = [], failed = 0
-        let route = urls.isEmpty ? .direct : service.settings.fetchRoute(for: .misc)
+        let route = urls.isEmpty ? .direct : settings.fetchRoute(for: .misc)
         for url in urls {
             var options = options
             let source: AddTorrentRequest.Source?
@@ -340,7 +342,7 @@ public struct TorrentsController: APIController {
         let given = try p.required("peers").split(separator: "|")
         let peers = given.compactMap { PeerAddress.parse(String($0)) }
         if peers.isEmpty { throw QBitError.badParams("No valid peers were specified") }
-        let results = await service.addPeers(ids, peers: peers)
+        let results = await service.swarm.addPeers(ids, peers: peers)
         var out: [String: [String: Int]] = [:]
         // Like qBittorrent, `failed` counts every entry given that was not added, unparsable ones included.
         for (id, r) in results { out[id] = ["added": r.added, "failed": given.count - r.added] }

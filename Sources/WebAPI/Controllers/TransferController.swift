@@ -6,17 +6,19 @@ import QBTCore
 public struct TransferController: APIController {
     public let scope = "transfer"
     let service: TorrentService
+    let settings: ServerSettings
     let identity: Identity
 
-    public init(service: TorrentService, identity: Identity) {
+    public init(service: TorrentService, settings: ServerSettings, identity: Identity) {
         self.service = service
+        self.settings = settings
         self.identity = identity
     }
 
     public var actions: [String: APIAction] {
         [
             "info": .get { _, _ in
-                let t = await service.transfer()
+                let t = await service.session.transfer()
                 var o: [String: JSONValue] = [
                     "dl_info_speed": .int(Int64(t.downloadSpeed)), "dl_info_data": .int(t.downloadedSession),
                     "up_info_speed": .int(Int64(t.uploadSpeed)), "up_info_data": .int(t.uploadedSession),
@@ -29,31 +31,31 @@ public struct TransferController: APIController {
                 }
                 return .json(.object(o))
             },
-            "speedLimitsMode": .get { _, _ in .text(service.settings.alternativeSpeed ? "1" : "0") },
+            "speedLimitsMode": .get { _, _ in .text(settings.alternativeSpeed ? "1" : "0") },
             "toggleSpeedLimitsMode": .post { _, _ in
-                try await service.setAlternativeSpeed(!service.settings.alternativeSpeed)
+                try await service.session.setAlternativeSpeed(!settings.alternativeSpeed)
                 return .empty
             },
             "setSpeedLimitsMode": .post { p, _ in
                 guard let mode = p.int("mode") else { throw QBitError.badParams() }
-                try await service.setAlternativeSpeed(mode != 0)
+                try await service.session.setAlternativeSpeed(mode != 0)
                 return .empty
             },
-            "downloadLimit": .get { _, _ in .text(String(service.globalLimits().download)) },
-            "uploadLimit": .get { _, _ in .text(String(service.globalLimits().upload)) },
+            "downloadLimit": .get { _, _ in .text(String(service.session.globalLimits().download)) },
+            "uploadLimit": .get { _, _ in .text(String(service.session.globalLimits().upload)) },
             "setDownloadLimit": .post { p, _ in
                 guard let limit = p.int("limit") else { throw QBitError.badParams() }
-                try await service.setGlobalLimit(download: limit)
+                try await service.session.setGlobalLimit(download: limit)
                 return .empty
             },
             "setUploadLimit": .post { p, _ in
                 guard let limit = p.int("limit") else { throw QBitError.badParams() }
-                try await service.setGlobalLimit(upload: limit)
+                try await service.session.setGlobalLimit(upload: limit)
                 return .empty
             },
             "banPeers": .post { p, _ in
                 let peers = try p.required("peers").split(separator: "|").map(String.init)
-                await service.banPeers(peers)
+                await service.swarm.banPeers(peers)
                 return .empty
             },
         ]

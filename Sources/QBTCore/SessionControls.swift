@@ -1,0 +1,44 @@
+import Store
+import TorrentEngine
+
+/// The session as a whole: speed limits, the alternative speeds, transfer figures, the test mail: the facade the HTTP
+/// layer calls.
+public struct SessionControls: Sendable {
+    let service: TorrentService
+
+    /// Switches between the normal and the alternative global limits.
+    public func setAlternativeSpeed(_ on: Bool) async throws { try await service.setAlternativeSpeed(on) }
+
+    /// Sets the global limit of the mode in use (bytes/s, ≤0 = unlimited), as `transfer/set*Limit` does.
+    public func setGlobalLimit(download: Int? = nil, upload: Int? = nil) async throws {
+        try await service.setGlobalLimit(download: download, upload: upload)
+    }
+
+    /// The current global limits in bytes/s (0 = unlimited).
+    public func globalLimits() -> (download: Int, upload: Int) { service.globalLimits() }
+
+    /// The port libtorrent listens on now (0 while it listens on none).
+    public var listenPort: Int { get async { await service.engine.listenPort } }
+
+    public func transfer() async -> Transfer { await service.transfer() }
+
+    /// `app/sendTestEmail`: only while notifications are on, as in qBittorrent.
+    public func sendTestMail() async { await service.sendTestMail() }
+}
+
+extension SessionControls {
+    /// What `transfer/info` and `sync/maindata`'s `server_state` show.
+    public struct Transfer: Sendable {
+        public var downloadSpeed = 0, uploadSpeed = 0
+        public var downloadedSession: Int64 = 0, uploadedSession: Int64 = 0
+        public var downloadedAllTime: Int64 = 0, uploadedAllTime: Int64 = 0
+        public var downloadLimit = 0, uploadLimit = 0
+        public var counters = SessionCounters()
+        /// qBittorrent's: connected (peers reached us), firewalled (listening only), disconnected.
+        public var connectionStatus = "disconnected"
+    }
+}
+
+extension TorrentService {
+    public nonisolated var session: SessionControls { SessionControls(service: self) }
+}

@@ -1,0 +1,63 @@
+import Store
+import TorrentEngine
+
+/// What a row of `torrents/info` and `sync/maindata` shows about a torrent besides the engine's status: its record,
+/// tags, trackers, web seeds, how its announces went, and whether its data is moving. A change to any of it makes the
+/// torrent's row again (`TorrentTable` compares it on every write); `TorrentFactsRowTests` fails when a field here
+/// does not reach the row.
+public struct TorrentFacts: Sendable, Equatable {
+    public var record: TorrentRecord
+    public var tags: [String]
+    /// Tracker URLs as the engine has them (`sync/maindata` lists them for every torrent on each poll).
+    public var trackers: [String] = []
+    /// Web seed URLs, for the magnet link every listing carries.
+    public var webSeeds: [String] = []
+    /// How its announces went (5.2's `has_tracker_*` flags), folded over `TorrentWork.announceOutcomes`.
+    public var announce: AnnounceFlags = []
+    /// Whether its data is being moved (qBittorrent's `moving` state).
+    public var moving = false
+
+    public init(record: TorrentRecord, tags: [String]) {
+        self.record = record
+        self.tags = tags
+    }
+}
+
+/// What the service keeps about a torrent while it works on it; never shown in a row.
+struct TorrentWork: Sendable {
+    /// The last outcome of each tracker's announces, per URL.
+    var announceOutcomes: [String: AnnounceFlags] = [:]
+    /// The content layout waiting for a magnet's metadata.
+    var pendingLayout: ContentLayout?
+    /// Finished since it last downloaded (qBittorrent's `torrentFinished` fires once per transition).
+    var finished = false
+    /// Finished, but its data is still moving out of the temp path: it counts as finished once it is moved.
+    var finishAfterMove = false
+    /// Renames of `.!qB` files not yet confirmed, and whether it finished while they were in flight.
+    var renamesInFlight = 0
+    var finishAfterRenames = false
+}
+
+/// Everything the service holds about one torrent, in one value: removing a torrent is removing its entry.
+struct TorrentEntry: Sendable {
+    var facts: TorrentFacts
+    var work = TorrentWork()
+
+    init(_ stored: StoredTorrent) { facts = TorrentFacts(record: stored.record, tags: stored.tags) }
+
+    /// Trackers and web seeds as the engine took them.
+    mutating func remember(_ added: AddedTorrent) {
+        facts.trackers = added.trackers
+        facts.webSeeds = added.webSeeds
+    }
+
+    var record: TorrentRecord {
+        get { facts.record }
+        set { facts.record = newValue }
+    }
+
+    var tags: [String] {
+        get { facts.tags }
+        set { facts.tags = newValue }
+    }
+}
