@@ -74,7 +74,7 @@ extension SearchService {
         let record = SearchPluginRecord(name: name, kind: .nova3, enabled: plugins[name]?.enabled ?? true, version: version,
                                         fullName: info.name, url: info.url, categories: info.categories,
                                         source: scheme == "http" || scheme == "https" ? source : nil)
-        try await store.saveSearchPlugin(record)
+        try await store.searchPlugins.saveSearchPlugin(record)
         plugins[name] = record
         forkServer(for: python)?.prewarm()
         return name
@@ -152,7 +152,7 @@ extension SearchService {
     /// Throws when SQLite refuses the change: nothing is uninstalled then (the rows go before the files).
     public func uninstall(names: [String]) async throws {
         let removable = names.filter { plugins[$0] != nil && plugins[$0]?.kind != .builtin }
-        try await store.deleteSearchPlugins(removable)
+        try await store.searchPlugins.deleteSearchPlugins(removable)
         for name in removable where plugins[name]?.kind == .nova3 && Self.validName(name) {
             try? FileManager.default.removeItem(atPath: novaDirectory + "/engines/" + name + ".py")
         }
@@ -165,7 +165,7 @@ extension SearchService {
     /// Throws when SQLite refuses the change, which then is not made.
     public func enable(names: [String], _ on: Bool) async throws {
         let known = names.filter { plugins[$0] != nil }
-        try await store.setSearchPluginsEnabled(known, on)
+        try await store.searchPlugins.setSearchPluginsEnabled(known, on)
         for name in known { plugins[name]?.enabled = on }
     }
 
@@ -190,7 +190,7 @@ extension SearchService {
         let record = SearchPluginRecord(name: name, kind: .torznab, enabled: plugins[name]?.enabled ?? true, version: "1.0",
                                         fullName: fullName ?? name, url: url, categories: Array(Torznab.categoryIDs.keys).sorted(),
                                         apiKey: apiKey)
-        try await store.saveSearchPlugin(record)
+        try await store.searchPlugins.saveSearchPlugin(record)
         plugins[name] = record
     }
 }

@@ -47,12 +47,12 @@ public actor SearchService {
         self.timeout = timeout
         self.maxOutput = maxOutput
         try NovaScripts.install(into: novaDirectory)
-        for record in try await store.searchPlugins() { plugins[record.name] = record }
+        for record in try await store.searchPlugins.searchPlugins() { plugins[record.name] = record }
         if plugins[Self.builtinName] == nil {
             let builtin = SearchPluginRecord(name: Self.builtinName, kind: .builtin, version: "1.0",
                                              fullName: "Torrents in qbtd", url: "qbtd://torrents",
                                              categories: Array(SearchCategory.all.dropFirst()))
-            try await store.saveSearchPlugin(builtin)
+            try await store.searchPlugins.saveSearchPlugin(builtin)
             plugins[builtin.name] = builtin
         }
         if let python = await python() {

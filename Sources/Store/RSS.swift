@@ -54,7 +54,16 @@ public struct RSSRuleRecord: Sendable, Equatable {
     }
 }
 
+/// RSS feeds, articles and download rules: the part of the store that keeps them (`store.rss`).
+public struct RSSStore: Sendable {
+    let db: DatabaseQueue
+}
+
 extension Store {
+    public var rss: RSSStore { RSSStore(db: db) }
+}
+
+extension RSSStore {
     public func rssItems() async throws -> [RSSItemRecord] {
         try await db.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM rss_items ORDER BY path").map {

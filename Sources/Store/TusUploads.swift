@@ -27,7 +27,16 @@ public struct TusUploadRecord: Sendable, Equatable {
     public var isFinished: Bool { resultPath != nil }
 }
 
+/// tus uploads in progress: the part of the store that keeps them (`store.tus`).
+public struct TusStore: Sendable {
+    let db: DatabaseQueue
+}
+
 extension Store {
+    public var tus: TusStore { TusStore(db: db) }
+}
+
+extension TusStore {
     public func tusUpload(_ id: String) async throws -> TusUploadRecord? {
         try await db.read { db in try Row.fetchOne(db, sql: "SELECT * FROM tus_uploads WHERE id = ?", arguments: [id]).map(Self.tusRecord) }
     }

@@ -45,7 +45,7 @@ public actor TusService {
     /// multipart upload's, none runs yet; tus data files without a record).
     func removeOrphans() async throws {
         // A failed read throws: an empty list would take every upload's data file for an orphan.
-        let live = Set(try await store.tusUploads().map { Self.dataPath($0) })
+        let live = Set(try await store.tus.tusUploads().map { Self.dataPath($0) })
         configuration.journal.sweep(keeping: live)
         let root = configuration.uploadsDirectory
         guard let walker = FileManager.default.enumerator(atPath: root) else { return }
@@ -67,7 +67,7 @@ public actor TusService {
 
     public func create(length: Int64?, metadata: [String: String], concat: Concat?, destinations: Destinations) async throws -> TusUploadRecord {
         // Each unfinished upload holds a file and a record until it finishes or expires: a bounded number at once.
-        if try await store.unfinishedTusUploadCount() >= configuration.maxTusUploadsInProgress {
+        if try await store.tus.unfinishedTusUploadCount() >= configuration.maxTusUploadsInProgress {
             throw UploadError.tooManyUploads(configuration.maxTusUploadsInProgress)
         }
         let id = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
@@ -92,7 +92,7 @@ public actor TusService {
         let fd = open(Self.dataPath(record), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw UploadError.io("cannot create the upload's file in \(destination): \(String(cString: strerror(errno)))") }
         close(fd)
-        do { try await store.saveTusUpload(record) } catch { unlink(Self.dataPath(record)); throw error }
+        do { try await store.tus.saveTusUpload(record) } catch { unlink(Self.dataPath(record)); throw error }
         hashes[id] = (RunningDigest("sha256")!, 0)
         if length == 0 { return try await finish(record) }
         return record
@@ -144,7 +144,7 @@ public actor TusService {
             }
         }
         guard fdatasync(out) == 0 else { unlink(path); throw UploadError.io("fdatasync failed") }
-        do { try await store.saveTusUpload(record) } catch { unlink(path); throw error }
+        do { try await store.tus.saveTusUpload(record) } catch { unlink(path); throw error }
         hashes[record.id] = (sha, record.length!)
         return try await finish(record)
     }
@@ -153,7 +153,7 @@ public actor TusService {
 
     /// The upload, or nil when unknown or expired (an expired one is removed on the spot).
     public func live(_ id: String) async throws -> TusUploadRecord? {
-        guard id.count <= 64, let record = try await store.tusUpload(id) else { return nil }
+        guard id.count <= 64, let record = try await store.tus.tusUpload(id) else { return nil }
         if record.expiresAt <= now(), leases[id] == nil {
             try await remove(record)
             return nil
@@ -217,7 +217,7 @@ public actor TusService {
                 guard uploadLength >= record.offset else { throw UploadError.badRequest("Upload-Length is less than what was received") }
                 try configuration.preflight(bytes: uploadLength - record.offset, at: record.destination)
                 record.length = uploadLength
-                try await store.setTusOffset(id, offset: record.offset, length: uploadLength, expiresAt: record.expiresAt)
+                try await store.tus.setTusOffset(id, offset: record.offset, length: uploadLength, expiresAt: record.expiresAt)
             }
         }
         if let length = record.length, let contentLength, offset + contentLength > length { throw UploadError.exceedsLength(length) }
@@ -243,7 +243,7 @@ public actor TusService {
 
     private func record(_ writer: TusWriter) async throws {
         try holdsLease(writer)
-        try await store.setTusOffset(writer.id, offset: writer.position, length: writer.length,
+        try await store.tus.setTusOffset(writer.id, offset: writer.position, length: writer.length,
                                      expiresAt: now() + Int64(configuration.tusExpiry))
         if let sha = writer.sha256 { hashes[writer.id] = (sha, writer.position) }
     }
@@ -263,7 +263,7 @@ public actor TusService {
             throw UploadError.checksumMismatch
         }
         try await commit(writer)
-        guard let record = try await store.tusUpload(writer.id) else { throw UploadError.notFound("the upload was terminated") }
+        guard let record = try await store.tus.tusUpload(writer.id) else { throw UploadError.notFound("the upload was terminated") }
         if let length = record.length, record.offset == length, record.concat == nil, !record.isFinished {
             return try await finish(record)
         }
@@ -285,7 +285,7 @@ public actor TusService {
         var done = record
         done.resultPath = placed
         done.sha256 = sha
-        try await store.saveTusUpload(done)
+        try await store.tus.saveTusUpload(done)
         hashes[record.id] = nil
         return done
     }
@@ -309,7 +309,7 @@ public actor TusService {
     /// Unfinished uploads lose their data file; finished ones only their record (the file has landed). The record
     /// goes first: when SQLite refuses, the upload is still whole and the error reaches the caller.
     private func remove(_ record: TusUploadRecord) async throws {
-        try await store.deleteTusUpload(record.id)
+        try await store.tus.deleteTusUpload(record.id)
         if !record.isFinished { unlink(Self.dataPath(record)) }
         hashes[record.id] = nil
     }
@@ -317,7 +317,7 @@ public actor TusService {
     /// Removes every expired upload; run at start and then every minute. A write SQLite refuses throws, and the
     /// uploads it did not remove are tried again at the next sweep.
     public func sweep() async throws {
-        for record in try await store.tusUploads() where record.expiresAt <= now() && leases[record.id] == nil {
+        for record in try await store.tus.tusUploads() where record.expiresAt <= now() && leases[record.id] == nil {
             try await remove(record)
         }
     }

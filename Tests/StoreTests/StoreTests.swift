@@ -32,22 +32,22 @@ final class StoreTests: XCTestCase {
 
     func testSearchPluginsKeepTheirStateAcrossReopens() async throws {
         let store = try Store(path: path)
-        try await store.saveSearchPlugin(SearchPluginRecord(name: "eng", kind: .nova3, version: "1.2", fullName: "Engine",
+        try await store.searchPlugins.saveSearchPlugin(SearchPluginRecord(name: "eng", kind: .nova3, version: "1.2", fullName: "Engine",
                                                             url: "http://e", categories: ["movies", "tv"], source: "http://e/eng.py"))
-        try await store.saveSearchPlugin(SearchPluginRecord(name: "idx", kind: .torznab, fullName: "Indexer", url: "http://i",
+        try await store.searchPlugins.saveSearchPlugin(SearchPluginRecord(name: "idx", kind: .torznab, fullName: "Indexer", url: "http://i",
                                                             categories: [], apiKey: "k"))
-        try await store.setSearchPluginsEnabled(["eng"], false)
+        try await store.searchPlugins.setSearchPluginsEnabled(["eng"], false)
         // An update keeps the enabled state.
-        try await store.saveSearchPlugin(SearchPluginRecord(name: "eng", kind: .nova3, version: "1.3", fullName: "Engine",
+        try await store.searchPlugins.saveSearchPlugin(SearchPluginRecord(name: "eng", kind: .nova3, version: "1.3", fullName: "Engine",
                                                             url: "http://e", categories: ["movies"]))
-        let plugins = try await Store(path: path).searchPlugins()
+        let plugins = try await Store(path: path).searchPlugins.searchPlugins()
         XCTAssertEqual(plugins.map(\.name), ["eng", "idx"])
         XCTAssertEqual(plugins[0].enabled, false)
         XCTAssertEqual(plugins[0].version, "1.3")
         XCTAssertEqual(plugins[0].categories, ["movies"])
         XCTAssertEqual(plugins[1].apiKey, "k")
-        try await store.deleteSearchPlugins(["eng"])
-        let left = try await store.searchPlugins()
+        try await store.searchPlugins.deleteSearchPlugins(["eng"])
+        let left = try await store.searchPlugins.searchPlugins()
         XCTAssertEqual(left.map(\.name), ["idx"])
     }
 
@@ -68,18 +68,18 @@ final class StoreTests: XCTestCase {
     func testAPIKeysAreStoredHashedAndRevocable() async throws {
         let store = try Store(path: path)
         let key = APIKeyRecord(id: "k1", name: "script", keyHash: Digest.sha256Hex("qbt_secret"), createdAt: 1)
-        try await store.insertAPIKey(key)
-        let keys = try await store.apiKeys()
+        try await store.apiKeys.insertAPIKey(key)
+        let keys = try await store.apiKeys.apiKeys()
         XCTAssertEqual(keys, [key])
         XCTAssertNotEqual(keys.first?.keyHash, "qbt_secret")
-        let revoked = try await store.deleteAPIKey(id: "k1")
-        let again = try await store.deleteAPIKey(id: "k1")
+        let revoked = try await store.apiKeys.deleteAPIKey(id: "k1")
+        let again = try await store.apiKeys.deleteAPIKey(id: "k1")
         XCTAssertTrue(revoked)
         XCTAssertFalse(again)
         // A scope is kept, changed, and read back after a reopen.
-        try await store.insertAPIKey(APIKeyRecord(id: "k2", name: "phone", keyHash: "h2", createdAt: 2, scope: "music"))
-        try await store.setAPIKeyScope(id: "k2", scope: "read-only")
-        let reopened = try await Store(path: path).apiKeys()
+        try await store.apiKeys.insertAPIKey(APIKeyRecord(id: "k2", name: "phone", keyHash: "h2", createdAt: 2, scope: "music"))
+        try await store.apiKeys.setAPIKeyScope(id: "k2", scope: "read-only")
+        let reopened = try await Store(path: path).apiKeys.apiKeys()
         XCTAssertEqual(reopened.map(\.scope), ["read-only"])
     }
 

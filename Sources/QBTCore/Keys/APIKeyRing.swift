@@ -23,7 +23,7 @@ public actor APIKeyRing {
 
     public init(store: Store) async throws {
         self.store = store
-        for key in try await store.apiKeys() { byHash[key.keyHash] = key }
+        for key in try await store.apiKeys.apiKeys() { byHash[key.keyHash] = key }
     }
 
     public var keys: [APIKeyRecord] { byHash.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) } }
@@ -38,7 +38,7 @@ public actor APIKeyRing {
         let key = chosen ?? "qbt_" + Digest.randomString(28)
         let record = APIKeyRecord(id: UUID().uuidString.lowercased(), name: name, keyHash: Digest.sha256Hex(key),
                                   createdAt: Int64(Date().timeIntervalSince1970), scope: scope.rawValue)
-        try await store.insertAPIKey(record)
+        try await store.apiKeys.insertAPIKey(record)
         byHash[record.keyHash] = record
         return Created(record: record, key: key)
     }
@@ -46,7 +46,7 @@ public actor APIKeyRing {
     @discardableResult
     public func revoke(id: String) async throws -> Bool {
         guard let hash = byHash.first(where: { $0.value.id == id })?.key else { return false }
-        try await store.deleteAPIKey(id: id)
+        try await store.apiKeys.deleteAPIKey(id: id)
         byHash[hash] = nil
         return true
     }
@@ -58,7 +58,7 @@ public actor APIKeyRing {
         let hash = Digest.sha256Hex(key)
         if var existing = byHash[hash] {
             guard existing.scope != scope.rawValue else { return }
-            try await store.setAPIKeyScope(id: existing.id, scope: scope.rawValue)
+            try await store.apiKeys.setAPIKeyScope(id: existing.id, scope: scope.rawValue)
             existing.scope = scope.rawValue
             byHash[hash] = existing
             return
@@ -98,7 +98,7 @@ public actor APIKeyRing {
         // minute later (logged); it never refuses the key.
         let store = self.store, id = record.id, logger = self.logger
         Task {
-            do { try await store.touchAPIKey(id: id, at: now) } catch {
+            do { try await store.apiKeys.touchAPIKey(id: id, at: now) } catch {
                 logger.warning("API key \(id): its last use was not stored (tried again at its next use): \(error)")
             }
         }

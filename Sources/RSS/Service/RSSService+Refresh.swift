@@ -166,8 +166,8 @@ extension RSSService {
         do {
             // The articles before the validators: a crash between the two fetches the feed whole again.
             try await persist { store in
-                try await store.updateRSSArticles(feedUID: uid, added: added, removed: removed)
-                if let validators { try await store.setRSSValidators(uid: uid, etag: validators.0, lastModified: validators.1) }
+                try await store.rss.updateRSSArticles(feedUID: uid, added: added, removed: removed)
+                if let validators { try await store.rss.setRSSValidators(uid: uid, etag: validators.0, lastModified: validators.1) }
             }
             if renamed { try await saveTree() }
         } catch {

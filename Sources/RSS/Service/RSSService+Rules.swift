@@ -28,20 +28,20 @@ extension RSSService {
         guard let entry = rules.first(where: { $0.name == name }) else { return }
         let record = RSSRuleRecord(name: name, position: entry.position,
                                    definition: String(decoding: entry.rule.json(v5: true).serialized(), as: UTF8.self))
-        do { try await persist { try await $0.saveRSSRule(record) } } catch { throw RSSError.store("\(error)") }
+        do { try await persist { try await $0.rss.saveRSSRule(record) } } catch { throw RSSError.store("\(error)") }
     }
 
     /// Nothing happens when `name` is unknown or `newName` taken (qBittorrent answers 200 either way).
     public func renameRule(_ name: String, to newName: String) async throws {
         guard let i = rules.firstIndex(where: { $0.name == name }), !rules.contains(where: { $0.name == newName }) else { return }
         rules[i].name = newName
-        do { try await persist { try await $0.renameRSSRule(name, to: newName) } } catch { throw RSSError.store("\(error)") }
+        do { try await persist { try await $0.rss.renameRSSRule(name, to: newName) } } catch { throw RSSError.store("\(error)") }
     }
 
     public func removeRule(_ name: String) async throws {
         guard let i = rules.firstIndex(where: { $0.name == name }) else { return }
         rules.remove(at: i)
-        do { try await persist { try await $0.deleteRSSRule(name) } } catch { throw RSSError.store("\(error)") }
+        do { try await persist { try await $0.rss.deleteRSSRule(name) } } catch { throw RSSError.store("\(error)") }
     }
 
     /// `rss/rules`: every rule as the profile writes it (4.6 has no 5.x keys in `torrentParams`).

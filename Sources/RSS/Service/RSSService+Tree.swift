@@ -102,7 +102,7 @@ extension RSSService {
                                              etag: f.etag, lastModified: f.lastModified)
             }
         }
-        do { try await persist { try await $0.replaceRSSItems(records) } } catch { throw RSSError.store("\(error)") }
+        do { try await persist { try await $0.rss.replaceRSSItems(records) } } catch { throw RSSError.store("\(error)") }
     }
 
     // MARK: reading
@@ -169,7 +169,7 @@ extension RSSService {
         }
         do {
             try await persist { [marks] store in
-                for mark in marks { try await store.markRSSArticlesRead(feedUID: mark.uid, ids: mark.ids) }
+                for mark in marks { try await store.rss.markRSSArticlesRead(feedUID: mark.uid, ids: mark.ids) }
             }
         } catch { throw RSSError.store("\(error)") }
         return true

@@ -46,7 +46,7 @@ public actor RSSService {
 
     /// Loads the tree, the articles and the rules, then starts what the preferences ask for.
     private func load() async throws {
-        for record in try await store.rssItems() {
+        for record in try await store.rss.rssItems() {
             if let uid = record.uid, let url = record.url {
                 var feed = RSSFeed(uid: uid, url: url, refreshInterval: record.refreshInterval)
                 feed.etag = record.etag
@@ -57,7 +57,7 @@ public actor RSSService {
             }
         }
         var byFeed: [String: [FeedArticle]] = [:]
-        for record in try await store.rssArticles() {
+        for record in try await store.rss.rssArticles() {
             guard let article = FeedArticle(record) else { continue }
             byFeed[record.feedUID, default: []].append(article)
         }
@@ -66,7 +66,7 @@ public actor RSSService {
             feed.articles = articles.sorted { $0.date > $1.date }
             items[path] = .feed(feed)
         }
-        for record in try await store.rssRules() {
+        for record in try await store.rss.rssRules() {
             guard let data = record.definition.data(using: .utf8),
                   case .object(let definition)? = try? JSONDecoder().decode(JSONValue.self, from: data) else { continue }
             let rule = DownloadRule(definition: definition)
@@ -137,7 +137,7 @@ public actor RSSService {
         guard !removals.isEmpty else { return }
         do {
             try await persist { [removals] store in
-                for r in removals { try await store.updateRSSArticles(feedUID: r.uid, added: [], removed: r.ids) }
+                for r in removals { try await store.rss.updateRSSArticles(feedUID: r.uid, added: [], removed: r.ids) }
             }
         } catch {
             log.add("Couldn't save RSS session data. Error: \"\(error)\"", kind: .warning)
