@@ -69,7 +69,7 @@ public struct APIRouter: Sendable {
         let action = controllers[scope]?[name]
         do {
             guard case .passed(let caller, let auth) = try await check(request, context) else {
-                return Answer.plain(.unauthorized, "Unauthorized")
+                throw HTTPRefusal(.unauthorized, "Unauthorized")
             }
             let authenticated = caller.sync != nil
             if !(action?.isPublic ?? false) && !authenticated { throw QBitError.accessDenied() }
@@ -82,7 +82,7 @@ public struct APIRouter: Sendable {
             }
             let method = request.method
             guard method == .get || method == .post || method == .head else {
-                return Answer.plain(.notImplemented, "Not Implemented")
+                throw HTTPRefusal(.notImplemented, "Not Implemented")
             }
             if action.methods == .postOnly && method != .post { throw QBitError.methodNotAllowed }
             let params = try await Self.parameters(request, context)

@@ -64,7 +64,7 @@ public func buildApplication(
     let service = try await TorrentService(settings: settings, store: store, engine: engine, log: config.eventLog,
                                            logger: logger)
     MemoryTuning.trim()
-    let keys = try await APIKeyRing(store: store)
+    let keys = try await APIKeyRing(store: store, logger: logger)
     let sessions = SessionManager(policy: policy.sessions)
     gate.followPreferences(settings, sessions: sessions, log: config.eventLog)
     let identity = Identity(profile: config.profile)
@@ -83,7 +83,7 @@ public func buildApplication(
     uploadSettings.maxUploadSize = config.maxUploadSize
     uploadSettings.tusExpiry = TimeInterval(config.uploadExpiry.components.seconds)
     let uploadBoard = ProgressBoard()
-    let tus = try await TusService(store: store, configuration: uploadSettings, board: uploadBoard)
+    let tus = try await TusService(store: store, configuration: uploadSettings, board: uploadBoard, logger: logger)
     let creator = TorrentCreationManager(service: service, outputDirectory: paths.dataDirectory + "/torrent-creator")
 
     // Music folders: the command line's, else the `music_dirs` preference stored earlier.

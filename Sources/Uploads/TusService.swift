@@ -16,7 +16,7 @@ public actor TusService {
     }
 
     let store: Store
-    let logger = Logger(label: "qbtd.tus")
+    let logger: Logger
     public nonisolated let configuration: UploadConfiguration
     let board: ProgressBoard
     private var leases: [String: Lease] = [:]
@@ -29,7 +29,9 @@ public actor TusService {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    public init(store: Store, configuration: UploadConfiguration, board: ProgressBoard) async throws {
+    public init(store: Store, configuration: UploadConfiguration, board: ProgressBoard,
+                logger: Logger = Logger(label: "qbtd.tus")) async throws {
+        self.logger = logger
         self.store = store
         self.configuration = configuration
         self.board = board

@@ -14,14 +14,15 @@ public actor APIKeyRing {
 
     public static let defaultName = "default"
     private let store: Store
-    private let logger = Logger(label: "qbtd.keys")
+    private let logger: Logger
     private var byHash: [String: APIKeyRecord] = [:] {
         didSet { recent.clear() }
     }
     /// Keys admitted within the last `lastUseResolution`, for checks off the actor; emptied by any change here.
     public nonisolated let recent = RecentKeys()
 
-    public init(store: Store) async throws {
+    public init(store: Store, logger: Logger = Logger(label: "qbtd.keys")) async throws {
+        self.logger = logger
         self.store = store
         for key in try await store.apiKeys.apiKeys() { byHash[key.keyHash] = key }
     }

@@ -23,43 +23,41 @@ public struct RSSController: APIController {
         return identity.profile == .v4_6 ? value.trimmingCharacters(in: .whitespacesAndNewlines) : value
     }
 
-    /// The tree and rule changes: their refusals (`RSSError`) answer 409 with qBittorrent's message.
-    func change(_ work: () async throws -> Void) async throws -> APIReply {
-        try await work()
-        return .empty
-    }
-
     public var actions: [String: APIAction] {
         var table: [String: APIAction] = [
             "addFolder": .post { p, _ in
                 let path = try text(p, "path")
-                return try await change { try await rss.addFolder(path) }
+                try await rss.addFolder(path)
+                return .empty
             },
             "addFeed": .post { p, _ in
                 let url = try text(p, "url"), path = try text(p, "path")
                 let interval = modern ? max(0, p.int("refreshInterval") ?? 0) : 0
-                return try await change { try await rss.addFeed(url: url, path: path, refreshInterval: interval) }
+                try await rss.addFeed(url: url, path: path, refreshInterval: interval)
+                return .empty
             },
             "setFeedURL": .post { p, _ in
                 let path = try text(p, "path"), url = try text(p, "url")
-                return try await change { try await rss.setFeedURL(path: path, url: url) }
+                try await rss.setFeedURL(path: path, url: url)
+                return .empty
             },
             "removeItem": .post { p, _ in
                 let path = try text(p, "path")
-                return try await change { try await rss.removeItem(path) }
+                try await rss.removeItem(path)
+                return .empty
             },
             "moveItem": .post { p, _ in
                 let item = try text(p, "itemPath"), destination = try text(p, "destPath")
-                return try await change { try await rss.moveItem(item, to: destination) }
+                try await rss.moveItem(item, to: destination)
+                return .empty
             },
             "items": .get { p, _ in
                 .json(await rss.itemsJSON(withData: p.bool("withData") ?? false))
             },
             "markAsRead": .post { p, _ in
                 let path = try p.required("itemPath")
-                var found = true
-                let reply = try await change { found = try await rss.markAsRead(itemPath: path, articleID: p["articleId"]) }
-                return found ? reply : .done
+                let found = try await rss.markAsRead(itemPath: path, articleID: p["articleId"])
+                return found ? .empty : .done
             },
             "refreshItem": .post { p, _ in
                 await rss.refresh(itemPath: try p.required("itemPath"))
@@ -72,15 +70,18 @@ public struct RSSController: APIController {
                     object = parsed
                 }
                 let ruleName = name.isEmpty ? (object["name"]?.stringValue ?? "") : name
-                return try await change { try await rss.setRule(ruleName, DownloadRule(definition: object)) }
+                try await rss.setRule(ruleName, DownloadRule(definition: object))
+                return .empty
             },
             "renameRule": .post { p, _ in
                 let name = try text(p, "ruleName"), newName = try text(p, "newRuleName")
-                return try await change { try await rss.renameRule(name, to: newName) }
+                try await rss.renameRule(name, to: newName)
+                return .empty
             },
             "removeRule": .post { p, _ in
                 let name = try text(p, "ruleName")
-                return try await change { try await rss.removeRule(name) }
+                try await rss.removeRule(name)
+                return .empty
             },
             "rules": .get { _, _ in
                 .json(await rss.rulesJSON())
@@ -94,7 +95,7 @@ public struct RSSController: APIController {
             table["setFeedRefreshInterval"] = .get { p, _ in
                 let path = try p.required("path"), raw = try p.required("refreshInterval")
                 guard let seconds = Int(raw), seconds >= 0 else { throw QBitError.badParams("Invalid 'refreshInterval' value") }
-                _ = try await change { try await rss.setFeedRefreshInterval(path: path, seconds: seconds) }
+                try await rss.setFeedRefreshInterval(path: path, seconds: seconds)
                 return .done
             }
         }
