@@ -2,36 +2,45 @@ import Foundation
 
 /// qBittorrent's `rss/*`: feeds, articles and auto-download rules. The tree and rules come back as untyped JSON
 /// (folders nest by name, so a fixed type would not fit).
+public struct RSSClient: Sendable {
+    let client: QBTClient
+}
+
 extension QBTClient {
-    public nonisolated func rssItems(withData: Bool) async throws -> [String: Any] {
-        try await json("rss/items", query: [("withData", String(withData))]) as? [String: Any] ?? [:]
+    /// `rss/*` (`client.rss.addFeed(…)`).
+    public nonisolated var rss: RSSClient { RSSClient(client: self) }
+}
+
+extension RSSClient {
+    public func items(withData: Bool) async throws -> [String: Any] {
+        try await client.json("rss/items", query: [("withData", String(withData))]) as? [String: Any] ?? [:]
     }
 
     public func addFeed(url: String, path: String = "") async throws {
-        try await call("rss/addFeed", .form([("url", url), ("path", path)]))
+        try await client.call("rss/addFeed", .form([("url", url), ("path", path)]))
     }
 
-    public func addRSSFolder(_ path: String) async throws { try await call("rss/addFolder", .form([("path", path)])) }
+    public func addFolder(_ path: String) async throws { try await client.call("rss/addFolder", .form([("path", path)])) }
 
-    public func removeRSSItem(_ path: String) async throws { try await call("rss/removeItem", .form([("path", path)])) }
+    public func removeItem(_ path: String) async throws { try await client.call("rss/removeItem", .form([("path", path)])) }
 
-    public func refreshRSS(_ path: String = "") async throws { try await call("rss/refreshItem", .form([("itemPath", path)])) }
+    public func refresh(_ path: String = "") async throws { try await client.call("rss/refreshItem", .form([("itemPath", path)])) }
 
-    public func markRSSRead(_ path: String, articleID: String? = nil) async throws {
-        try await call("rss/markAsRead", .form([("itemPath", path)] + (articleID.map { [("articleId", $0)] } ?? [])))
+    public func markRead(_ path: String, articleID: String? = nil) async throws {
+        try await client.call("rss/markAsRead", .form([("itemPath", path)] + (articleID.map { [("articleId", $0)] } ?? [])))
     }
 
     /// `definition`: the rule's JSON object (`mustContain`, `affectedFeeds`, `torrentParams`, …).
-    public func setRSSRule(_ name: String, definition: [String: Any]) async throws {
+    public func setRule(_ name: String, definition: [String: Any]) async throws {
         let data = try JSONSerialization.data(withJSONObject: definition, options: [.sortedKeys])
-        try await call("rss/setRule", .form([("ruleName", name), ("ruleDef", String(decoding: data, as: UTF8.self))]))
+        try await client.call("rss/setRule", .form([("ruleName", name), ("ruleDef", String(decoding: data, as: UTF8.self))]))
     }
 
-    public nonisolated func rssRules() async throws -> [String: Any] { try await json("rss/rules") as? [String: Any] ?? [:] }
+    public func rules() async throws -> [String: Any] { try await client.json("rss/rules") as? [String: Any] ?? [:] }
 
-    public func removeRSSRule(_ name: String) async throws { try await call("rss/removeRule", .form([("ruleName", name)])) }
+    public func removeRule(_ name: String) async throws { try await client.call("rss/removeRule", .form([("ruleName", name)])) }
 
-    public func rssMatchingArticles(_ rule: String) async throws -> [String: [String]] {
-        try await get([String: [String]].self, "rss/matchingArticles", query: [("ruleName", rule)])
+    public func matchingArticles(_ rule: String) async throws -> [String: [String]] {
+        try await client.get([String: [String]].self, "rss/matchingArticles", query: [("ruleName", rule)])
     }
 }

@@ -1,40 +1,55 @@
 import Foundation
 
+/// `search/*` (`client.search.start(…)`).
+public struct SearchClient: Sendable {
+    let client: QBTClient
+}
+
+/// qbtd's `stream/*` (`client.streams.prepare(…)`).
+public struct StreamClient: Sendable {
+    let client: QBTClient
+}
+
 extension QBTClient {
+    public nonisolated var search: SearchClient { SearchClient(client: self) }
+    public nonisolated var streams: StreamClient { StreamClient(client: self) }
+}
+
+extension SearchClient {
     /// `search/start`: the job's id.
-    public func startSearch(pattern: String, plugins: String = "enabled", category: String = "all") async throws -> Int {
+    public func start(pattern: String, plugins: String = "enabled", category: String = "all") async throws -> Int {
         struct Answer: Decodable { var id: Int }
-        return try await get(Answer.self, "search/start",
+        return try await client.get(Answer.self, "search/start",
                              .form([("pattern", pattern), ("plugins", plugins), ("category", category)])).id
     }
 
-    public func searchStatus(_ id: Int) async throws -> SearchStatus? {
-        try await get([SearchStatus].self, "search/status", query: [("id", String(id))]).first
+    public func status(_ id: Int) async throws -> SearchStatus? {
+        try await client.get([SearchStatus].self, "search/status", query: [("id", String(id))]).first
     }
 
-    public func searchResults(_ id: Int, offset: Int = 0, limit: Int = 0) async throws -> SearchResults {
-        try await get(SearchResults.self, "search/results",
+    public func results(_ id: Int, offset: Int = 0, limit: Int = 0) async throws -> SearchResults {
+        try await client.get(SearchResults.self, "search/results",
                       query: [("id", String(id)), ("offset", String(offset)), ("limit", String(limit))])
     }
 
-    public func stopSearch(_ id: Int) async throws { try await call("search/stop", .form([("id", String(id))])) }
-    public func deleteSearch(_ id: Int) async throws { try await call("search/delete", .form([("id", String(id))])) }
+    public func stop(_ id: Int) async throws { try await client.call("search/stop", .form([("id", String(id))])) }
+    public func delete(_ id: Int) async throws { try await client.call("search/delete", .form([("id", String(id))])) }
 
-    public func searchPlugins() async throws -> [SearchPlugin] { try await get([SearchPlugin].self, "search/plugins") }
+    public func plugins() async throws -> [SearchPlugin] { try await client.get([SearchPlugin].self, "search/plugins") }
 
-    public func installPlugins(_ sources: [String]) async throws {
-        try await call("search/installPlugin", .form([("sources", sources.joined(separator: "|"))]))
+    public func install(_ sources: [String]) async throws {
+        try await client.call("search/installPlugin", .form([("sources", sources.joined(separator: "|"))]))
     }
 
-    public func uninstallPlugins(_ names: [String]) async throws {
-        try await call("search/uninstallPlugin", .form([("names", names.joined(separator: "|"))]))
+    public func uninstall(_ names: [String]) async throws {
+        try await client.call("search/uninstallPlugin", .form([("names", names.joined(separator: "|"))]))
     }
 
-    public func enablePlugins(_ names: [String], enable: Bool) async throws {
-        try await call("search/enablePlugin", .form([("names", names.joined(separator: "|")), ("enable", String(enable))]))
+    public func enable(_ names: [String], enable: Bool) async throws {
+        try await client.call("search/enablePlugin", .form([("names", names.joined(separator: "|")), ("enable", String(enable))]))
     }
 
-    public func updatePlugins() async throws { try await call("search/updatePlugins", .form([])) }
+    public func update() async throws { try await client.call("search/updatePlugins", .form([])) }
 }
 
 extension QBTClient {
@@ -44,8 +59,10 @@ extension QBTClient {
         case hash(String)
         case metainfo(name: String, data: Data)
     }
+}
 
-    public func prepareStream(_ source: StreamSource, fileIndex: Int? = nil, title: String? = nil,
+extension StreamClient {
+    public func prepare(_ source: QBTClient.StreamSource, fileIndex: Int? = nil, title: String? = nil,
                               networkMbps: Double? = nil) async throws -> PreparedStream {
         var form = MultipartForm()
         switch source {
@@ -57,15 +74,15 @@ extension QBTClient {
         if let title { form.field("streamTitle", title) }
         if let networkMbps { form.field("networkMbps", String(networkMbps)) }
         do {
-            return try await get(PreparedStream.self, "stream/prepare", .multipart(form.finished()))
+            return try await client.get(PreparedStream.self, "stream/prepare", .multipart(form.finished()))
         } catch QBTClientError.notFound {
             throw QBTClientError.unsupported("this server has no stream playback (a qbtd extension)")
         }
     }
 
-    public nonisolated func streams() async throws -> Any { try await json("stream/list") }
-    public func stopStream(_ id: String) async throws { try await call("stream/stop", .form([("streamId", id)])) }
-    public func stopAllStreams() async throws { try await call("stream/stopAll", .form([])) }
+    public func list() async throws -> Any { try await client.json("stream/list") }
+    public func stop(_ id: String) async throws { try await client.call("stream/stop", .form([("streamId", id)])) }
+    public func stopAll() async throws { try await client.call("stream/stopAll", .form([])) }
 }
 
 extension QBTClient {

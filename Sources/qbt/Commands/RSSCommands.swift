@@ -35,7 +35,7 @@ struct RSS: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         func run() async throws {
             let client = try await global.client()
-            let tree = try await client.rssItems(withData: true)
+            let tree = try await client.rss.items(withData: true)
             if global.json { return Output.printJSON(tree) }
             let feeds = RSS.feeds(tree)
             if feeds.isEmpty { return Output.note("No feeds: add one with `qbt rss add URL`.") }
@@ -55,8 +55,8 @@ struct RSS: AsyncParsableCommand {
         @Option(help: "Where it goes in the tree (folders separated by \\); the URL by default.") var path = ""
         func run() async throws {
             let client = try await global.client()
-            try await client.addFeed(url: url, path: path)
-            try await client.refreshRSS(path.isEmpty ? url : path)
+            try await client.rss.addFeed(url: url, path: path)
+            try await client.rss.refresh(path.isEmpty ? url : path)
             print("Added \(url).")
         }
     }
@@ -66,7 +66,7 @@ struct RSS: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The item's path, as `qbt rss feeds` shows it.") var path: String
         func run() async throws {
-            try await global.client().removeRSSItem(path)
+            try await global.client().rss.removeItem(path)
             print("Removed \(path).")
         }
     }
@@ -78,17 +78,17 @@ struct RSS: AsyncParsableCommand {
         @Option(help: "Wait up to this many seconds for the refresh to finish.") var wait: Double = 30
         func run() async throws {
             let client = try await global.client()
-            try await client.refreshRSS(path)
+            try await client.rss.refresh(path)
             let deadline = Date().addingTimeInterval(wait)
             while Date() < deadline {
-                let feeds = RSS.feeds(try await client.rssItems(withData: true)).filter { RSS.within($0.path, path) }
+                let feeds = RSS.feeds(try await client.rss.items(withData: true)).filter { RSS.within($0.path, path) }
                 let loading = feeds.filter { ($0.feed["isLoading"] as? Bool) == true }.count
                 status("refreshing: \(feeds.count - loading)/\(feeds.count) feed\(feeds.count == 1 ? "" : "s") done…")
                 if loading == 0 { break }
                 try await Task.sleep(nanoseconds: 250_000_000)
             }
             endStatus()
-            let feeds = RSS.feeds(try await client.rssItems(withData: true))
+            let feeds = RSS.feeds(try await client.rss.items(withData: true))
             for (p, feed) in feeds where (feed["hasError"] as? Bool) == true && RSS.within(p, path) {
                 Output.note("\(p): the last refresh failed; `qbt log` says why.")
             }
@@ -105,7 +105,7 @@ struct RSS: AsyncParsableCommand {
         func run() async throws {
             let client = try await global.client()
             var rows: [(feed: String, article: [String: Any])] = []
-            for (p, feed) in RSS.feeds(try await client.rssItems(withData: true)) where RSS.within(p, path) {
+            for (p, feed) in RSS.feeds(try await client.rss.items(withData: true)) where RSS.within(p, path) {
                 for article in feed["articles"] as? [[String: Any]] ?? [] where !unread || (article["isRead"] as? Bool) != true {
                     rows.append((p, article))
                 }
@@ -129,7 +129,7 @@ struct RSS: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List auto-download rules.")
         @OptionGroup var global: GlobalOptions
         func run() async throws {
-            let rules = try await global.client().rssRules()
+            let rules = try await global.client().rss.rules()
             if global.json { return Output.printJSON(rules) }
             if rules.isEmpty { return Output.note("No rules: add one with `qbt rss rules add NAME --must-contain …`.") }
             print(Output.table(["NAME", "ON", "MUST CONTAIN", "MUST NOT CONTAIN", "EPISODES", "FEEDS", "CATEGORY"], rules.keys.sorted().map { name in
@@ -168,7 +168,7 @@ struct RSS: AsyncParsableCommand {
             var params: [String: Any] = ["category": category, "tags": tag, "save_path": savePath]
             if stopped { params["stopped"] = true }
             if !savePath.isEmpty { params["use_auto_tmm"] = false }
-            try await global.client().setRSSRule(name, definition: [
+            try await global.client().rss.setRule(name, definition: [
                 "enabled": !disabled, "useRegex": regex, "mustContain": mustContain, "mustNotContain": mustNotContain,
                 "episodeFilter": episodeFilter, "smartFilter": smart, "affectedFeeds": feed, "ignoreDays": ignoreDays,
                 "torrentParams": params,
@@ -182,7 +182,7 @@ struct RSS: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The rule's name.") var name: String
         func run() async throws {
-            try await global.client().removeRSSRule(name)
+            try await global.client().rss.removeRule(name)
             print("Rule \(name) removed.")
         }
     }
@@ -192,7 +192,7 @@ struct RSS: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The rule's name.") var rule: String
         func run() async throws {
-            let matches = try await global.client().rssMatchingArticles(rule)
+            let matches = try await global.client().rss.matchingArticles(rule)
             if global.json { return Output.printJSON(matches) }
             if matches.isEmpty { return Output.note("The rule \(rule) matches no article (is it there? `qbt rss rules`).") }
             for feed in matches.keys.sorted() {

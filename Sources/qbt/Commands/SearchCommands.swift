@@ -27,20 +27,20 @@ struct Search: AsyncParsableCommand {
         func run() async throws {
             let client = try await global.client()
             let text = pattern.joined(separator: " ")
-            let id = try await client.startSearch(pattern: text, plugins: plugins, category: category)
+            let id = try await client.search.start(pattern: text, plugins: plugins, category: category)
             let deadline = Date().addingTimeInterval(timeout)
             var total = 0
             while Date() < deadline {
-                let state = try await client.searchStatus(id)
+                let state = try await client.search.status(id)
                 total = state?.total ?? total
                 status("searching \"\(text)\": \(total) result\(total == 1 ? "" : "s")…")
                 if state?.status != "Running" { break }
                 try await Task.sleep(nanoseconds: 250_000_000)
             }
             endStatus()
-            try? await client.stopSearch(id)
-            let all = try await client.searchResults(id).results
-            try? await client.deleteSearch(id)
+            try? await client.search.stop(id)
+            let all = try await client.search.results(id).results
+            try? await client.search.delete(id)
             let shown = Array(all.sorted { $0.nbSeeders > $1.nbSeeders }.prefix(limit))
             if let add {
                 guard add <= shown.count else { throw QBTClientError.notFound("there is no result \(add): the search found \(shown.count)") }
@@ -75,7 +75,7 @@ struct Search: AsyncParsableCommand {
         func run() async throws {
             let client = try await global.client()
             if global.json { return Output.printJSON(try await client.json("search/plugins")) }
-            let plugins = try await client.searchPlugins()
+            let plugins = try await client.search.plugins()
             if plugins.isEmpty { return Output.note("No search plugins: add one with `qbt search plugins install URL`.") }
             print(Output.table(["NAME", "ENABLED", "VERSION", "FULL NAME", "URL"], plugins.map {
                 [$0.name, $0.enabled ? "yes" : "no", $0.version, $0.fullName, $0.url]
@@ -88,7 +88,7 @@ struct Search: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Plugin URLs or server-side paths.") var sources: [String]
         func run() async throws {
-            try await global.client().installPlugins(sources)
+            try await global.client().search.install(sources)
             if global.json { Output.printJSON(["installing": sources]) } else { print("Asked the server to install \(sources.count) plugin\(sources.count == 1 ? "" : "s"): see `qbt search plugins` and `qbt log`.") }
         }
     }
@@ -98,7 +98,7 @@ struct Search: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Plugin names.") var names: [String]
         func run() async throws {
-            try await global.client().uninstallPlugins(names)
+            try await global.client().search.uninstall(names)
             if global.json { Output.printJSON(["uninstalled": names]) } else { print("Uninstalled \(names.joined(separator: ", ")).") }
         }
     }
@@ -108,7 +108,7 @@ struct Search: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Plugin names.") var names: [String]
         func run() async throws {
-            try await global.client().enablePlugins(names, enable: true)
+            try await global.client().search.enable(names, enable: true)
             if global.json { Output.printJSON(["enabled": names]) } else { print("Enabled \(names.joined(separator: ", ")).") }
         }
     }
@@ -118,7 +118,7 @@ struct Search: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Plugin names.") var names: [String]
         func run() async throws {
-            try await global.client().enablePlugins(names, enable: false)
+            try await global.client().search.enable(names, enable: false)
             if global.json { Output.printJSON(["disabled": names]) } else { print("Disabled \(names.joined(separator: ", ")).") }
         }
     }
@@ -127,7 +127,7 @@ struct Search: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Update plugins from their URLs.")
         @OptionGroup var global: GlobalOptions
         func run() async throws {
-            try await global.client().updatePlugins()
+            try await global.client().search.update()
             if global.json { Output.printJSON(["updating": true]) } else { print("Asked the server to update its plugins.") }
         }
     }

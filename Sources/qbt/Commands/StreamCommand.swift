@@ -34,7 +34,7 @@ struct StreamCommand: AsyncParsableCommand {
                 throw QBTClientError.invalidInput("no such file: \(source) (give a .torrent file, a magnet link or a hash)")
             }
             status("preparing the stream (fetching metadata)…")
-            let prepared = try await client.prepareStream(stream, fileIndex: fileIndex, title: title, networkMbps: networkMbps)
+            let prepared = try await client.streams.prepare(stream, fileIndex: fileIndex, title: title, networkMbps: networkMbps)
             endStatus()
             if global.json {
                 Output.printJSON(["streamId": prepared.streamId, "playbackUrl": prepared.playbackUrl, "infoHash": prepared.infoHash,
@@ -73,7 +73,7 @@ struct StreamCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List running streams.")
         @OptionGroup var global: GlobalOptions
         func run() async throws {
-            let streams = try await global.client().streams()
+            let streams = try await global.client().streams.list()
             if global.json { return Output.printJSON(streams) }
             let rows = (streams as? [[String: Any]] ?? []).map { s -> [String] in
                 func int(_ k: String) -> Int64 { (s[k] as? NSNumber)?.int64Value ?? 0 }
@@ -93,8 +93,8 @@ struct StreamCommand: AsyncParsableCommand {
         func validate() throws { if ids.isEmpty && !all { throw ValidationError("give stream ids, or --all") } }
         func run() async throws {
             let client = try await global.client()
-            if all { try await client.stopAllStreams() }
-            for id in ids { try await client.stopStream(id) }
+            if all { try await client.streams.stopAll() }
+            for id in ids { try await client.streams.stop(id) }
             if global.json { Output.printJSON(["stopped": all ? ["all"] : ids]) } else { print("Stopped \(all ? "all streams" : ids.joined(separator: ", ")).") }
         }
     }
