@@ -111,7 +111,7 @@ let package = Package(
         // Stream playback over HTTP: `/api/v2/stream/*` and the `/stream/<token>` bodies (Range, sendfile).
         .target(
             name: "StreamHTTP",
-            dependencies: ["HTTPKit", "Streaming", "QBTCore", "TorrentEngine", "FileRegions",
+            dependencies: ["HTTPKit", "Streaming", "QBTCore", "TorrentEngine", "FileRegions", "SystemKit",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Metrics", package: "swift-metrics")]
         ),
@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "MusicHTTP",
             dependencies: [
-                "HTTPKit", "Music", "QBTCore", "FileRegions",
+                "HTTPKit", "Music", "QBTCore", "FileRegions", "SystemKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -141,6 +141,15 @@ qbt_result qbt_clear_piece_deadlines(qbt_session *session, const char *id) {
     QBT_WITH_HANDLE(h.clear_piece_deadlines())
 }
 
+qbt_result qbt_set_piece_deadlines(qbt_session *session, const char *id, const int32_t *pieces, const int32_t *ms,
+                                   size_t count, bool clear_others) {
+    QBT_WITH_HANDLE({
+        if (clear_others) h.clear_piece_deadlines();
+        for (size_t i = 0; i < count; ++i)
+            if (pieces[i] >= 0) h.set_piece_deadline(lt::piece_index_t(pieces[i]), ms[i]);
+    })
+}
+
 qbt_result qbt_set_piece_priority(qbt_session *session, const char *id, int32_t piece, uint8_t priority) {
     QBT_WITH_HANDLE(h.piece_priority(lt::piece_index_t(piece), lt::download_priority_t(priority)))
 }

@@ -15,6 +15,11 @@ public actor MemoryEngine: TorrentEngine {
     public private(set) var have: [TorrentID: Set<Int>] = [:]
     public private(set) var piecePriorities: [TorrentID: [Int: Int]] = [:]
     public private(set) var deadlines: [TorrentID: [Int: Int]] = [:]
+    /// Calls that set deadlines (one per `setPieceDeadlines`, one per `setPieceDeadline`), and calls that ask which
+    /// pieces a torrent has (`havePiece`, `pieceStates`).
+    public private(set) var deadlineCalls = 0
+    public private(set) var havePieceCalls = 0
+    public private(set) var pieceStatesCalls = 0
     public private(set) var trackerLists: [TorrentID: [TrackerEntry]] = [:]
     public private(set) var webSeedLists: [TorrentID: [String]] = [:]
     public private(set) var connectedPeers: [TorrentID: [PeerEntry]] = [:]
@@ -196,7 +201,15 @@ public actor MemoryEngine: TorrentEngine {
 
     public func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int, alertWhenAvailable: Bool) throws {
         _ = try current(id)
+        deadlineCalls += 1
         deadlines[id, default: [:]][piece] = milliseconds
+    }
+
+    public func setPieceDeadlines(_ id: TorrentID, _ list: [(piece: Int, milliseconds: Int)], clearingOthers: Bool) throws {
+        _ = try current(id)
+        deadlineCalls += 1
+        if clearingOthers { deadlines[id] = [:] }
+        for (piece, milliseconds) in list { deadlines[id, default: [:]][piece] = milliseconds }
     }
 
     public func resetPieceDeadline(_ id: TorrentID, piece: Int) throws {
@@ -227,6 +240,7 @@ public actor MemoryEngine: TorrentEngine {
 
     public func havePiece(_ id: TorrentID, piece: Int) throws -> Bool {
         _ = try current(id)
+        havePieceCalls += 1
         return have[id]?.contains(piece) == true
     }
 
@@ -243,6 +257,7 @@ public actor MemoryEngine: TorrentEngine {
 
     public func pieceStates(_ id: TorrentID) throws -> [PieceState] {
         let status = try current(id)
+        pieceStatesCalls += 1
         return (0..<status.numPieces).map { have[id]?.contains($0) == true ? .have : .missing }
     }
 
@@ -257,6 +272,7 @@ public actor MemoryEngine: TorrentEngine {
         have[id]?.subtract(forgotten)
         let count = have[id]?.count ?? 0
         try update(id) { $0.piecesHave = count; $0.isFinished = false }
+        emit(.piecesForgotten(id, pieces: forgotten))
         return forgotten
     }
 

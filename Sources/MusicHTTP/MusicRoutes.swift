@@ -7,6 +7,7 @@ import Metrics
 import Music
 import NIOCore
 import QBTCore
+import SystemKit
 
 /// `/music/*`: the MP3 library as HLS for remote players. Every route takes `Authorization: Bearer <key>` or
 /// `?api_key=` (for players that cannot set headers), or the WebUI's session (qbtd's web interface); errors are JSON.
@@ -69,8 +70,14 @@ public struct MusicRoutes: Sendable {
                                                        .contentDisposition: "attachment; filename=\"library.sqlite\""],
                                 body: ResponseBody(contentLength: Int(size)) { writer in
                                     defer { try? file.close() }
-                                    while let chunk = try file.read(upToCount: 256 << 10), !chunk.isEmpty {
+                                    // Read on FileReader's threads, off the cooperative pool.
+                                    var offset: Int64 = 0
+                                    let descriptor = file.fileDescriptor
+                                    while true {
+                                        let chunk = try await FileReader.shared.read(descriptor, at: offset, count: 256 << 10)
+                                        if chunk.isEmpty { break }
                                         try await writer.write(ByteBuffer(bytes: chunk))
+                                        offset += Int64(chunk.count)
                                     }
                                     try await writer.finish(nil)
                                 })
@@ -98,12 +105,14 @@ public struct MusicRoutes: Sendable {
                     throw HTTPRefusal(.notFound, "track \(track.id) has \(segmenter.segments.count) segments (0…\(segmenter.segments.count - 1))")
                 }
                 let body: ResponseBody
+                let path = track.path
+                // Reads (and the encryption) on FileReader's threads, off the cooperative pool; sendfile needs neither.
                 if let key {
-                    body = .init(byteBuffer: ByteBuffer(bytes: try segmenter.segment(n, from: track.path, key: key) ?? []))
+                    body = .init(byteBuffer: ByteBuffer(bytes: try await FileReader.shared.run { try segmenter.segment(n, from: path, key: key) ?? [] }))
                 } else if let outlet = context.fileRegions {
-                    body = try Self.sentSegment(part, path: track.path, outlet: outlet)
+                    body = try Self.sentSegment(part, path: path, outlet: outlet)
                 } else {
-                    body = .init(byteBuffer: try Self.plainSegment(part, path: track.path))
+                    body = .init(byteBuffer: try await FileReader.shared.run { try Self.plainSegment(part, path: path) })
                 }
                 Self.segmentsServed.increment()
                 return Response(status: .ok, headers: [.contentType: key == nil ? "audio/mpeg" : "application/octet-stream",
@@ -173,7 +182,8 @@ public struct MusicRoutes: Sendable {
         return track
     }
 
-    /// An unencrypted segment read straight into the response's buffer: its tag, then its frames in one read.
+    /// An unencrypted segment read straight into the response's buffer: its tag, then its frames in one read. Blocks:
+    /// run it on `FileReader`.
     static func plainSegment(_ part: HLSSegmenter.Part, path: String) throws -> ByteBuffer {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MusicError.unreadable(path) }
@@ -181,8 +191,8 @@ public struct MusicRoutes: Sendable {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(part.tag.count + part.length)
         buffer.writeBytes(part.tag)
-        let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: part.length) { raw in
-            max(0, pread(fd, raw.baseAddress, part.length, off_t(part.offset)))
+        let read = try? buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: part.length) { raw in
+            try FileReader.pread(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(part.length)), at: part.offset)
         }
         guard read == part.length else { throw MusicError.changed(path) }
         return buffer

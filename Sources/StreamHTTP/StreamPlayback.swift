@@ -7,10 +7,11 @@ import Metrics
 import NIOCore
 import QBTCore
 import Streaming
+import SystemKit
 
 /// `GET`/`HEAD /stream/{token}` (and `/torrent/{token}`): the file's bytes with Range support, each chunk sent as
-/// soon as the piece under it is on disk: with sendfile(2) over plain HTTP, read and written over TLS. The token is
-/// the credential: a player needs no header.
+/// soon as the piece under it is on disk: with sendfile(2) over plain HTTP, read (on `FileReader`'s threads, off the
+/// cooperative pool) and written over TLS. The token is the credential: a player needs no header.
 public struct StreamPlayback: Sendable {
     let streams: StreamService
     let logger: Logger
@@ -58,7 +59,7 @@ public struct StreamPlayback: Sendable {
         let length = max(0, last - first + 1)
         headers[.contentLength] = String(length)
         if request.method == .head || length == 0 { return Response(status: status, headers: headers) }
-        let streams = self.streams, logger = self.logger, outlet = context.fileRegions
+        let streams = self.streams, logger = self.logger, outlet = context.fileRegions, files = FileReader.shared
         return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(length)) { writer in
             let reader = UUID()
             var descriptor: Int32 = -1
@@ -69,20 +70,25 @@ public struct StreamPlayback: Sendable {
                 while position <= last {
                     try await streams.waitForData(token, reader: reader, position: position)
                     if descriptor < 0 {
-                        descriptor = open(stream.path, O_RDONLY)
+                        let path = stream.path
+                        let (opened, error) = try await files.run { () -> (Int32, Int32) in
+                            let fd = open(path, O_RDONLY | O_CLOEXEC)
+                            return (fd, fd < 0 ? errno : 0)
+                        }
+                        descriptor = opened
                         guard descriptor >= 0 else {
-                            ended = "\(stream.path) cannot be opened (errno \(errno))"
+                            ended = "\(stream.path) cannot be opened (errno \(error))"
                             break
                         }
                     }
-                    if let outlet, let run = try await streams.wholeRun(token, from: position, through: last) {
+                    if let outlet, let run = stream.run(from: position, through: last) {
                         // Plain HTTP: what is on disk goes out with sendfile(2), no copy through qbtd.
                         var info = stat()
                         guard fstat(descriptor, &info) == 0, Int64(info.st_size) >= run.end else {
                             ended = "\(stream.path) is shorter than \(run.end) bytes"
                             break
                         }
-                        if run.holdUntilSent, await !streams.stillHas(token, reader: reader, position: position) { continue }
+                        if run.holdUntilSent, !stream.isOnDisk(at: position) { continue }
                         let region = try outlet.region(descriptor: descriptor, offset: position, count: run.end - position)
                         try await writer.write(region.marker)
                         // A stream-cache piece stays under the reader (never evicted) until the kernel has taken it.
@@ -94,21 +100,30 @@ public struct StreamPlayback: Sendable {
                     let pieceEnd = stream.end(of: stream.piece(at: position))
                     let count = Int(min(last + 1, pieceEnd, position + Int64(Self.chunk)) - position)
                     var buffer = ByteBuffer()
-                    var read = 0
+                    var failure = "nothing there"
                     // A transient read error (a file being moved or reopened) gets three more tries.
                     for attempt in 0..<4 {
-                        read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
-                            max(0, pread(descriptor, raw.baseAddress, count, off_t(position)))
+                        do {
+                            buffer = try await files.run { [descriptor, position] () throws -> ByteBuffer in
+                                var buffer = ByteBuffer()
+                                try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
+                                    try FileReader.pread(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(count)), at: position)
+                                }
+                                return buffer
+                            }
+                        } catch {
+                            failure = "\(error)"
                         }
-                        if read > 0 || attempt == 3 { break }
+                        if buffer.readableBytes > 0 || attempt == 3 { break }
                         try await Task.sleep(for: .milliseconds(100))
                     }
+                    let read = buffer.readableBytes
                     guard read > 0 else {
-                        ended = "\(stream.path) has nothing at \(position) (errno \(errno))"
+                        ended = "\(stream.path) has nothing at \(position): \(failure)"
                         break
                     }
                     // Forgotten by the cache meanwhile: what was read may be a punched hole. Wait for it again.
-                    guard await streams.stillHas(token, reader: reader, position: position) else { continue }
+                    guard stream.isOnDisk(at: position) else { continue }
                     try await writer.write(buffer)
                     position += Int64(read)
                     Self.bytesServed.increment(by: read)

@@ -5,9 +5,10 @@ import TorrentEngine
 
 /// Plays files of torrents while they download. Each stream is one file of one torrent behind an unguessable
 /// token. Readers park until the piece under them verifies (woken by the engine's piece-finished event, no
-/// polling); the pieces under and ahead of every reader get deadlines, the window sized by the measured download
-/// rate with the client's `networkMbps` as the first guess, and a wider high-priority prefetch behind it. A seek
-/// clears the old deadlines at once. Torrents qbtd already has are read in place; the others download into the
+/// polling); what is on disk is kept in process per torrent (`PieceMap`, by the same events), so a chunk read asks
+/// neither the engine nor libtorrent. The pieces under and ahead of every reader get deadlines (one engine call), the
+/// window sized by the measured download rate with the client's `networkMbps` as the first guess, and a wider
+/// high-priority prefetch behind it. A seek clears the old deadlines at once. Torrents qbtd already has are read in place; the others download into the
 /// stream cache, one folder per info hash, and go when their last stream stops.
 public actor StreamService {
     public struct Configuration: Sendable {
@@ -67,6 +68,8 @@ public actor StreamService {
         public let owned: Bool
         /// The client's network speed guess, bytes per second.
         let networkRate: Int
+        /// The torrent's pieces on disk, shared by its streams: readers test it after a read, without a hop.
+        public let have: PieceMap
         var readers: [UUID: Int64] = [:]
         public var lastPosition: Int64 = 0
 
@@ -76,6 +79,29 @@ public actor StreamService {
         var pieces: ClosedRange<Int> { piece(at: 0)...piece(at: max(0, file.size - 1)) }
         /// Where piece `p` ends, as a file position (exclusive).
         public func end(of p: Int) -> Int64 { min(file.size, Int64(p + 1) * Int64(pieceLength) - file.offset) }
+        /// Whether the piece under `position` is on disk. After a read: an eviction may have forgotten and punched it
+        /// meanwhile (its bit goes before its bytes do); then the bytes read are not the piece's, and the reader waits
+        /// for it again.
+        public func isOnDisk(at position: Int64) -> Bool { have.has(piece(at: position)) }
+
+        /// How far from `position` (where the reader just waited) the file's bytes are on disk to stay, through
+        /// `last`, for sending with sendfile(2) (the kernel reads them later). From the map: no hop, no engine.
+        /// - A stream-cache torrent's pieces past the reader may be punched out: the run is the rest of the piece, and
+        ///   the caller keeps the reader on it until the kernel has taken the bytes (`holdUntilSent`). A punch that
+        ///   does not start on a page boundary zeroes the shared page in place, under bytes the kernel may still be
+        ///   sending: when the file's pieces are not page-aligned the answer is nil (read and copy instead).
+        /// - Otherwise, the run of pieces the torrent has, up to `maxRun` bytes.
+        public func run(from position: Int64, through last: Int64) -> (end: Int64, holdUntilSent: Bool)? {
+            let first = piece(at: position)
+            let end = min(last + 1, self.end(of: first))
+            guard end > position else { return nil }
+            if owned { return file.offset % 4096 == 0 ? (end, true) : nil }
+            let cap = min(last + 1, position + StreamService.maxRun)
+            guard end < cap else { return (end, false) }
+            // The run ends where the first piece after this one that is not on disk starts.
+            let missing = have.firstMissing(from: first + 1, before: piece(at: cap - 1) + 1)
+            return (min(cap, max(end, self.end(of: missing - 1))), false)
+        }
     }
 
     let engine: any TorrentEngine
@@ -107,8 +133,17 @@ public actor StreamService {
     var enforcing: Set<TorrentID> = []
     /// Torrents whose pieces finished while their eviction ran: it goes round once more, so no finish is missed.
     var enforceAgain: Set<TorrentID> = []
-    /// The piece each reader last waited for successfully.
-    var confirmed: [UUID: Int] = [:]
+    /// Per streamed torrent, its pieces on disk (`PieceMap`); dropped when its last stream goes.
+    var have: [TorrentID: PieceMap] = [:]
+    /// Streams being opened per torrent: its piece map stays while one is.
+    var opening: [TorrentID: Int] = [:]
+    /// Per torrent, the forgets asked of the engine and the `piecesForgotten` events handled, and evictions waiting
+    /// for their forget's event.
+    var forgetsAsked: [TorrentID: Int] = [:]
+    var forgetsSeen: [TorrentID: Int] = [:]
+    var forgetEventWaiters: [TorrentID: [CheckedContinuation<Void, Never>]] = [:]
+    /// When each torrent's peers were last noted (`reschedule`): once in a while, not at every piece a reader enters.
+    var peersNoted: [TorrentID: ContinuousClock.Instant] = [:]
     private var eventTask: Task<Void, Never>?
     let logger = Logger(label: "qbtd.stream")
 
@@ -129,11 +164,25 @@ public actor StreamService {
         }
         switch event {
         case .pieceFinished(let id, let piece):
+            have[id]?.insert(piece)
             wakeReaders(id, piece)
             if streams.values.contains(where: { $0.torrentID == id && $0.owned }) {
                 Task { await self.enforceBudget(id) }
             }
+        case .piecesForgotten(let id, let pieces):
+            // In the events' order: a piece that finished before the forget was set before this clears it.
+            have[id]?.remove(pieces)
+            forgetsSeen[id, default: 0] += 1
+            for waiter in forgetEventWaiters.removeValue(forKey: id) ?? [] { waiter.resume() }
+        case .hashFailed(let id, let piece):
+            have[id]?.remove([piece])
+        case .stateChanged(let id, let state) where state == .checkingFiles || state == .checkingResumeData:
+            // A recheck starts from nothing and raises no piece events: what it found is read once it is done.
+            have[id]?.removeAll()
+        case .checked(let id):
+            if have[id] != nil { Task { await self.refill(id) } }
         case .removed(let id):
+            have[id]?.removeAll()
             for (piece, parked) in waiters[id] ?? [:] { for key in parked.keys { resume(id, piece, key, with: .stopped) } }
         case .filesDeleted(let id), .deleteFailed(let id, _):
             if releasing.remove(id) != nil {
@@ -190,6 +239,7 @@ public actor StreamService {
             if !streams.values.contains(where: { $0.torrentID == id }) {
                 try? await engine.setStreaming(id, false)
                 if fresh { await release(id, keep: false) }
+                dropPieceMapIfUnused(id)
             }
             throw error
         }
@@ -197,6 +247,11 @@ public actor StreamService {
 
     private func openStream(_ id: TorrentID, owned: Bool, fileIndex: Int?, title: String?, peers: [(host: String, port: Int)],
                       networkMbps: Double?) async throws -> Stream {
+        opening[id, default: 0] += 1
+        defer {
+            opening[id, default: 1] -= 1
+            if opening[id] == 0 { opening[id] = nil }
+        }
         let status = try await waitForMetadata(id)
         // The torrent keeps its seeds while it streams: a stream-cache torrent can want an evicted piece again at the
         // next seek.
@@ -228,22 +283,27 @@ public actor StreamService {
             }
             try? await engine.resume(id)
         }
+        let total = files.map { $0.offset + $0.size }.max() ?? 0
+        let pieceCount = max(status.numPieces, Int((total + Int64(status.pieceLength) - 1) / Int64(max(1, status.pieceLength))))
+        let map = await pieceMap(id, count: pieceCount)
         var token = [UInt8](repeating: 0, count: 16)
         for i in token.indices { token[i] = UInt8.random(in: 0...255) }
         let rate = Int((networkMbps ?? 20) * 125_000)
         let stream = Stream(id: token.map { String(format: "%02x", $0) }.joined(), torrentID: id, fileIndex: index, file: file,
                             savePath: status.savePath, pieceLength: status.pieceLength,
                             title: title.flatMap { $0.isEmpty ? nil : $0 } ?? (file.path as NSString).lastPathComponent,
-                            mimeType: MediaType.of(file.path), owned: owned, networkRate: max(rate, 125_000))
+                            mimeType: MediaType.of(file.path), owned: owned, networkRate: max(rate, 125_000), have: map)
         streams[stream.id] = stream
         // Container indexes live at the ends (MP4 moov, MKV cues): head and tail first.
-        let ends = [stream.pieces.lowerBound, stream.pieces.lowerBound + 1, stream.pieces.upperBound - 1, stream.pieces.upperBound]
-        for (order, p) in Set(ends.filter(stream.pieces.contains)).sorted().enumerated() {
-            // Priority gets them picked as soon as a peer unchokes (a deadline waits for libtorrent's one-second
-            // time-critical tick): the first piece alone at the top, so it is requested first. In-place torrents
-            // keep their priorities: they get deadlines.
-            if owned { try? await engine.setPiecePriority(id, piece: p, priority: order == 0 ? 7 : 6) }
-            else { try? await engine.setPieceDeadline(id, piece: p, milliseconds: order * 50) }
+        let ends = Set([stream.pieces.lowerBound, stream.pieces.lowerBound + 1, stream.pieces.upperBound - 1, stream.pieces.upperBound]
+            .filter(stream.pieces.contains)).sorted()
+        // Priority gets them picked as soon as a peer unchokes (a deadline waits for libtorrent's one-second
+        // time-critical tick): the first piece alone at the top, so it is requested first. In-place torrents keep
+        // their priorities: they get deadlines, in one call.
+        if owned {
+            for (order, p) in ends.enumerated() { try? await engine.setPiecePriority(id, piece: p, priority: order == 0 ? 7 : 6) }
+        } else {
+            try? await engine.setPieceDeadlines(id, ends.enumerated().map { (piece: $1, milliseconds: $0 * 50) }, clearingOthers: false)
         }
         return stream
     }
@@ -305,6 +365,28 @@ public actor StreamService {
         } else {
             await reschedule(stream.torrentID)
         }
+        dropPieceMapIfUnused(stream.torrentID)
+    }
+
+    /// The torrent's piece map, made and filled from the engine (one call) for its first stream.
+    func pieceMap(_ id: TorrentID, count: Int) async -> PieceMap {
+        if let map = have[id] { return map }
+        let map = PieceMap(count: count)
+        have[id] = map  // from here on its events keep it
+        await refill(id)
+        return map
+    }
+
+    /// Sets the pieces the engine says the torrent has (at first, and after a recheck), waking their readers.
+    func refill(_ id: TorrentID) async {
+        guard have[id] != nil, let states = try? await engine.pieceStates(id), let map = have[id] else { return }
+        for piece in map.merge(states) { wakeReaders(id, piece) }
+    }
+
+    func dropPieceMapIfUnused(_ id: TorrentID) {
+        guard opening[id] == nil, !streams.values.contains(where: { $0.torrentID == id }) else { return }
+        have[id] = nil
+        peersNoted[id] = nil
     }
 
     /// Removes a stream-cache torrent; unless kept, its data and folder go (the folder once libtorrent is done).
@@ -341,9 +423,8 @@ public actor StreamService {
         var out: [Report] = []
         for stream in streams.values.sorted(by: { $0.id < $1.id }) {
             let status = try? engine.status(stream.torrentID)
-            let states = (try? await engine.pieceStates(stream.torrentID)) ?? []
             var buffered: [[Int64]] = []
-            for p in stream.pieces where p < states.count && states[p] == .have {
+            for p in stream.pieces where stream.have.has(p) {
                 let first = max(0, Int64(p) * Int64(stream.pieceLength) - stream.file.offset), last = stream.end(of: p) - 1
                 if let previous = buffered.last, previous[1] + 1 >= first { buffered[buffered.count - 1][1] = last }
                 else { buffered.append([first, last]) }
@@ -374,30 +455,28 @@ public actor StreamService {
         let id = stream.torrentID
         readClock += 1
         lastRead[id, default: [:]][piece] = readClock
-        // Still inside a piece this reader already waited for: it is on disk (a piece under a reader is never evicted).
-        if !moved, confirmed[reader] == piece { return }
+        // On disk: no wait, and no question to the engine (the map is kept by its events).
+        if stream.have.has(piece) { return }
         let key = UUID()
         let stall = configuration.stallTimeout
         // Stopped while the schedule was being set: no waiter may outlive its stream.
         guard streams[token] != nil else { throw Failure.stopped }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            // Checked and registered in one turn of the actor, where the piece's event sets its bit and wakes its
+            // readers: it cannot be missed. From then on only that event wakes it; the timer only ends a stall.
             waiters[id, default: [:]][piece, default: [:]][key] = (token, continuation)
-            // Registered first, then checked: a piece that finished meanwhile cannot be missed. From then on only
-            // the piece's event wakes it; the timer only ends a stall.
             Task { await self.watch(id, piece, key, stall: stall) }
         }
-        confirmed[reader] = piece
     }
 
-    /// Watches one parked reader: at once and then every few seconds until the stall timeout, a piece that is on
-    /// disk wakes it (whatever happened to its event), and a torrent that has lost every peer calls its known peers
-    /// again (a seed that dropped the connection mid-piece is otherwise never asked again).
+    /// Watches one parked reader until the stall timeout: every few seconds a torrent that has lost every peer calls
+    /// its known peers again (a seed that dropped the connection mid-piece is otherwise never asked again). The piece's
+    /// event alone wakes the reader; this only ends a stall.
     func watch(_ id: TorrentID, _ piece: Int, _ key: UUID, stall: Duration) async {
         let step = Duration.seconds(2)
         var waited = Duration.zero
         while waited < stall {
             guard waiters[id]?[piece]?[key] != nil else { return }
-            if (try? await engine.havePiece(id, piece: piece)) == true { resume(id, piece, key, with: nil); return }
             if waited > .zero, (try? engine.status(id))?.numPeers == 0 { reconnect(id) }
             let nap = min(step, stall - waited)
             try? await Task.sleep(for: nap)
@@ -406,44 +485,17 @@ public actor StreamService {
         resume(id, piece, key, with: .stalled(Int(stall.components.seconds)))
     }
 
-    /// After a read: whether the piece under `position` is still on disk. An eviction may have forgotten and punched
-    /// it meanwhile; then the bytes read are not the piece's, and the reader waits for it again.
-    public func stillHas(_ token: String, reader: UUID, position: Int64) async -> Bool {
-        guard let stream = streams[token] else { return false }
-        let piece = stream.piece(at: position)
-        if (try? await engine.havePiece(stream.torrentID, piece: piece)) == true { return true }
-        if confirmed[reader] == piece { confirmed[reader] = nil }
-        return false
-    }
-
     /// How far from `position` (where the reader just waited) the file's bytes are on disk to stay, through `last`,
-    /// for sending with sendfile(2) (the kernel reads them later).
-    /// - A stream-cache torrent's pieces past the reader may be punched out: the run is the rest of the piece, and
-    ///   the caller keeps the reader on it until the kernel has taken the bytes (`holdUntilSent`). A punch that
-    ///   does not start on a page boundary zeroes the shared page in place, under bytes the kernel may still be
-    ///   sending: when the file's pieces are not page-aligned the answer is nil (read and copy instead).
-    /// - Otherwise, the run of pieces the torrent has, up to `maxRun` bytes.
-    public func wholeRun(_ token: String, from position: Int64, through last: Int64) async throws -> (end: Int64, holdUntilSent: Bool)? {
+    /// for sending with sendfile(2) (the kernel reads them later): `Stream.run`, for a stream by its token.
+    public func wholeRun(_ token: String, from position: Int64, through last: Int64) throws -> (end: Int64, holdUntilSent: Bool)? {
         guard let stream = streams[token] else { throw Failure.stopped }
-        let first = stream.piece(at: position)
-        var end = min(last + 1, stream.end(of: first))
-        guard end > position else { return nil }
-        if stream.owned { return stream.file.offset % 4096 == 0 ? (end, true) : nil }
-        let cap = min(last + 1, position + Self.maxRun)
-        guard end < cap, let states = try? await engine.pieceStates(stream.torrentID) else { return (end, false) }
-        var p = first + 1
-        while end < cap, p < states.count, states[p] == .have {
-            end = min(cap, stream.end(of: p))
-            p += 1
-        }
-        return (end, false)
+        return stream.run(from: position, through: last)
     }
 
     /// The most bytes one `wholeRun` hands out: the reader's position (and its schedule) moves on at least this often.
     static let maxRun: Int64 = 64 << 20
 
     public func leave(_ token: String, reader: UUID) async {
-        confirmed[reader] = nil
         guard streams[token]?.readers.removeValue(forKey: reader) != nil, let id = streams[token]?.torrentID else { return }
         await reschedule(id)
     }
@@ -451,7 +503,7 @@ public actor StreamService {
     /// Wakes a piece's readers, on the spot. libtorrent (qbtd's patch, contrib/libtorrent/piece-finished-on-disk.patch)
     /// posts a piece's event once it has passed its check and is on disk, so the event is the proof: no polling, and
     /// no asking libtorrent again (a trip to its network thread, busy with the very download the reader waits for).
-    /// A stream-cache piece the cache forgot meanwhile is caught by the reader's `stillHas` before any byte of it
+    /// A stream-cache piece the cache forgot meanwhile is caught by the reader's `isOnDisk` before any byte of it
     /// goes out; the reader then waits for its next event, and `watch` ends a stall.
     func wakeReaders(_ id: TorrentID, _ piece: Int) {
         for key in waiters[id]?[piece]?.keys.map({ $0 }) ?? [] { resume(id, piece, key, with: nil) }
@@ -472,7 +524,10 @@ public actor StreamService {
         let status = try? engine.status(id)
         let measured = status?.downloadRate ?? 0
         let lonely = status.map { $0.numPeers == 0 } ?? false
-        if !lonely {
+        // The peers, to call again should they all hang up: noted every few seconds (a trip to libtorrent's network
+        // thread), not at every piece a reader enters.
+        if !lonely, peersNoted[id].map({ $0.duration(to: .now) >= .seconds(5) }) ?? true {
+            peersNoted[id] = .now
             for peer in (try? await engine.peers(id)) ?? [] { knownPeers[id, default: []].insert("\(peer.ip)|\(peer.port)") }
         }
         var urgent: [(piece: Int, order: Int)] = []
@@ -499,9 +554,8 @@ public actor StreamService {
         let pieces = best.keys.sorted { (best[$0]!, $0) < (best[$1]!, $1) }
         let before = scheduled[id] ?? ([], [:])
         if pieces != before.deadlines {
-            // A seek (or a move) drops the old deadlines at once, then the new window is set nearest first.
-            try? await engine.clearPieceDeadlines(id)
-            for p in pieces { try? await engine.setPieceDeadline(id, piece: p, milliseconds: best[p]! * 100) }
+            // A seek (or a move) drops the old deadlines at once, then the new window is set nearest first: one call.
+            try? await engine.setPieceDeadlines(id, pieces.map { (piece: $0, milliseconds: best[$0]! * 100) }, clearingOthers: true)
         }
         var prioritized: [Int: Int] = [:]
         // With no reader left, the scheduler's priorities go back too: leftovers at the top would compete with the
@@ -604,7 +658,18 @@ public actor StreamService {
         logger.info("stream cache: forgetting \(evicted.count) piece(s) of \(id) (\(used >> 20) MiB on disk, budget \(configuration.budget >> 20) MiB): \(evicted.sorted()); readers at pieces \(positions.sorted())")
         forgetting.insert(id)
         defer { forgetting.remove(id) }  // wakes the readers parked meanwhile
-        guard let forgotten = try? await engine.forgetPieces(id, evicted) else { return }
+        // Every forget the engine does raises one event; this one's is the `mine`-th.
+        forgetsAsked[id, default: 0] += 1
+        let mine = forgetsAsked[id, default: 0]
+        guard let forgotten = try? await engine.forgetPieces(id, evicted) else {
+            forgetsAsked[id, default: 1] -= 1  // refused: no event comes
+            return
+        }
+        // Their bits go first (by the forget's event, in order with the pieces' events), then their bytes: a reader
+        // that read a punched hole finds its piece gone from the map after the read.
+        while forgetsSeen[id, default: 0] < mine {
+            await withCheckedContinuation { forgetEventWaiters[id, default: []].append($0) }
+        }
         // Punched at once, before a reader can ask for a piece again and have it downloaded anew; only the pieces
         // libtorrent forgot (one still being written to disk stays, and is evicted another time).
         let files = Dictionary(grouping: streamsOfTorrent, by: \.file.index).values.compactMap(\.first)

@@ -10,6 +10,9 @@ public enum EngineEvent: Sendable, Equatable {
     case filesDeleted(TorrentID)
     case deleteFailed(TorrentID, String)
     case pieceFinished(TorrentID, piece: Int)
+    /// `forgetPieces` forgot these pieces: handed out after every event libtorrent raised before the forget (a piece
+    /// that finished just before it comes first), so a subscriber that keeps pieces by events keeps them right.
+    case piecesForgotten(TorrentID, pieces: [Int])
     case hashFailed(TorrentID, piece: Int)
     case stateChanged(TorrentID, TorrentStatus.State)
     case paused(TorrentID)
@@ -35,7 +38,7 @@ extension EngineEvent {
     public var torrentID: TorrentID? {
         switch self {
         case .added(let id), .metadataReceived(let id), .finished(let id), .removed(let id), .filesDeleted(let id),
-             .deleteFailed(let id, _), .pieceFinished(let id, _), .hashFailed(let id, _), .stateChanged(let id, _),
+             .deleteFailed(let id, _), .pieceFinished(let id, _), .piecesForgotten(let id, _), .hashFailed(let id, _), .stateChanged(let id, _),
              .paused(let id), .resumed(let id), .checked(let id), .torrentError(let id, _), .fileError(let id, _),
              .storageMoved(let id), .storageMoveFailed(let id, _), .fileRenamed(let id, _, _),
              .fileRenameFailed(let id, _, _), .trackerStatus(let id, _, _, _), .fileCompleted(let id, _):

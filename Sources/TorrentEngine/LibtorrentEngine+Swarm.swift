@@ -248,7 +248,9 @@ extension LibtorrentEngine {
         }
         try check(result, id)
         touched(id)
-        return items.first ?? []
+        let forgotten = items.first ?? []
+        yieldAfterPending(.piecesForgotten(id, pieces: forgotten))
+        return forgotten
     }
 
     public func setStreaming(_ id: TorrentID, _ on: Bool) throws {

@@ -233,6 +233,17 @@ public actor LibtorrentEngine: TorrentEngine {
 
     public func clearPieceDeadlines(_ id: TorrentID) throws { try live(); try check(qbt_clear_piece_deadlines(session.raw, id), id) }
 
+    public func setPieceDeadlines(_ id: TorrentID, _ deadlines: [(piece: Int, milliseconds: Int)], clearingOthers: Bool) throws {
+        try live()
+        let pieces = deadlines.map { Int32(clamping: $0.piece) }, times = deadlines.map { Int32(clamping: $0.milliseconds) }
+        let result = pieces.withUnsafeBufferPointer { p in
+            times.withUnsafeBufferPointer { t in
+                qbt_set_piece_deadlines(session.raw, id, p.baseAddress, t.baseAddress, p.count, clearingOthers)
+            }
+        }
+        try check(result, id)
+    }
+
     /// 0 = skip, 1 = low … 4 = default … 7 = top.
     public func setPiecePriority(_ id: TorrentID, piece: Int, priority: Int) throws {
         try live()
@@ -443,6 +454,14 @@ public actor LibtorrentEngine: TorrentEngine {
             }
         }
         return completed
+    }
+
+    /// Hands `event` out after every alert libtorrent posted before it (drained here first): a subscriber sees them
+    /// in the order they happened. Resume data the drain took is handed on by the drain that the alerts' own wake-up
+    /// brings (it follows every alert posted).
+    func yieldAfterPending(_ event: EngineEvent) {
+        drain()
+        hub.yield([event])
     }
 
     private func drainAsync() async {

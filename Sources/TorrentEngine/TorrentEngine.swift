@@ -97,6 +97,9 @@ public protocol TorrentEngine: Actor {
     func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int, alertWhenAvailable: Bool) throws
     func resetPieceDeadline(_ id: TorrentID, piece: Int) throws
     func clearPieceDeadlines(_ id: TorrentID) throws
+    /// Deadlines for several pieces in one call (one trip to the engine), the others' cleared first when
+    /// `clearingOthers` (a stream's reader moved: its old window goes at once).
+    func setPieceDeadlines(_ id: TorrentID, _ deadlines: [(piece: Int, milliseconds: Int)], clearingOthers: Bool) throws
     /// 0 = skip, 1 = low … 4 = default … 7 = top.
     func setPiecePriority(_ id: TorrentID, piece: Int, priority: Int) throws
     func setFilePriority(_ id: TorrentID, file: Int, priority: Int) throws
@@ -112,7 +115,7 @@ public protocol TorrentEngine: Actor {
     func pieceHashes(_ id: TorrentID) throws -> [String]
     /// The torrent no longer has these pieces and skips them until a priority says otherwise; it stays in the
     /// session with its peers. Returns, once done, the pieces forgotten: only their data may go (a piece that passed
-    /// its check but is not on disk yet stays had).
+    /// its check but is not on disk yet stays had). Raises `piecesForgotten` with them, after the events before it.
     func forgetPieces(_ id: TorrentID, _ pieces: [Int]) throws -> [Int]
     /// Whether a stream reads the torrent. Meanwhile it keeps its seeds connected when it has every piece it wants (a
     /// stream cache's evicted pieces can be wanted again at the next seek). Off by default: redundant connections

@@ -77,6 +77,84 @@ final class StreamSchedulerTests: XCTestCase {
         }
     }
 
+    func testThePieceMapFollowsPieceAndForgetEvents() async throws {
+        let (streams, engine, id) = try await makeStreams()
+        try await engine.finishPiece(id, 2)
+        let stream = try await streams.prepare(.hash(id), fileIndex: 0, title: nil, trackers: [], networkMbps: nil)
+        XCTAssertTrue(stream.have.has(2), "filled from the engine when the stream opens")
+        XCTAssertFalse(stream.have.has(7))
+        try await engine.finishPiece(id, 7)
+        try await eventually("a piece's event sets its bit") { stream.have.has(7) }
+        XCTAssertTrue(stream.isOnDisk(at: Int64(pieceLength * 7 + 5)))
+        _ = try await engine.forgetPieces(id, [2, 7])
+        try await eventually("the forget's event clears them") { !stream.have.has(2) && !stream.have.has(7) }
+        XCTAssertFalse(stream.isOnDisk(at: Int64(pieceLength * 7)))
+        // A second stream of the torrent shares the map.
+        let other = try await streams.prepare(.hash(id), fileIndex: 0, title: nil, trackers: [], networkMbps: nil)
+        try await engine.finishPiece(id, 9)
+        try await eventually("both see it") { other.have.has(9) && stream.have.has(9) }
+        try await streams.stop(stream.id)
+        try await streams.stop(other.id)
+        let maps = await streams.have.count
+        XCTAssertEqual(maps, 0, "dropped with the torrent's last stream")
+    }
+
+    func testChunkReadsAskTheEngineNothing() async throws {
+        let (streams, engine, id) = try await makeStreams()
+        for piece in 0..<40 { try await engine.finishPiece(id, piece) }
+        let stream = try await streams.prepare(.hash(id), fileIndex: 0, title: nil, trackers: [], networkMbps: nil)
+        let (asked, states) = (await engine.havePieceCalls, await engine.pieceStatesCalls)
+        XCTAssertEqual(asked, 0)
+        XCTAssertEqual(states, 1, "the map is filled with one call")
+        let reader = UUID()
+        // A reader through ten pieces in 4 KiB chunks: wait, (read), test the map; and the runs sendfile would take.
+        var position: Int64 = 0
+        while position < Int64(pieceLength * 10) {
+            let at = position
+            try await withTimeout(seconds: 5) { try await streams.waitForData(stream.id, reader: reader, position: at) }
+            XCTAssertTrue(stream.isOnDisk(at: position))
+            position += 4096
+        }
+        let run = try await streams.wholeRun(stream.id, from: 0, through: stream.file.size - 1)
+        XCTAssertEqual(run?.end, stream.file.size, "every piece is on disk: the run is the whole file")
+        let (askedAfter, statesAfter) = (await engine.havePieceCalls, await engine.pieceStatesCalls)
+        XCTAssertEqual(askedAfter, 0, "no havePiece on the chunk path")
+        XCTAssertEqual(statesAfter, 1, "no piece states either")
+        await streams.leave(stream.id, reader: reader)
+    }
+
+    func testARunStopsAtTheFirstPieceNotOnDisk() async throws {
+        let (streams, engine, id) = try await makeStreams()
+        for piece in [0, 1, 2, 4] { try await engine.finishPiece(id, piece) }
+        let stream = try await streams.prepare(.hash(id), fileIndex: 0, title: nil, trackers: [], networkMbps: nil)
+        let run = try await streams.wholeRun(stream.id, from: 100, through: stream.file.size - 1)
+        XCTAssertEqual(run?.end, Int64(pieceLength * 3))
+        let short = try await streams.wholeRun(stream.id, from: 100, through: 999)
+        XCTAssertEqual(short?.end, 1000, "never past the range asked")
+    }
+
+    func testDeadlinesGoInOneCallPerReschedule() async throws {
+        let (streams, engine, id) = try await makeStreams()
+        let stream = try await streams.prepare(.hash(id), fileIndex: 0, title: nil, trackers: [], networkMbps: nil)
+        let opened = await engine.deadlineCalls
+        XCTAssertEqual(opened, 1, "the file's ends in one call")
+        for piece in 0..<40 { try await engine.finishPiece(id, piece) }
+        let reader = UUID()
+        for (step, piece) in [10, 11, 25].enumerated() {
+            try await streams.waitForData(stream.id, reader: reader, position: Int64(pieceLength * piece))
+            let calls = await engine.deadlineCalls
+            XCTAssertEqual(calls, opened + step + 1, "one call as the reader enters piece \(piece)")
+            let deadlines = await engine.deadlines[id] ?? [:]
+            XCTAssertEqual(deadlines[piece], 0, "the piece under the reader first")
+            XCTAssertNil(deadlines[piece - 1], "the old window cleared in the same call")
+        }
+        // Within the same piece: no new deadlines at all.
+        try await streams.waitForData(stream.id, reader: reader, position: Int64(pieceLength * 25 + 100))
+        let after = await engine.deadlineCalls
+        XCTAssertEqual(after, opened + 3)
+        await streams.leave(stream.id, reader: reader)
+    }
+
     /// Waits (bounded) until `condition` holds.
     func eventually(_ what: String, _ condition: @escaping @Sendable () async -> Bool) async throws {
         for _ in 0..<250 {
@@ -111,6 +189,10 @@ final class StreamSchedulerTests: XCTestCase {
         for piece in 0..<9 { try await engine.finishPiece(hash, piece) }
         try await eventually("pieces are forgotten") {
             ((try? await engine.pieceStates(hash)) ?? []).filter { $0 == .have }.count <= 5
+        }
+        try await eventually("and gone from the stream's map too") {
+            let have = await engine.have[hash] ?? []
+            return (0..<40).allSatisfy { stream.have.has($0) == have.contains($0) }
         }
         XCTAssertNotNil(try? engine.status(hash), "forgotten in place: the torrent is still in the engine")
 

@@ -189,6 +189,10 @@ int qbt_save_resume_all(qbt_session *session);
 qbt_result qbt_set_piece_deadline(qbt_session *session, const char *id, int32_t piece, int32_t ms, bool alert);
 qbt_result qbt_reset_piece_deadline(qbt_session *session, const char *id, int32_t piece);
 qbt_result qbt_clear_piece_deadlines(qbt_session *session, const char *id);
+/// `count` deadlines (`pieces[i]` in `ms[i]` milliseconds) in one call, the torrent's others cleared first when
+/// `clear_others`.
+qbt_result qbt_set_piece_deadlines(qbt_session *session, const char *id, const int32_t *pieces, const int32_t *ms,
+                                   size_t count, bool clear_others);
 qbt_result qbt_set_piece_priority(qbt_session *session, const char *id, int32_t piece, uint8_t priority);
 qbt_result qbt_set_file_priority(qbt_session *session, const char *id, int32_t file, uint8_t priority);
 /// Pieces [first, first + count) at one priority, in one call (the rest keep theirs).
