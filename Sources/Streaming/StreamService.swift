@@ -285,7 +285,10 @@ public actor StreamService {
         }
         let total = files.map { $0.offset + $0.size }.max() ?? 0
         let pieceCount = max(status.numPieces, Int((total + Int64(status.pieceLength) - 1) / Int64(max(1, status.pieceLength))))
-        let map = await pieceMap(id, count: pieceCount)
+        // The map is registered now (its events keep it from here on) and filled from the engine once the first
+        // pieces are asked for: a trip to libtorrent's thread before them lets it fill the peer's queue with
+        // background pieces first (a first byte 100 ms later, one prepare in three).
+        let (map, fresh) = pieceMap(id, count: pieceCount)
         var token = [UInt8](repeating: 0, count: 16)
         for i in token.indices { token[i] = UInt8.random(in: 0...255) }
         let rate = Int((networkMbps ?? 20) * 125_000)
@@ -305,6 +308,7 @@ public actor StreamService {
         } else {
             try? await engine.setPieceDeadlines(id, ends.enumerated().map { (piece: $1, milliseconds: $0 * 50) }, clearingOthers: false)
         }
+        if fresh { await refill(id) }
         return stream
     }
 
@@ -368,13 +372,12 @@ public actor StreamService {
         dropPieceMapIfUnused(stream.torrentID)
     }
 
-    /// The torrent's piece map, made and filled from the engine (one call) for its first stream.
-    func pieceMap(_ id: TorrentID, count: Int) async -> PieceMap {
-        if let map = have[id] { return map }
+    /// The torrent's piece map, made for its first stream (`fresh`: then the caller fills it with `refill`, one call).
+    func pieceMap(_ id: TorrentID, count: Int) -> (map: PieceMap, fresh: Bool) {
+        if let map = have[id] { return (map, false) }
         let map = PieceMap(count: count)
         have[id] = map  // from here on its events keep it
-        await refill(id)
-        return map
+        return (map, true)
     }
 
     /// Sets the pieces the engine says the torrent has (at first, and after a recheck), waking their readers.
