@@ -20,6 +20,9 @@ public actor MemoryEngine: TorrentEngine {
     public private(set) var deadlineCalls = 0
     public private(set) var havePieceCalls = 0
     public private(set) var pieceStatesCalls = 0
+    /// Each torrent's piece priorities as they were when `pieceStates` was first asked of it: what had been asked for
+    /// before that trip.
+    public private(set) var prioritiesAtFirstPieceStates: [TorrentID: [Int: Int]] = [:]
     public private(set) var trackerLists: [TorrentID: [TrackerEntry]] = [:]
     public private(set) var webSeedLists: [TorrentID: [String]] = [:]
     public private(set) var connectedPeers: [TorrentID: [PeerEntry]] = [:]
@@ -258,6 +261,7 @@ public actor MemoryEngine: TorrentEngine {
     public func pieceStates(_ id: TorrentID) throws -> [PieceState] {
         let status = try current(id)
         pieceStatesCalls += 1
+        if prioritiesAtFirstPieceStates[id] == nil { prioritiesAtFirstPieceStates[id] = piecePriorities[id] ?? [:] }
         return (0..<status.numPieces).map { have[id]?.contains($0) == true ? .have : .missing }
     }
 

@@ -164,6 +164,29 @@ final class StreamSchedulerTests: XCTestCase {
         XCTFail("never: \(what)")
     }
 
+    func testAFreshStreamAsksForItsFirstPiecesBeforeTheEngineIsAskedWhatIsOnDisk() async throws {
+        // The trip that fills the piece map must not come first: libtorrent would queue background pieces meanwhile
+        // (a fresh stream's first byte 100-950 ms late, one prepare in three).
+        let (streams, engine, _) = try await makeStreams(budget: Int64(pieceLength * 10))
+        let hash = String(repeating: "e", count: 40)
+        let opening = Task {
+            try await streams.prepare(.magnet("magnet:?xt=urn:btih:\(hash)&dn=film"), fileIndex: 0, title: nil, trackers: [],
+                                      networkMbps: nil)
+        }
+        try await eventually("the stream cache adds the torrent") { (try? engine.status(hash)) != nil }
+        try await engine.setFiles(hash, pieceLength: pieceLength, sizes: [("film.mkv", Int64(pieceLength * 40))])
+        await engine.post(.metadataReceived(hash))
+        let stream = try await withTimeout(seconds: 5) { try await opening.value }
+        XCTAssertTrue(stream.owned)
+        let asked = await engine.prioritiesAtFirstPieceStates[hash]
+        XCTAssertEqual(asked?[0], 7, "the first piece at the top before the map is filled")
+        XCTAssertEqual(asked?[1], 6)
+        XCTAssertEqual(asked?[39], 6)
+        let states = await engine.pieceStatesCalls
+        XCTAssertEqual(states, 1, "and the map filled with one call")
+        try await streams.stop(stream.id)
+    }
+
     func testAStreamCacheTorrentForgetsPiecesInPlaceAndKeepsItsSeedsWhileItStreams() async throws {
         let (streams, engine, _) = try await makeStreams(budget: Int64(pieceLength * 10))
         let hash = String(repeating: "d", count: 40)
