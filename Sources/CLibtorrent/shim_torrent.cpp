@@ -128,19 +128,6 @@ int qbt_save_resume_all(qbt_session *session) {
     }
 }
 
-qbt_result qbt_set_piece_deadline(qbt_session *session, const char *id, int32_t piece, int32_t ms, bool alert) {
-    QBT_WITH_HANDLE(h.set_piece_deadline(lt::piece_index_t(piece), ms,
-                                         alert ? lt::torrent_handle::alert_when_available : lt::deadline_flags_t{}))
-}
-
-qbt_result qbt_reset_piece_deadline(qbt_session *session, const char *id, int32_t piece) {
-    QBT_WITH_HANDLE(h.reset_piece_deadline(lt::piece_index_t(piece)))
-}
-
-qbt_result qbt_clear_piece_deadlines(qbt_session *session, const char *id) {
-    QBT_WITH_HANDLE(h.clear_piece_deadlines())
-}
-
 qbt_result qbt_set_piece_deadlines(qbt_session *session, const char *id, const int32_t *pieces, const int32_t *ms,
                                    size_t count, bool clear_others) {
     QBT_WITH_HANDLE({

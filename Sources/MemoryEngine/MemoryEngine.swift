@@ -15,7 +15,7 @@ public actor MemoryEngine: TorrentEngine {
     public private(set) var have: [TorrentID: Set<Int>] = [:]
     public private(set) var piecePriorities: [TorrentID: [Int: Int]] = [:]
     public private(set) var deadlines: [TorrentID: [Int: Int]] = [:]
-    /// Calls that set deadlines (one per `setPieceDeadlines`, one per `setPieceDeadline`), and calls that ask which
+    /// Calls that set deadlines (one per `setPieceDeadlines`), and calls that ask which
     /// pieces a torrent has (`havePiece`, `pieceStates`).
     public private(set) var deadlineCalls = 0
     public private(set) var havePieceCalls = 0
@@ -202,27 +202,11 @@ public actor MemoryEngine: TorrentEngine {
 
     // MARK: pieces
 
-    public func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int, alertWhenAvailable: Bool) throws {
-        _ = try current(id)
-        deadlineCalls += 1
-        deadlines[id, default: [:]][piece] = milliseconds
-    }
-
     public func setPieceDeadlines(_ id: TorrentID, _ list: [(piece: Int, milliseconds: Int)], clearingOthers: Bool) throws {
         _ = try current(id)
         deadlineCalls += 1
         if clearingOthers { deadlines[id] = [:] }
         for (piece, milliseconds) in list { deadlines[id, default: [:]][piece] = milliseconds }
-    }
-
-    public func resetPieceDeadline(_ id: TorrentID, piece: Int) throws {
-        _ = try current(id)
-        deadlines[id]?[piece] = nil
-    }
-
-    public func clearPieceDeadlines(_ id: TorrentID) throws {
-        _ = try current(id)
-        deadlines[id] = [:]
     }
 
     public func setPiecePriority(_ id: TorrentID, piece: Int, priority: Int) throws {

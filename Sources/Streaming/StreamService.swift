@@ -488,14 +488,7 @@ public actor StreamService {
         resume(id, piece, key, with: .stalled(Int(stall.components.seconds)))
     }
 
-    /// How far from `position` (where the reader just waited) the file's bytes are on disk to stay, through `last`,
-    /// for sending with sendfile(2) (the kernel reads them later): `Stream.run`, for a stream by its token.
-    public func wholeRun(_ token: String, from position: Int64, through last: Int64) throws -> (end: Int64, holdUntilSent: Bool)? {
-        guard let stream = streams[token] else { throw Failure.stopped }
-        return stream.run(from: position, through: last)
-    }
-
-    /// The most bytes one `wholeRun` hands out: the reader's position (and its schedule) moves on at least this often.
+    /// The most bytes one `Stream.run` hands out: the reader's position (and its schedule) moves on at least this often.
     static let maxRun: Int64 = 64 << 20
 
     public func leave(_ token: String, reader: UUID) async {

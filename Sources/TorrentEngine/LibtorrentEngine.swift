@@ -221,18 +221,6 @@ public actor LibtorrentEngine: TorrentEngine {
 
     // MARK: piece-level control (streaming, selective download)
 
-    public func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int, alertWhenAvailable: Bool) throws {
-        try live()
-        try check(qbt_set_piece_deadline(session.raw, id, Int32(piece), Int32(clamping: milliseconds), alertWhenAvailable), id)
-    }
-
-    public func resetPieceDeadline(_ id: TorrentID, piece: Int) throws {
-        try live()
-        try check(qbt_reset_piece_deadline(session.raw, id, Int32(piece)), id)
-    }
-
-    public func clearPieceDeadlines(_ id: TorrentID) throws { try live(); try check(qbt_clear_piece_deadlines(session.raw, id), id) }
-
     public func setPieceDeadlines(_ id: TorrentID, _ deadlines: [(piece: Int, milliseconds: Int)], clearingOthers: Bool) throws {
         try live()
         let pieces = deadlines.map { Int32(clamping: $0.piece) }, times = deadlines.map { Int32(clamping: $0.milliseconds) }

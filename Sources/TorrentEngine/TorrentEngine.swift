@@ -94,9 +94,6 @@ public protocol TorrentEngine: Actor {
     func moveStorage(_ id: TorrentID, to path: String) throws
 
     // Pieces: streaming and selective download.
-    func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int, alertWhenAvailable: Bool) throws
-    func resetPieceDeadline(_ id: TorrentID, piece: Int) throws
-    func clearPieceDeadlines(_ id: TorrentID) throws
     /// Deadlines for several pieces in one call (one trip to the engine), the others' cleared first when
     /// `clearingOthers` (a stream's reader moved: its old window goes at once).
     func setPieceDeadlines(_ id: TorrentID, _ deadlines: [(piece: Int, milliseconds: Int)], clearingOthers: Bool) throws
@@ -154,10 +151,6 @@ extension TorrentEngine {
     /// Adds one torrent.
     @discardableResult
     public func add(_ request: AddTorrentRequest) async throws -> AddedTorrent { try await add([request])[0].get() }
-
-    public func setPieceDeadline(_ id: TorrentID, piece: Int, milliseconds: Int) throws {
-        try setPieceDeadline(id, piece: piece, milliseconds: milliseconds, alertWhenAvailable: false)
-    }
 
     public func shutdown() async { await shutdown(timeout: .seconds(10)) }
 

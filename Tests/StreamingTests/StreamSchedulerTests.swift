@@ -115,7 +115,7 @@ final class StreamSchedulerTests: XCTestCase {
             XCTAssertTrue(stream.isOnDisk(at: position))
             position += 4096
         }
-        let run = try await streams.wholeRun(stream.id, from: 0, through: stream.file.size - 1)
+        let run = stream.run(from: 0, through: stream.file.size - 1)
         XCTAssertEqual(run?.end, stream.file.size, "every piece is on disk: the run is the whole file")
         let (askedAfter, statesAfter) = (await engine.havePieceCalls, await engine.pieceStatesCalls)
         XCTAssertEqual(askedAfter, 0, "no havePiece on the chunk path")
@@ -127,9 +127,9 @@ final class StreamSchedulerTests: XCTestCase {
         let (streams, engine, id) = try await makeStreams()
         for piece in [0, 1, 2, 4] { try await engine.finishPiece(id, piece) }
         let stream = try await streams.prepare(.hash(id), fileIndex: 0, title: nil, trackers: [], networkMbps: nil)
-        let run = try await streams.wholeRun(stream.id, from: 100, through: stream.file.size - 1)
+        let run = stream.run(from: 100, through: stream.file.size - 1)
         XCTAssertEqual(run?.end, Int64(pieceLength * 3))
-        let short = try await streams.wholeRun(stream.id, from: 100, through: 999)
+        let short = stream.run(from: 100, through: 999)
         XCTAssertEqual(short?.end, 1000, "never past the range asked")
     }
 
@@ -155,6 +155,19 @@ final class StreamSchedulerTests: XCTestCase {
         await streams.leave(stream.id, reader: reader)
     }
 
+    /// `stream/prepare` of a magnet qbtd does not have (a stream-cache torrent of 40 pieces), its metadata given as
+    /// libtorrent's alert would follow it.
+    func openStreamCacheTorrent(_ hash: String, _ streams: StreamService, _ engine: MemoryEngine) async throws -> StreamService.Stream {
+        let opening = Task {
+            try await streams.prepare(.magnet("magnet:?xt=urn:btih:\(hash)&dn=film"), fileIndex: 0, title: nil, trackers: [],
+                                      networkMbps: nil)
+        }
+        try await eventually("the stream cache adds the torrent") { (try? engine.status(hash)) != nil }
+        try await engine.setFiles(hash, pieceLength: pieceLength, sizes: [("film.mkv", Int64(pieceLength * 40))])
+        await engine.post(.metadataReceived(hash))
+        return try await withTimeout(seconds: 5) { try await opening.value }
+    }
+
     /// Waits (bounded) until `condition` holds.
     func eventually(_ what: String, _ condition: @escaping @Sendable () async -> Bool) async throws {
         for _ in 0..<250 {
@@ -169,14 +182,7 @@ final class StreamSchedulerTests: XCTestCase {
         // (a fresh stream's first byte 100-950 ms late, one prepare in three).
         let (streams, engine, _) = try await makeStreams(budget: Int64(pieceLength * 10))
         let hash = String(repeating: "e", count: 40)
-        let opening = Task {
-            try await streams.prepare(.magnet("magnet:?xt=urn:btih:\(hash)&dn=film"), fileIndex: 0, title: nil, trackers: [],
-                                      networkMbps: nil)
-        }
-        try await eventually("the stream cache adds the torrent") { (try? engine.status(hash)) != nil }
-        try await engine.setFiles(hash, pieceLength: pieceLength, sizes: [("film.mkv", Int64(pieceLength * 40))])
-        await engine.post(.metadataReceived(hash))
-        let stream = try await withTimeout(seconds: 5) { try await opening.value }
+        let stream = try await openStreamCacheTorrent(hash, streams, engine)
         XCTAssertTrue(stream.owned)
         let asked = await engine.prioritiesAtFirstPieceStates[hash]
         XCTAssertEqual(asked?[0], 7, "the first piece at the top before the map is filled")
@@ -190,14 +196,7 @@ final class StreamSchedulerTests: XCTestCase {
     func testAStreamCacheTorrentForgetsPiecesInPlaceAndKeepsItsSeedsWhileItStreams() async throws {
         let (streams, engine, _) = try await makeStreams(budget: Int64(pieceLength * 10))
         let hash = String(repeating: "d", count: 40)
-        let opening = Task {
-            try await streams.prepare(.magnet("magnet:?xt=urn:btih:\(hash)&dn=film"), fileIndex: 0, title: nil, trackers: [],
-                                      networkMbps: nil)
-        }
-        try await eventually("the stream cache adds the torrent") { (try? engine.status(hash)) != nil }
-        try await engine.setFiles(hash, pieceLength: pieceLength, sizes: [("film.mkv", Int64(pieceLength * 40))])
-        await engine.post(.metadataReceived(hash))  // as libtorrent's alert follows the metadata
-        let stream = try await withTimeout(seconds: 5) { try await opening.value }
+        let stream = try await openStreamCacheTorrent(hash, streams, engine)
         XCTAssertTrue(stream.owned)
         try await eventually("the torrent is set streaming (it keeps its seeds)") { await engine.streaming.contains(hash) }
         // A file four times the budget gets no background download, only what the scheduler asks for: its pieces at

@@ -186,9 +186,6 @@ qbt_result qbt_save_resume(qbt_session *session, const char *id, bool only_if_mo
 int qbt_save_resume_all(qbt_session *session);
 
 // Piece-level control, for streaming and selective download.
-qbt_result qbt_set_piece_deadline(qbt_session *session, const char *id, int32_t piece, int32_t ms, bool alert);
-qbt_result qbt_reset_piece_deadline(qbt_session *session, const char *id, int32_t piece);
-qbt_result qbt_clear_piece_deadlines(qbt_session *session, const char *id);
 /// `count` deadlines (`pieces[i]` in `ms[i]` milliseconds) in one call, the torrent's others cleared first when
 /// `clear_others`.
 qbt_result qbt_set_piece_deadlines(qbt_session *session, const char *id, const int32_t *pieces, const int32_t *ms,
