@@ -4,8 +4,9 @@ SHELL := /bin/bash
 APT_RUN  := g++ patch xz-utils libboost-dev libsqlite3-dev libssl-dev libmpg123-dev libcurl4-openssl-dev pkg-config
 # qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates; ffmpeg
 # makes and plays test media; lame encodes the test MP3s; systemd checks the service unit (systemd-analyze);
-# nginx-light runs the reverse-proxy recipes of contrib/nginx; prometheus scrapes /metrics.
-APT_TEST := $(APT_RUN) python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus chromium chromium-driver
+# nginx-light runs the reverse-proxy recipes of contrib/nginx; prometheus scrapes /metrics; debootstrap makes the
+# chroots of the newer real releases (contrib/reference-chroots).
+APT_TEST := $(APT_RUN) debootstrap python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus chromium chromium-driver
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 
