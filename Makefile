@@ -1,7 +1,7 @@
 # The two commands of the README. Both install what they need on Debian 12 when it is missing.
 SHELL := /bin/bash
 # libtorrent is built from Debian's source with qbtd's patches (contrib/libtorrent): g++, patch and Boost's headers.
-APT_RUN  := g++ patch xz-utils libboost-dev libsqlite3-dev libssl-dev libmpg123-dev libcurl4-openssl-dev pkg-config
+APT_RUN  := g++ patch xz-utils libboost-dev libsqlite3-dev zlib1g-dev libssl-dev libmpg123-dev libcurl4-openssl-dev pkg-config
 # qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates; ffmpeg
 # makes and plays test media; lame encodes the test MP3s; systemd checks the service unit (systemd-analyze);
 # nginx-light runs the reverse-proxy recipes of contrib/nginx; prometheus scrapes /metrics; debootstrap makes the

@@ -52,6 +52,7 @@ let package = Package(
         // qbtd's own HTTP GETs (.torrent URLs, plugin installs, Torznab) through libcurl, which takes every proxy kind
         // qBittorrent's settings name (URLSession on Linux takes none); C, because libcurl's setters are variadic.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
         // The system helpers features share: child processes, blocking work off the cooperative pool, save paths and
         // their confinement, free space. Foundation only.
         .target(name: "SystemKit"),
@@ -93,7 +94,7 @@ let package = Package(
         .target(
             name: "HTTPKit",
             dependencies: [
-                "QBTCore", "Store", "FormData", "FileRegions",
+                "QBTCore", "Store", "FormData", "FileRegions", "CZlib", "SystemKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Metrics", package: "swift-metrics"),

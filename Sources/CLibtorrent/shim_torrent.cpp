@@ -74,6 +74,17 @@ qbt_result qbt_resume(qbt_session *session, const char *id) { QBT_WITH_HANDLE(h.
 
 qbt_result qbt_recheck(qbt_session *session, const char *id) { QBT_WITH_HANDLE(h.force_recheck()) }
 
+qbt_result qbt_set_metadata(qbt_session *session, const char *id, const uint8_t *torrent_file, size_t length) {
+    QBT_WITH_HANDLE({
+        if (h.torrent_file()) return QBT_OK;
+        lt::error_code ec;
+        lt::torrent_info info(lt::span<char const>(reinterpret_cast<char const *>(torrent_file),
+                                                   static_cast<std::ptrdiff_t>(length)), ec, lt::from_span);
+        if (ec) return QBT_ERR_INVALID;
+        h.set_metadata(info.info_section());
+    })
+}
+
 qbt_result qbt_connect_peer(qbt_session *session, const char *id, const char *ip, uint16_t port) {
     QBT_GUARD({
         auto h = session->find(id);

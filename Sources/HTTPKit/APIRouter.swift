@@ -46,7 +46,7 @@ public struct APIRouter: Sendable {
         }.sorted { ($0.group, $0.action) < ($1.group, $1.action) }
     }
 
-    public func addRoutes(to router: Router<QBTRequestContext>) {
+    public func addRoutes(to router: some RouterMethods<QBTRequestContext>) {
         for method in [HTTPRequest.Method.get, .post, .head, .put, .delete, .patch, .options] {
             router.on("/api/v2/:scope/:action", method: method) { request, context in
                 await self.respond(request, context)

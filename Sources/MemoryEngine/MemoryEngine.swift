@@ -167,6 +167,16 @@ public actor MemoryEngine: TorrentEngine {
         emit(.stateChanged(id, .checkingFiles))
     }
 
+    /// The metadata handed to torrents that had none (`setMetadata`), by torrent.
+    public private(set) var metadataGiven: [TorrentID: [UInt8]] = [:]
+
+    public func setMetadata(_ id: TorrentID, torrentFile: [UInt8]) throws {
+        guard try !current(id).hasMetadata else { return }
+        metadataGiven[id] = torrentFile
+        try update(id) { $0.hasMetadata = true }
+        emit(.metadataReceived(id))
+    }
+
     public func setSequential(_ id: TorrentID, _ on: Bool) throws { try update(id) { $0.sequential = on } }
     public func setLimits(_ id: TorrentID, upload: Int, download: Int) throws { _ = try current(id) }
 

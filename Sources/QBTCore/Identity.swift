@@ -2,8 +2,13 @@
 /// (versions, state names, the login answer and cookie, empty answers, fields a release did not have);
 /// requests in either dialect are accepted whatever it says.
 public struct Identity: Sendable, Equatable {
-    public enum Profile: String, Sendable, CaseIterable {
-        case v4_6 = "4.6", v5_1 = "5.1", v5_2 = "5.2"
+    /// Ordered by release: a behaviour a release added holds for every later profile (`profile >= .v5_2`).
+    public enum Profile: String, Sendable, CaseIterable, Comparable {
+        case v4_6 = "4.6", v5_1 = "5.1", v5_2 = "5.2", v5_3 = "5.3"
+
+        public static func < (a: Profile, b: Profile) -> Bool {
+            allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+        }
     }
 
     public var profile: Profile
@@ -13,6 +18,7 @@ public struct Identity: Sendable, Equatable {
     public static let qBittorrent4_6 = Identity(profile: .v4_6, appVersion: "v4.6.7", webAPIVersion: "2.9.3")
     public static let qBittorrent5_1 = Identity(profile: .v5_1, appVersion: "v5.1.4", webAPIVersion: "2.11.4")
     public static let qBittorrent5_2 = Identity(profile: .v5_2, appVersion: "v5.2.3", webAPIVersion: "2.15.1")
+    public static let qBittorrent5_3 = Identity(profile: .v5_3, appVersion: "v5.3.0", webAPIVersion: "2.16.2")
 
     public init(profile: Profile, appVersion: String, webAPIVersion: String) {
         self.profile = profile
@@ -25,6 +31,7 @@ public struct Identity: Sendable, Equatable {
         case .v4_6: self = .qBittorrent4_6
         case .v5_1: self = .qBittorrent5_1
         case .v5_2: self = .qBittorrent5_2
+        case .v5_3: self = .qBittorrent5_3
         }
     }
 
@@ -33,13 +40,13 @@ public struct Identity: Sendable, Equatable {
     /// 5.0 added `root_path`, `popularity`, `reannounce`, `comment`, `private`, `has_metadata` to torrents.
     public var hasV5TorrentFields: Bool { profile != .v4_6 }
     /// 5.2: login answers 204/401 and the cookie is `QBT_SID_<port>`.
-    public var modernAuth: Bool { profile == .v5_2 }
+    public var modernAuth: Bool { profile >= .v5_2 }
     /// 5.2: the void actions that set no result (tracker edits, `setTags`, `setComment`, `deleteAPIKey`,
     /// `clientdata/store`) answer 204; every other void action still answers 200 with an empty body.
-    public var voidActionsNoContent: Bool { profile == .v5_2 }
+    public var voidActionsNoContent: Bool { profile >= .v5_2 }
     /// 5.2: `addTrackers`/`removeTrackers` take a `|` list or `all` (unknown torrents skipped), and `editTracker`
     /// takes a `tier` with `newUrl` optional.
-    public var trackerEditsTakeLists: Bool { profile == .v5_2 }
+    public var trackerEditsTakeLists: Bool { profile >= .v5_2 }
 
     public func cookieName(port: Int) -> String { modernAuth ? "QBT_SID_\(port)" : "SID" }
 

@@ -108,14 +108,20 @@ public struct PreferenceEntry: Sendable {
         public static let v4_6 = Profiles(rawValue: 1 << 0)
         public static let v5_1 = Profiles(rawValue: 1 << 1)
         public static let v5_2 = Profiles(rawValue: 1 << 2)
-        public static let v5: Profiles = [.v5_1, .v5_2]
-        public static let all: Profiles = [.v4_6, .v5_1, .v5_2]
+        public static let v5_3 = Profiles(rawValue: 1 << 3)
+        public static let v5: Profiles = [.v5_1, .v5_2, .v5_3]
+        public static let all: Profiles = [.v4_6, .v5_1, .v5_2, .v5_3]
+        /// The profiles from 5.2 on.
+        public static let since5_2: Profiles = [.v5_2, .v5_3]
+        /// The profiles before 5.3 (keys 5.3 removed).
+        public static let until5_2: Profiles = [.v4_6, .v5_1, .v5_2]
 
         public init(_ profile: Identity.Profile) {
             switch profile {
             case .v4_6: self = .v4_6
             case .v5_1: self = .v5_1
             case .v5_2: self = .v5_2
+            case .v5_3: self = .v5_3
             }
         }
 
@@ -332,7 +338,7 @@ public enum PreferenceCatalogue {
         .init("web_ui_max_auth_fail_count", .int(5), .all, .applied(.webSecurity)),
         .init("web_ui_ban_duration", .int(3600), .all, .applied(.webSecurity)),
         .init("web_ui_session_timeout", .int(3600), .all, .applied(.webSecurity)),
-        .init("web_ui_api_key", .string(""), [.v5_2], .fixed(Reason.apiKeyHashed)),  // 5.2; read-only in qBittorrent too
+        .init("web_ui_api_key", .string(""), .since5_2, .fixed(Reason.apiKeyHashed)),  // 5.2; read-only in qBittorrent too
         // MARK: WebUI: alternative WebUI
         .init("alternative_webui_enabled", .bool(false), .all, .applied(.webUIFiles)),
         .init("alternative_webui_path", .string(""), .all, .applied(.webUIFiles)),
@@ -377,7 +383,7 @@ public enum PreferenceCatalogue {
         .init("recheck_completed_torrents", .bool(false), .all, .fixed(Reason.noRecheckOnCompletion)),
         .init("app_instance_name", .string(""), .v5, .uiOnly),
         .init("refresh_interval", .int(1500), .all, .applied(.syncState)),  // sync/maindata server_state.refresh_interval
-        .init("resolve_peer_host_names", .bool(false), [.v5_2], .fixed(Reason.noHostNames)),
+        .init("resolve_peer_host_names", .bool(false), .since5_2, .fixed(Reason.noHostNames)),
         .init("resolve_peer_countries", .bool(false), .all, .fixed(Reason.noGeoIP)),  // qBittorrent: true; echoed as show_flags
         .init("reannounce_when_address_changed", .bool(false), .all, .fixed(Reason.noReannounceOnAddress)),
         .init("enable_embedded_tracker", .bool(false), .all, .fixed(Reason.noEmbeddedTracker)),
@@ -414,7 +420,7 @@ public enum PreferenceCatalogue {
         .init("upnp_lease_duration", .int(0), .all, .applied(.engine)),
         .init("peer_tos", .int(4), .all, .applied(.engine)),
         .init("utp_tcp_mixed_mode", .int(0), .all, .applied(.engine)),
-        .init("hostname_cache_ttl", .int(1200), [.v5_2], .applied(.engine)),
+        .init("hostname_cache_ttl", .int(1200), .since5_2, .applied(.engine)),
         .init("idn_support_enabled", .bool(false), .all, .applied(.engine)),
         .init("enable_multi_connections_from_same_ip", .bool(true), .all, .applied(.engine)),
         .init("validate_https_tracker_certificate", .bool(true), .all, .applied(.engine)),

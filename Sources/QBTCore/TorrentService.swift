@@ -312,6 +312,11 @@ public actor TorrentService {
         for (position, torrent) in parsed.enumerated() {
             guard torrents[torrent.id] == nil, seen.insert(torrent.id).inserted else {
                 outcomes[position] = .duplicate(torrent.id)
+                // As qBittorrent: a .torrent added again gives its metadata to the torrent if it has none yet (a
+                // magnet still fetching it), which then goes on as if it had arrived (stop condition included).
+                if torrents[torrent.id] != nil, case .metainfo(let bytes) = torrent.source {
+                    try? await engine.setMetadata(torrent.id, torrentFile: Array(bytes))
+                }
                 continue
             }
             await endPrefetch(torrent.id)

@@ -124,7 +124,7 @@ public func buildApplication(
         QbtdController(keys: keys, sessions: sessions, search: search, paths: paths, routes: routeList),
         StreamController(streams: streams),
         TorrentCreatorController(creator: creator, paths: paths),
-    ] + (identity.profile == .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
+    ] + (identity.profile >= .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
     let api = APIRouter(controllers: controllers, sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
     // qbtd's web interface plays music with its session (same-site requests only, as the API's CSRF rule).
     let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))",
@@ -132,7 +132,9 @@ public func buildApplication(
     let router = Router(context: QBTRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(known: Set(api.routes.map { "\($0.group)/\($0.action)" })))
     router.add(middleware: SecurityHeadersMiddleware(gate: gate))
-    api.addRoutes(to: router)
+    // qBittorrent's WebAPI and the web interface's files are gzipped when the client accepts it, as qBittorrent's.
+    let compressed = router.group().add(middleware: ResponseCompressionMiddleware())
+    api.addRoutes(to: compressed)
     // `/` and every other path: qbtd's own interface or an alternative WebUI (qbittorrent-api probes `HEAD /`).
     WebUIRoutes(api: api, gate: gate, builtIn: BuiltInWebUI.folder()) {
         // Once, and never for --webui-dir (the flag wins over the preference, so turning it off would change nothing).
@@ -141,7 +143,7 @@ public func buildApplication(
         off[\.alternativeWebUIEnabled] = false
         _ = try? await settings.update(off)  // the gate follows (WebGate.followPreferences)
         config.eventLog.add("The alternative WebUI's index.html cannot be served: alternative_webui_enabled is now false", kind: .warning)
-    }.addRoutes(to: router)
+    }.addRoutes(to: compressed)
     let metrics = MetricsRoutes(metrics: ServerMetrics(registry: config.metricsRegistry ?? PrometheusCollectorRegistry(), service: service,
                                                        streams: streams, search: search, uploads: uploadBoard))
     metrics.addRoutes(to: router, api: api)

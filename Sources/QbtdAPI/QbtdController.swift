@@ -79,10 +79,9 @@ public struct QbtdController: APIController {
         case .fixed: "fixed"
         case .uiOnly: "uiOnly"
         }
-        let profiles: [(PreferenceEntry.Profiles, String)] = [(.v4_6, "4.6"), (.v5_1, "5.1"), (.v5_2, "5.2")]
         return .object([
             "key": .string(e.key), "type": .string(e.type.rawValue), "default": e.defaultValue.resolved(paths),
-            "profiles": .array(profiles.filter { e.profiles.contains($0.0) }.map { .string($0.1) }),
+            "profiles": .array(Identity.Profile.allCases.filter { e.profiles.contains($0) }.map { .string($0.rawValue) }),
             "effect": .string(effect), "applier": e.applier.map { .string($0.rawValue) } ?? .null,
             "reason": e.reason.map { .string($0) } ?? .null, "alias": e.alias.map { .string($0) } ?? .null,
             "qbtdOnly": .bool(e.qbtdOnly),

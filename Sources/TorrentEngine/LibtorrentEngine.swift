@@ -188,6 +188,12 @@ public actor LibtorrentEngine: TorrentEngine {
     public func resume(_ id: TorrentID) throws { try live(); try check(qbt_resume(session.raw, id), id); touched(id) }
     public func recheck(_ id: TorrentID) throws { try live(); try check(qbt_recheck(session.raw, id), id); touched(id) }
 
+    public func setMetadata(_ id: TorrentID, torrentFile: [UInt8]) throws {
+        try live()
+        try check(torrentFile.withUnsafeBufferPointer { qbt_set_metadata(session.raw, id, $0.baseAddress, $0.count) }, id)
+        touched(id)
+    }
+
     public func setSequential(_ id: TorrentID, _ on: Bool) throws {
         try live()
         try check(qbt_set_sequential(session.raw, id, on), id)

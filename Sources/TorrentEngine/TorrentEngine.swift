@@ -78,6 +78,9 @@ public protocol TorrentEngine: Actor {
     func pause(_ id: TorrentID) throws
     func resume(_ id: TorrentID) throws
     func recheck(_ id: TorrentID) throws
+    /// Gives a torrent without metadata the info dict of a .torrent of the same info hash (`metadataReceived` follows);
+    /// nothing happens when it has metadata.
+    func setMetadata(_ id: TorrentID, torrentFile: [UInt8]) throws
     func setSequential(_ id: TorrentID, _ on: Bool) throws
     /// Bytes per second; 0 or less means unlimited.
     func setLimits(_ id: TorrentID, upload: Int, download: Int) throws

@@ -22,7 +22,7 @@ public struct WebUIRoutes: Sendable {
         self.turnOffAlternative = turnOffAlternative
     }
 
-    public func addRoutes(to router: Router<QBTRequestContext>) {
+    public func addRoutes(to router: some RouterMethods<QBTRequestContext>) {
         for method in [HTTPRequest.Method.get, .head] {
             for path in ["/", "/**"] {
                 router.on(RouterPath(path), method: method) { request, context in

@@ -176,6 +176,9 @@ qbt_result qbt_remove(qbt_session *session, const char *id, bool delete_files);
 qbt_result qbt_pause(qbt_session *session, const char *id);
 qbt_result qbt_resume(qbt_session *session, const char *id);
 qbt_result qbt_recheck(qbt_session *session, const char *id);
+/// Gives a torrent that has no metadata yet the info dict of `torrent_file` (a whole .torrent of the same info hash),
+/// as a later add of the .torrent does in qBittorrent; METADATA_RECEIVED follows. Nothing happens when it has some.
+qbt_result qbt_set_metadata(qbt_session *session, const char *id, const uint8_t *torrent_file, size_t length);
 qbt_result qbt_connect_peer(qbt_session *session, const char *id, const char *ip, uint16_t port);
 qbt_result qbt_set_sequential(qbt_session *session, const char *id, bool sequential);
 qbt_result qbt_set_limits(qbt_session *session, const char *id, int32_t upload, int32_t download);

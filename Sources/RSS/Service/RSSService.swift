@@ -11,7 +11,7 @@ public actor RSSService {
     let log: EventLog
     let profile: Identity.Profile
     /// 5.2's wording, per-feed intervals and smart filter (an article without an episode number is refused).
-    var modern: Bool { profile == .v5_2 }
+    var modern: Bool { profile >= .v5_2 }
 
     /// Every item by path; the root folder "" is implied.
     var items: [String: RSSItem] = [:]

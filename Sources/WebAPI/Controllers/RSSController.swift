@@ -15,7 +15,7 @@ public struct RSSController: APIController {
         self.identity = identity
     }
 
-    var modern: Bool { identity.profile == .v5_2 }
+    var modern: Bool { identity.profile >= .v5_2 }
 
     /// A required parameter, trimmed as 4.6 trims those of its changes.
     func text(_ p: Parameters, _ name: String) throws -> String {

@@ -101,7 +101,7 @@ public struct SyncController: APIController {
             "up_info_data": .int(t.uploadedSession), "up_info_speed": .int(Int64(t.uploadSpeed)),
             "up_rate_limit": .int(Int64(t.uploadLimit)), "use_alt_speed_limits": .bool(alternative),
         ]
-        if identity.profile != .v5_2 { s["use_subcategories"] = .bool(service.labels.subcategoriesEnabled) }
+        if identity.profile < .v5_2 { s["use_subcategories"] = .bool(service.labels.subcategoriesEnabled) }
         if identity.profile != .v4_6 {
             s["last_external_address_v4"] = .string("")
             s["last_external_address_v6"] = .string("")

@@ -168,8 +168,9 @@ extension TorrentsController {
 
     /// A real tracker as `torrents/trackers` (and `torrents/info?includeTrackers=true`) write it.
     static func trackerJSON(_ t: TrackerEntry, _ identity: Identity) -> JSONValue {
-        // 4.x has no codes for a tracker error or an unreachable tracker: both are "not working" (4).
-        let status = identity.profile == .v4_6 && t.status.rawValue > TrackerEntry.Status.notWorking.rawValue
+        // Before 5.2 the WebAPI reports a tracker error or an unreachable tracker as "not working" (4): 4.x has no
+        // codes for them, and 5.1 folds its own (checked against the real 4.5.2 and 5.1.0; 5.2 reports 5 and 6).
+        let status = identity.profile < .v5_2 && t.status.rawValue > TrackerEntry.Status.notWorking.rawValue
             ? TrackerEntry.Status.notWorking.rawValue : t.status.rawValue
         return .object([
             "url": .string(t.url), "status": .int(Int64(status)), "tier": .int(Int64(t.tier)),
@@ -219,7 +220,7 @@ extension TorrentsController {
                 let ids = try await hashes(p)
                 guard let ratio = p.double("ratioLimit"), let seeding = p.int("seedingTimeLimit") else { throw QBitError.badParams() }
                 // 5.2 requires `shareLimitAction`, as qBittorrent 5.2 does.
-                if identity.profile == .v5_2 { _ = try p.required("shareLimitAction") }
+                if identity.profile >= .v5_2 { _ = try p.required("shareLimitAction") }
                 // 4.6 made `inactiveSeedingTimeLimit` required; 4.5 clients do not send it, so it defaults to global.
                 try await service.setShareLimits(ids, ratio: ratio, seedingTime: seeding,
                                              inactiveSeedingTime: p.int("inactiveSeedingTimeLimit") ?? -2,

@@ -53,7 +53,7 @@ public struct TorrentsController: APIController {
             "bottomPrio": .post { p, _ in try await service.queue(try await hashes(p), .bottom); return .empty },
         ].merging(swarmActions) { $1 }.merging(settingActions) { $1 }.merging(organizeActions) { $1 }
             .merging(metadataActions) { $1 }
-            .filter { identity.profile == .v5_2 || !Self.v5_2Actions.contains($0.key) }
+            .filter { identity.profile >= .v5_2 || !Self.v5_2Actions.contains($0.key) }
     }
 
     /// A `|` list of torrents or `all`, unknown ones left out (5.2's `applyToTorrents`).
@@ -260,7 +260,7 @@ public struct TorrentsController: APIController {
 
         let urls = (p["urls"] ?? "").split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let filePriorities = identity.profile == .v5_2 ? try await checkV52AddParameters(p, urls: urls) : nil
+        let filePriorities = identity.profile >= .v5_2 ? try await checkV52AddParameters(p, urls: urls) : nil
         // Every uploaded file must parse before anything is added: a bad upload changes nothing. The parse is
         // the one the engine adds from.
         var parsed: [ParsedTorrent] = []
@@ -277,7 +277,7 @@ public struct TorrentsController: APIController {
             let source: AddTorrentRequest.Source?
             // 5.2: metadata fetched or parsed before is what gets added (with `filePriorities`, if given); `add`
             // takes both look-ups for the URL.
-            let known = identity.profile == .v5_2 ? metadata.torrent(forSource: url) ?? Self.parseSource(url)?.id : nil
+            let known = identity.profile >= .v5_2 ? metadata.torrent(forSource: url) ?? Self.parseSource(url)?.id : nil
             if let entry = known.flatMap(metadata.entry) {
                 source = .metainfo(entry.metainfo)
                 if let filePriorities {
@@ -301,7 +301,7 @@ public struct TorrentsController: APIController {
         for outcome in await service.add(parsed, options: options) {
             if case .added(let id) = outcome { added.append(id) } else { failed += 1 }
         }
-        guard identity.profile == .v5_2 else { return .text(added.isEmpty ? "Fails." : "Ok.") }
+        guard identity.profile >= .v5_2 else { return .text(added.isEmpty ? "Fails." : "Ok.") }
         // 5.2: counts and the IDs; nothing added is a 409 (qbtd fetches URLs before answering: nothing is pending).
         guard !added.isEmpty else { throw QBitError.conflict("Conflict") }
         return .json(.object([

@@ -4,7 +4,7 @@ import QBTCore
 extension TorrentInfo {
     /// Which qBittorrent release added a key.
     public enum Since: Int, Sendable, Comparable {
-        case always, v5_0, v5_2
+        case always, v5_0, v5_2, v5_3
 
         public static func < (a: Since, b: Since) -> Bool { a.rawValue < b.rawValue }
 
@@ -13,6 +13,7 @@ extension TorrentInfo {
             case .v4_6: .always
             case .v5_1: .v5_0
             case .v5_2: .v5_2
+            case .v5_3: .v5_3
             }
         }
     }
