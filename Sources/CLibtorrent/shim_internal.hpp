@@ -133,6 +133,8 @@ struct qbt_session {
         static const int disk_jobs = lt::find_metric_idx("disk.queued_disk_jobs");
         static const int peers = lt::find_metric_idx("peer.num_peers_connected");
         static const int incoming = lt::find_metric_idx("net.has_incoming_connections");
+        static const int latency = lt::find_metric_idx("disk.request_latency");
+        static const int announces = lt::find_metric_idx("tracker.num_queued_tracker_announces");
         auto get = [&](int i) -> std::int64_t { return i >= 0 && i < values.size() ? values[i] : 0; };
         std::lock_guard<std::mutex> lock(counters_mutex);
         counters.dht_nodes = get(dht);
@@ -141,6 +143,8 @@ struct qbt_session {
         counters.wasted_bytes = get(failed) + get(redundant);
         counters.queued_disk_jobs = get(disk_jobs);
         counters.peer_connections = get(peers);
+        counters.request_latency = get(latency);
+        counters.queued_tracker_announces = get(announces);
         counters.has_incoming = get(incoming) != 0;
     }
 

@@ -170,6 +170,14 @@ bool qbt_set_ip_filter(qbt_session *session, const uint32_t *v4, size_t v4_count
     }
 }
 
+void qbt_set_session_paused(qbt_session *session, bool paused) {
+    try {
+        if (paused) session->session.pause();
+        else session->session.resume();
+    } catch (...) {
+    }
+}
+
 void qbt_get_session_counters(qbt_session *session, qbt_session_counters *out) {
     std::lock_guard<std::mutex> lock(session->counters_mutex);
     *out = session->counters;

@@ -63,6 +63,8 @@ public struct APIAction: Sendable {
     /// qbtd's own routes answer errors as `{"error": "…"}`; qBittorrent's answer plain text.
     public var jsonErrors = false
     public var handler: @Sendable (Parameters, APICaller) async throws -> APIReply
+    /// The first release that has the action: profiles before it answer 404, as those releases do.
+    public var since: Identity.Profile = .v4_6
 
     public static func get(_ handler: @escaping @Sendable (Parameters, APICaller) async throws -> APIReply) -> APIAction {
         APIAction(methods: .getOrPost, isPublic: false, handler: handler)
@@ -83,6 +85,15 @@ public struct APIAction: Sendable {
         self.isPublic = isPublic
         self.jsonErrors = jsonErrors
         self.handler = handler
+    }
+}
+
+extension APIAction {
+    /// The action from `profile` on.
+    public func since(_ profile: Identity.Profile) -> APIAction {
+        var action = self
+        action.since = profile
+        return action
     }
 }
 

@@ -21,7 +21,7 @@ public struct APIRouter: Sendable {
     public init(controllers: [any APIController], sessions: SessionManager, gate: WebGate, keys: APIKeyRing,
                 credentials: Credentials, identity: Identity, logger: Logger) {
         var table: [String: [String: APIAction]] = [:]
-        for c in controllers { table[c.scope, default: [:]].merge(c.actions) { $1 } }
+        for c in controllers { table[c.scope, default: [:]].merge(c.actions.filter { $0.value.since <= identity.profile }) { $1 } }
         self.controllers = table
         self.sessions = sessions
         self.gate = gate

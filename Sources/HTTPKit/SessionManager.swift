@@ -26,6 +26,9 @@ public actor SessionManager {
         public var sessionTimeout: Duration = .seconds(3600)
         public var maxFailures = 5
         public var banDuration: Duration = .seconds(3600)
+        /// 5.3's `web_ui_sessions_count_limit` (0: no limit but the built-in bound); only a manager made with
+        /// `countLimited` honours it, as only 5.3 has it.
+        public var countLimit = 0
         public init() {}
     }
 
@@ -44,7 +47,12 @@ public actor SessionManager {
     /// Bounds the live sessions: past it, a login ends the session unused the longest.
     static let maxSessions = 10_000
 
-    public init(policy: Policy = Policy()) { self.policy = policy }
+    let countLimited: Bool
+
+    public init(policy: Policy = Policy(), countLimited: Bool = false) {
+        self.policy = policy
+        self.countLimited = countLimited
+    }
 
     public func setPolicy(_ policy: Policy) { self.policy = policy }
 
@@ -105,7 +113,8 @@ public actor SessionManager {
         failures[ip] = nil
         let now = ContinuousClock.now
         if policy.sessionTimeout > .zero { sessions = sessions.filter { now - $0.value.lastSeen <= policy.sessionTimeout } }
-        if sessions.count >= Self.maxSessions, let oldest = sessions.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
+        let limit = countLimited && policy.countLimit > 0 ? min(policy.countLimit, Self.maxSessions) : Self.maxSessions
+        while sessions.count >= limit, let oldest = sessions.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
             sessions[oldest.key] = nil
         }
         let id = Self.newID()

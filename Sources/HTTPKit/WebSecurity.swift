@@ -40,6 +40,7 @@ public struct WebSecurityPolicy: Sendable, Equatable {
         sessions.sessionTimeout = .seconds(p[\.webUISessionTimeout])
         sessions.maxFailures = p[\.webUIMaxAuthFailCount]
         sessions.banDuration = .seconds(p[\.webUIBanDuration])
+        sessions.countLimit = p[\.webUISessionsCountLimit]
         secureCookie = p[\.webUISecureCookieEnabled]
         if p[\.webUIUseCustomHTTPHeadersEnabled] {
             customHeaders = Self.headerLines(p[\.webUICustomHTTPHeaders]).headers

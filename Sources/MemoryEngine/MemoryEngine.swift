@@ -334,6 +334,9 @@ public actor MemoryEngine: TorrentEngine {
     public private(set) var peerResets = 0
     public func resetPeers() { peerResets += 1 }
 
+    public private(set) var sessionPaused = false
+    public func setSessionPaused(_ paused: Bool) { sessionPaused = paused }
+
     public func setIPFilter(_ rules: IPFilterRules) {
         filter = rules
         banned = []

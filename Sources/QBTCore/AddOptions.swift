@@ -31,6 +31,8 @@ public struct AddOptions: Sendable, Equatable {
     public var useDownloadPath: Bool?
     /// 5.x's share limit action for this torrent (`ShareLimitAction` names); nil or "Default": the global one.
     public var shareLimitAction: String?
+    /// 5.3: "MatchAny" or "MatchAll"; anything else follows the global mode.
+    public var shareLimitsMode: String?
     /// qBittorrent's stop condition ("None", "MetadataReceived", "FilesChecked"); nil: `torrent_stop_condition`.
     public var stopCondition: String?
     /// 5.2: one qBittorrent priority per file (0, 1, 6, 7; -1 leaves a file as it is), for a torrent with metadata.

@@ -188,6 +188,8 @@ public enum PreferenceCatalogue {
         .init("performance_warning", .bool(false), .all, .fixed(Reason.noPerformanceLog)),
         .init("status_bar_external_ip", .bool(false), .v5, .uiOnly),
         .init("confirm_torrent_deletion", .bool(true), .v5, .uiOnly),
+        .init("confirm_remove_all_tags", .bool(true), [.v5_3], .uiOnly),
+        .init("confirm_remove_tracker_from_all_torrents", .bool(true), [.v5_3], .uiOnly),
         .init("file_log_enabled", .bool(false), .all, .fixed(Reason.noLogFile)),  // qBittorrent: true
         .init("file_log_path", .dataDirectory(suffix: "/logs"), .all, .inert(Reason.logFileOff)),
         .init("file_log_backup_enabled", .bool(true), .all, .inert(Reason.logFileOff)),
@@ -217,8 +219,14 @@ public enum PreferenceCatalogue {
         .init("temp_path_enabled", .bool(false), .all, .applied(.paths)),
         .init("temp_path", .downloadRoot(suffix: "/temp"), .all, .applied(.paths)),
         .init("use_category_paths_in_manual_mode", .bool(false), .all, .applied(.placement)),
-        .init("export_dir", .string(""), .all, .applied(.automation)),
-        .init("export_dir_fin", .string(""), .all, .applied(.automation)),
+        .init("export_dir", .string(""), .until5_2, .applied(.automation)),  // 5.3: the backup folders
+        .init("export_dir_fin", .string(""), .until5_2, .applied(.automation)),
+        // 5.3: a copy of each added .torrent, and of each finished one, in a folder (relative: under the data folder).
+        .init("torrent_files_backup_enabled", .bool(false), [.v5_3], .applied(.automation)),
+        .init("torrent_files_backup_dir", .string("backup"), [.v5_3], .applied(.automation)),
+        .init("torrent_files_finished_backup_dir_enabled", .bool(false), [.v5_3], .applied(.automation)),
+        .init("torrent_files_finished_backup_dir", .string("backup"), [.v5_3], .applied(.automation)),
+        .init("remove_torrent_file_backup", .bool(false), [.v5_3], .inert(Reason.backupKept)),
         // MARK: Watched folders
         .init("scan_dirs", .object([:]), .all, .applied(.automation)),  // folder → 0 (itself), 1 (default save path) or a path
         // MARK: Excluded file names
@@ -229,7 +237,8 @@ public enum PreferenceCatalogue {
         .init("mail_notification_sender", .string("qBittorrent_notification@example.com"), .all, .applied(.automation)),
         .init("mail_notification_email", .string(""), .all, .applied(.automation)),
         .init("mail_notification_smtp", .string("smtp.changeme.com"), .all, .applied(.automation)),
-        .init("mail_notification_ssl_enabled", .bool(false), .all, .applied(.automation)),
+        .init("mail_notification_ssl_enabled", .bool(false), .until5_2, .applied(.automation)),
+        .init("mail_notification_encryption_type", .string("SMTPS"), [.v5_3], .inert(Reason.mailEncryption)),
         .init("mail_notification_auth_enabled", .bool(false), .all, .applied(.automation)),
         .init("mail_notification_username", .string(""), .all, .applied(.automation)),
         .init("mail_notification_password", .string(""), .all, .applied(.automation)),
@@ -257,6 +266,9 @@ public enum PreferenceCatalogue {
         .init("i2p_outbound_quantity", .int(3), .all, .inert(Reason.i2pTunnels)),
         .init("i2p_inbound_length", .int(3), .all, .inert(Reason.i2pTunnels)),
         .init("i2p_outbound_length", .int(3), .all, .inert(Reason.i2pTunnels)),
+        .init("i2p_inbound_length_variance", .int(0), [.v5_3], .inert(Reason.i2pTunnels)),
+        .init("i2p_outbound_length_variance", .int(0), [.v5_3], .inert(Reason.i2pTunnels)),
+        .init("i2p_pex_enabled", .bool(true), [.v5_3], .inert(Reason.i2pOff)),
         // MARK: Connection: proxy
         .init("proxy_type", .string("None"), .all, .applied(.engine)),  // 4.x ints are translated (ServerSettings.translate4x)
         .init("proxy_ip", .string(""), .all, .applied(.engine)),
@@ -315,6 +327,7 @@ public enum PreferenceCatalogue {
         .init("max_inactive_seeding_time_enabled", .bool(false), .all, .applied(.shareLimits)),
         .init("max_inactive_seeding_time", .int(-1), .all, .applied(.shareLimits)),
         .init("max_ratio_act", .int(0), .all, .applied(.shareLimits)),
+        .init("share_limits_mode", .string("MatchAny"), [.v5_3], .applied(.shareLimits)),  // or MatchAll
         // MARK: BitTorrent: automatically add trackers
         .init("add_trackers_enabled", .bool(false), .all, .applied(.automation)),
         .init("add_trackers", .string(""), .all, .applied(.automation)),  // one URL per line; an empty line starts the next tier
@@ -338,6 +351,7 @@ public enum PreferenceCatalogue {
         .init("web_ui_max_auth_fail_count", .int(5), .all, .applied(.webSecurity)),
         .init("web_ui_ban_duration", .int(3600), .all, .applied(.webSecurity)),
         .init("web_ui_session_timeout", .int(3600), .all, .applied(.webSecurity)),
+        .init("web_ui_sessions_count_limit", .int(15), [.v5_3], .applied(.webSecurity)),  // 5.3 only: the oldest goes
         .init("web_ui_api_key", .string(""), .since5_2, .fixed(Reason.apiKeyHashed)),  // 5.2; read-only in qBittorrent too
         // MARK: WebUI: alternative WebUI
         .init("alternative_webui_enabled", .bool(false), .all, .applied(.webUIFiles)),
@@ -392,6 +406,8 @@ public enum PreferenceCatalogue {
         .init("mark_of_the_web", .bool(true), .v5, .inert(Reason.windowsMacOnly)),
         .init("ignore_ssl_errors", .bool(false), .v5, .fixed(Reason.tlsAlwaysChecked)),
         .init("python_executable_path", .string(""), .v5, .applied(.search)),
+        .init("store_search_jobs", .bool(false), [.v5_3], .fixed(Reason.searchJobsForgotten)),
+        .init("store_search_job_results", .bool(false), [.v5_3], .fixed(Reason.searchJobsForgotten)),
         // MARK: Advanced: libtorrent
         .init("bdecode_depth_limit", .int(100), .all, .fixed(Reason.bdecodeDefaults)),  // = libtorrent's max_decode_depth 100
         .init("bdecode_token_limit", .int(2_000_000), .all, .fixed(Reason.bdecodeDefaults)),  // qBittorrent: 10,000,000; libtorrent reads .torrent files with 2,000,000
@@ -423,6 +439,12 @@ public enum PreferenceCatalogue {
         .init("hostname_cache_ttl", .int(1200), .since5_2, .applied(.engine)),
         .init("idn_support_enabled", .bool(false), .all, .applied(.engine)),
         .init("enable_multi_connections_from_same_ip", .bool(true), .all, .applied(.engine)),
+        .init("enable_multi_connections_from_same_peer_id", .bool(false), [.v5_3], .inert(Reason.samePeerID)),
+        .init("max_outstanding_block_requests", .int(2000), [.v5_3], .applied(.engine)),  // libtorrent: 500
+        .init("seeding_outgoing_connections", .bool(true), [.v5_3], .applied(.engine)),
+        .init("shutdown_timeout", .int(-1), [.v5_3], .inert(Reason.shutdownTimeout)),
+        .init("start_paused", .bool(false), [.v5_3], .applied(.engine)),  // the session starts paused
+        .init("webtorrent_stun_server", .string("stun.l.google.com:19302"), [.v5_3], .inert(Reason.noWebTorrent)),
         .init("validate_https_tracker_certificate", .bool(true), .all, .applied(.engine)),
         .init("ssrf_mitigation", .bool(true), .all, .applied(.engine)),
         .init("block_peers_on_privileged_ports", .bool(false), .all, .applied(.engine)),
@@ -517,6 +539,12 @@ public enum PreferenceCatalogue {
         static let windowsMacOnly = "Windows and macOS only"
         static let embeddedTrackerOff = "qbtd has no embedded tracker"
         static let libtorrent12 = "libtorrent 1.2 only; qbtd uses libtorrent 2.0"
+        static let backupKept = "qbtd leaves .torrent backups where they are when a torrent is removed"
+        static let mailEncryption = "qbtd's mail follows mail_notification_ssl_enabled (SMTPS when true, plain otherwise); it offers no STARTTLS"
+        static let searchJobsForgotten = "qbtd forgets search jobs when it stops"
+        static let samePeerID = "libtorrent 2.0.11 has no setting for it; qbtd refuses a second connection from the same peer id"
+        static let shutdownTimeout = "qbtd waits for fast-resume data when it stops, with no time limit of its own"
+        static let noWebTorrent = "qbtd has no WebTorrent support"
         static let announcePort = "qbtd does not apply it yet (libtorrent 2.0.11 has announce_port); trackers get the listen port"
     }
 }

@@ -83,6 +83,9 @@ public struct PreferenceKeys: Sendable {
     public let hostnameCacheTTL = Preference<Int>("hostname_cache_ttl")
     public let idnSupportEnabled = Preference<Bool>("idn_support_enabled")
     public let enableMultiConnectionsFromSameIP = Preference<Bool>("enable_multi_connections_from_same_ip")
+    public let maxOutstandingBlockRequests = Preference<Int>("max_outstanding_block_requests")
+    public let seedingOutgoingConnections = Preference<Bool>("seeding_outgoing_connections")
+    public let startPaused = Preference<Bool>("start_paused")
     public let validateHTTPSTrackerCertificate = Preference<Bool>("validate_https_tracker_certificate")
     public let ssrfMitigation = Preference<Bool>("ssrf_mitigation")
     public let blockPeersOnPrivilegedPorts = Preference<Bool>("block_peers_on_privileged_ports")
@@ -106,6 +109,10 @@ public struct PreferenceKeys: Sendable {
     // MARK: .automation
     public let exportDir = Preference<String>("export_dir")
     public let exportDirFin = Preference<String>("export_dir_fin")
+    public let torrentFilesBackupEnabled = Preference<Bool>("torrent_files_backup_enabled")
+    public let torrentFilesBackupDir = Preference<String>("torrent_files_backup_dir")
+    public let torrentFilesFinishedBackupDirEnabled = Preference<Bool>("torrent_files_finished_backup_dir_enabled")
+    public let torrentFilesFinishedBackupDir = Preference<String>("torrent_files_finished_backup_dir")
     public let scanDirs = Preference<[String: JSONValue]>("scan_dirs")
     public let excludedFileNamesEnabled = Preference<Bool>("excluded_file_names_enabled")
     public let excludedFileNames = Preference<String>("excluded_file_names")
@@ -146,6 +153,7 @@ public struct PreferenceKeys: Sendable {
     public let maxInactiveSeedingTimeEnabled = Preference<Bool>("max_inactive_seeding_time_enabled")
     public let maxInactiveSeedingTime = Preference<Int>("max_inactive_seeding_time")
     public let maxRatioAct = Preference<Int>("max_ratio_act")
+    public let shareLimitsMode = Preference<String>("share_limits_mode")
 
     // MARK: .torrentLimits
     public let maxConnecPerTorrent = Preference<Int>("max_connec_per_torrent")
@@ -177,6 +185,7 @@ public struct PreferenceKeys: Sendable {
     public let webUIMaxAuthFailCount = Preference<Int>("web_ui_max_auth_fail_count")
     public let webUIBanDuration = Preference<Int>("web_ui_ban_duration")
     public let webUISessionTimeout = Preference<Int>("web_ui_session_timeout")
+    public let webUISessionsCountLimit = Preference<Int>("web_ui_sessions_count_limit")
     public let webUIClickjackingProtectionEnabled = Preference<Bool>("web_ui_clickjacking_protection_enabled")
     public let webUICSRFProtectionEnabled = Preference<Bool>("web_ui_csrf_protection_enabled")
     public let webUISecureCookieEnabled = Preference<Bool>("web_ui_secure_cookie_enabled")

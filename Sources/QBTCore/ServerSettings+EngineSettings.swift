@@ -84,6 +84,8 @@ extension ServerSettings {
         a.utpMixedMode = p[\.utpTCPMixedMode]
         a.idnSupport = p[\.idnSupportEnabled]
         a.multipleConnectionsPerIP = p[\.enableMultiConnectionsFromSameIP]
+        a.maxOutRequestQueue = p[\.maxOutstandingBlockRequests]
+        a.seedingOutgoingConnections = p[\.seedingOutgoingConnections]
         a.validateHTTPSTrackerCertificate = p[\.validateHTTPSTrackerCertificate]
         a.ssrfMitigation = p[\.ssrfMitigation]
         a.blockPeersOnPrivilegedPorts = p[\.blockPeersOnPrivilegedPorts]

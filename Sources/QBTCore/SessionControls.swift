@@ -17,10 +17,41 @@ public struct SessionControls: Sendable {
     /// The current global limits in bytes/s (0 = unlimited).
     public func globalLimits() -> (download: Int, upload: Int) { service.globalLimits() }
 
+    /// The normal and the alternative global limits, whichever mode is on (bytes/s, 0 = unlimited).
+    public struct SpeedLimits: Sendable, Equatable {
+        public var upload, download, alternativeUpload, alternativeDownload: Int
+        public init(upload: Int, download: Int, alternativeUpload: Int, alternativeDownload: Int) {
+            (self.upload, self.download, self.alternativeUpload, self.alternativeDownload) =
+                (upload, download, alternativeUpload, alternativeDownload)
+        }
+    }
+
+    public func speedLimits() -> SpeedLimits {
+        let s = service.settings
+        return SpeedLimits(upload: s[\.upLimit], download: s[\.dlLimit], alternativeUpload: s[\.altUpLimit],
+                           alternativeDownload: s[\.altDLLimit])
+    }
+
+    /// `transfer/setSpeedLimits` (5.3): all four at once. As qBittorrent keeps them: whole KiB/s, rounded down, at
+    /// least 1 KiB/s when set; 0 or less is unlimited (checked against the real 5.3.0).
+    public func setSpeedLimits(_ limits: SpeedLimits) async throws {
+        func kept(_ limit: Int) -> Int { limit > 0 ? max(1, limit / 1024) * 1024 : 0 }
+        var changes: [String: JSONValue] = [:]
+        changes[\.upLimit] = kept(limits.upload)
+        changes[\.dlLimit] = kept(limits.download)
+        changes[\.altUpLimit] = kept(limits.alternativeUpload)
+        changes[\.altDLLimit] = kept(limits.alternativeDownload)
+        try await service.settings.update(changes)
+    }
+
     /// The port libtorrent listens on now (0 while it listens on none).
     public var listenPort: Int { get async { await service.engine.listenPort } }
 
     public func transfer() async -> Transfer { await service.transfer() }
+
+    /// 5.3's `transfer/pauseSession` and `resumeSession`: all transfers held or let go, torrents' states kept.
+    public func setPaused(_ paused: Bool) async { await service.setSessionPaused(paused) }
+    public var isPaused: Bool { get async { await service.sessionPaused } }
 
     /// `app/sendTestEmail`: only while notifications are on, as in qBittorrent.
     public func sendTestMail() async { await service.sendTestMail() }

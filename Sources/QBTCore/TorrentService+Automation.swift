@@ -8,7 +8,7 @@ extension TorrentService {
     func torrentAdded(_ id: TorrentID, hasMetadata: Bool) async {
         if hasMetadata {
             await applyExcludedFileNames(id)
-            await exportTorrentFile(id, to: \.exportDir)
+            await exportTorrentFile(id, finished: false)
         }
         guard settings[\.autorunOnTorrentAddedEnabled] else { return }
         await runExternalProgram(settings[\.autorunOnTorrentAddedProgram], for: id)
@@ -18,7 +18,7 @@ extension TorrentService {
     func torrentFinished(_ id: TorrentID) async {
         guard let entry = torrents[id], !entry.work.finished else { return }
         torrents[id]?.work.finished = true
-        await exportTorrentFile(id, to: \.exportDirFin)
+        await exportTorrentFile(id, finished: true)
         await sendCompletionMail(id)
         guard settings[\.autorunEnabled] else { return }
         await runExternalProgram(settings[\.autorunProgram], for: id)

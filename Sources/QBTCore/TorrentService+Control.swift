@@ -76,18 +76,26 @@ extension TorrentService {
         }
     }
 
-    /// `action` nil leaves the torrent's share limit action as it is (≤5.1 clients do not send one).
+    /// `action` (5.2) and `mode` (5.3) nil leave the torrent's as they are (older clients do not send them).
     public func setShareLimits(_ ids: [TorrentID], ratio: Double, seedingTime: Int, inactiveSeedingTime: Int,
-                               action: String? = nil) async throws {
+                               action: String? = nil, mode: String? = nil) async throws {
         let stored = action.map { Self.shareLimitAction($0) }
+        let storedMode = mode.map { Self.shareLimitsMode($0) }
         for id in known(ids) {
             try await update(id) {
                 $0.ratioLimit = ratio
                 $0.seedingTimeLimit = seedingTime
                 $0.inactiveSeedingTimeLimit = inactiveSeedingTime
                 if let stored { $0.shareLimitAction = stored }
+                if let storedMode { $0.shareLimitsMode = storedMode }
             }
         }
+    }
+
+    /// 5.3's `ShareLimitsMode` names as stored: an unknown name, or "Default", follows the global mode.
+    static func shareLimitsMode(_ name: String?) -> String? {
+        guard let name, ["MatchAny", "MatchAll"].contains(name) else { return nil }
+        return name
     }
 
     /// 5.x's `ShareLimitAction` names as stored: an unknown name, or "Default", follows the global action.

@@ -4,8 +4,20 @@ import TorrentEngine
 /// qBittorrent's export folders: a copy of the .torrent in `export_dir` when a torrent is added (a magnet's when its
 /// metadata arrives) and in `export_dir_fin` when it finishes.
 extension TorrentService {
-    func exportTorrentFile(_ id: TorrentID, to key: KeyPath<PreferenceKeys, Preference<String>>) async {
-        let folder = settings[key]
+    /// Where a copy of the .torrent goes when a torrent is added (or finishes): `export_dir` (`export_dir_fin`), else
+    /// 5.3's backup folder when it is on (a relative one under the data folder, as qBittorrent's is under its
+    /// profile's); "" for none.
+    func exportFolder(finished: Bool) -> String {
+        let legacy = settings[finished ? \.exportDirFin : \.exportDir]
+        if !legacy.isEmpty { return legacy }
+        guard settings[finished ? \.torrentFilesFinishedBackupDirEnabled : \.torrentFilesBackupEnabled] else { return "" }
+        let folder = settings[finished ? \.torrentFilesFinishedBackupDir : \.torrentFilesBackupDir]
+        if folder.hasPrefix("/") { return folder }
+        return paths.dataDirectory + "/" + (folder.isEmpty ? "backup" : folder)
+    }
+
+    func exportTorrentFile(_ id: TorrentID, finished: Bool) async {
+        let folder = exportFolder(finished: finished)
         guard !folder.isEmpty, let name = torrents[id]?.record.name else { return }
         do {
             guard let directory = try? paths.savePath(folder) else {

@@ -60,6 +60,7 @@ extension TorrentService {
     /// inactive-seeding-time limit gets `max_ratio_act` (0 stop, 1 remove, 2 super-seed, 3 remove with files).
     func enforceShareLimits() async {
         let action = settings[\.maxRatioAct]
+        let globalMode = settings[\.shareLimitsMode]
         let now = Int64(Date().timeIntervalSince1970)
         // Only torrents that have a limit can reach one: none at all (the default) costs nothing.
         guard rowSettings.shareLimits.any || anyOwnShareLimit() else { return }
@@ -72,9 +73,14 @@ extension TorrentService {
             let ratioLimit = view.maxRatio, seedingLimit = view.maxSeedingTime, inactiveLimit = view.maxInactiveSeedingTime
             let ratio = TorrentFigures.ratio(view.status)
             let lastActive = max(view.status.lastUpload, view.status.lastDownload, r.completedOn ?? 0)
-            let reached = (ratioLimit >= 0 && ratio >= 0 && ratio >= ratioLimit)
-                || (seedingLimit >= 0 && view.status.finishedDuration >= Int64(seedingLimit) * 60)
-                || (inactiveLimit >= 0 && now - lastActive >= Int64(inactiveLimit) * 60)
+            guard ratioLimit >= 0 || seedingLimit >= 0 || inactiveLimit >= 0 else { continue }
+            let ratioReached = ratio >= 0 && ratio >= ratioLimit
+            let seedingReached = view.status.finishedDuration >= Int64(seedingLimit) * 60
+            let inactiveReached = now - lastActive >= Int64(inactiveLimit) * 60
+            // 5.3's modes: any limit that is set reached (MatchAny, the only rule before 5.3), or every one (MatchAll).
+            let reached = (r.shareLimitsMode ?? globalMode) == "MatchAll"
+                ? (ratioLimit < 0 || ratioReached) && (seedingLimit < 0 || seedingReached) && (inactiveLimit < 0 || inactiveReached)
+                : (ratioLimit >= 0 && ratioReached) || (seedingLimit >= 0 && seedingReached) || (inactiveLimit >= 0 && inactiveReached)
             guard reached else { continue }
             // The torrent's own action (5.x), else the global one.
             let own: Int? = switch r.shareLimitAction {
@@ -101,6 +107,15 @@ extension TorrentService {
                 }
             }
         }
+    }
+
+    // MARK: the whole session paused
+
+    func setSessionPaused(_ paused: Bool) async {
+        guard paused != sessionPaused else { return }
+        sessionPaused = paused
+        await engine.setSessionPaused(paused)
+        log.add(paused ? "The session is paused" : "The session is resumed", kind: .info)
     }
 
     // MARK: transfer figures and bans

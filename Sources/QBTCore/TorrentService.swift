@@ -26,6 +26,8 @@ public actor TorrentService {
     /// What every row depends on besides its torrent: the global share limits and whether the queue is on.
     var rowSettings = RowSettings()
     var allTime = AllTime()
+    /// 5.3's `transfer/pauseSession`: every transfer held, torrents' own states untouched (`start_paused` at start).
+    var sessionPaused = false
     /// Torrents handed to the engine whose add has not answered yet, with the events raised for them meanwhile.
     var addsInFlight: [TorrentID: HeldEvents] = [:]
     /// The last IP filter file read well (kept when a later one cannot be read).
@@ -82,6 +84,7 @@ public actor TorrentService {
         await configureWatchedFolders()
         await configureTrackerList()
         await loadStatistics()
+        if settings[\.startPaused] { await setSessionPaused(true) }
         rowSettings.shareLimits = ShareLimits(settings.current)
         tasks.append(Task { [weak self] in
             var ticks = 0
@@ -216,7 +219,7 @@ public actor TorrentService {
                 try await engine.saveResumeData(id)
                 await applyExcludedFileNames(id)  // a magnet's, now that it has files
                 await markIncompleteFiles([id])
-                await exportTorrentFile(id, to: \.exportDir)  // and something to export
+                await exportTorrentFile(id, finished: false)  // and something to export
             } catch {
                 logger.error("could not store the metadata of \(id): \(error)")
             }
@@ -331,6 +334,7 @@ public actor TorrentService {
             record.forceStart = options.forced
             record.downloadPath = tempPath
             record.shareLimitAction = Self.shareLimitAction(options.shareLimitAction)
+            record.shareLimitsMode = Self.shareLimitsMode(options.shareLimitsMode)
             if !options.stopped, let condition {
                 // 5.1: a torrent that already has its metadata is added stopped under MetadataReceived.
                 let hasMetadata = if case .metainfo = torrent.source { true } else { false }

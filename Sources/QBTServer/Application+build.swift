@@ -65,9 +65,9 @@ public func buildApplication(
                                            logger: logger)
     MemoryTuning.trim()
     let keys = try await APIKeyRing(store: store, logger: logger)
-    let sessions = SessionManager(policy: policy.sessions)
-    gate.followPreferences(settings, sessions: sessions, log: config.eventLog)
     let identity = Identity(profile: config.profile)
+    let sessions = SessionManager(policy: policy.sessions, countLimited: identity.profile >= .v5_3)
+    gate.followPreferences(settings, sessions: sessions, log: config.eventLog)
     var streamSettings = StreamService.Configuration(cacheDirectory: config.streamCacheDirectory ?? paths.dataDirectory + "/stream-cache")
     streamSettings.keepCompleted = config.streamKeepCompleted
     streamSettings.budget = config.streamCacheBudget

@@ -150,6 +150,11 @@ extension Store {
                 t.add(column: "scope", .text).notNull().defaults(to: "full")  // full, read-only, music, stream, upload
             }
         }
+        migrator.registerMigration("v12: share limits modes of torrents") { db in
+            try db.alter(table: "torrents") { t in
+                t.add(column: "share_limits_mode", .text)  // NULL: the global share_limits_mode
+            }
+        }
         return migrator
     }
 }

@@ -37,6 +37,9 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     /// 5.x's per-torrent share limit action ("Stop", "Remove", "RemoveWithContent", "EnableSuperSeeding"); nil: the
     /// global `max_ratio_act`.
     public var shareLimitAction: String?
+    /// 5.3's per-torrent share limits mode ("MatchAny": any limit reached, "MatchAll": every limit set reached); nil:
+    /// the global `share_limits_mode`.
+    public var shareLimitsMode: String?
     public var resumeData: Data?
 
     enum CodingKeys: String, CodingKey {
@@ -47,7 +50,7 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         case inactiveSeedingTimeLimit = "inactive_seeding_time_limit", autoTMM = "auto_tmm"
         case resumeData = "resume_data", forceStart = "force_start", superSeeding = "super_seeding"
         case downloadPath = "download_path", stopCondition = "stop_condition", comment
-        case shareLimitAction = "share_limit_action"
+        case shareLimitAction = "share_limit_action", shareLimitsMode = "share_limits_mode"
     }
 
     public init(
@@ -79,6 +82,7 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         self.stopCondition = nil
         self.comment = nil
         self.shareLimitAction = nil
+        self.shareLimitsMode = nil
         self.resumeData = nil
     }
 }

@@ -68,6 +68,8 @@ public struct EngineSettings: Sendable, Equatable {
         public var utpMixedMode = 0               // utp_tcp_mixed_mode: 0 prefer TCP, 1 peer proportional
         public var idnSupport = false             // idn_support_enabled
         public var multipleConnectionsPerIP = true  // enable_multi_connections_from_same_ip (qBittorrent: false)
+        public var maxOutRequestQueue = 2000      // max_outstanding_block_requests (5.3; libtorrent's own default is 500)
+        public var seedingOutgoingConnections = true  // seeding_outgoing_connections (5.3)
         public var validateHTTPSTrackerCertificate = true  // validate_https_tracker_certificate
         public var ssrfMitigation = true          // ssrf_mitigation
         public var blockPeersOnPrivilegedPorts = false  // block_peers_on_privileged_ports
@@ -127,6 +129,8 @@ public struct EngineSettings: Sendable, Equatable {
                 ("mixed_mode_algorithm", utpMixedMode == 1 ? "1" : "0"),  // peer_proportional 1, prefer_tcp 0
                 ("allow_idna", String(idnSupport)),
                 ("allow_multiple_connections_per_ip", String(multipleConnectionsPerIP)),
+                ("max_out_request_queue", i(max(1, maxOutRequestQueue))),
+                ("seeding_outgoing_connections", String(seedingOutgoingConnections)),
                 ("validate_https_trackers", String(validateHTTPSTrackerCertificate)),
                 ("ssrf_mitigation", String(ssrfMitigation)),
                 ("no_connect_privileged_ports", String(blockPeersOnPrivilegedPorts)),

@@ -55,6 +55,9 @@ public struct SessionCounters: Sendable, Equatable {
     public var wastedBytes: Int64 = 0
     public var queuedDiskJobs: Int64 = 0
     public var peerConnections: Int64 = 0
+    /// libtorrent's disk request latency (µs) and its queued tracker announces (5.3's server_state).
+    public var requestLatency: Int64 = 0
+    public var queuedTrackerAnnounces: Int64 = 0
     public var listening = false
     public var hasIncoming = false
 
@@ -265,6 +268,8 @@ extension LibtorrentEngine {
 
     public func resetPeers() { if !closed { qbt_reset_peers_all(sessionRaw) } }
 
+    public func setSessionPaused(_ paused: Bool) { if !closed { qbt_set_session_paused(sessionRaw, paused) } }
+
     public func setIPFilter(_ rules: IPFilterRules) {
         guard !closed else { return }
         let v4 = rules.v4.flatMap { [$0.lowerBound, $0.upperBound] }
@@ -287,9 +292,12 @@ extension LibtorrentEngine {
         guard !closed else { return SessionCounters() }
         var c = qbt_session_counters()
         qbt_get_session_counters(sessionRaw, &c)
-        return SessionCounters(dhtNodes: c.dht_nodes, receivedBytes: c.recv_bytes, sentBytes: c.sent_bytes,
+        var counters = SessionCounters(dhtNodes: c.dht_nodes, receivedBytes: c.recv_bytes, sentBytes: c.sent_bytes,
                                wastedBytes: c.wasted_bytes, queuedDiskJobs: c.queued_disk_jobs,
                                peerConnections: c.peer_connections, listening: c.listening, hasIncoming: c.has_incoming)
+        counters.requestLatency = c.request_latency
+        counters.queuedTrackerAnnounces = c.queued_tracker_announces
+        return counters
     }
 }
 

@@ -140,6 +140,8 @@ public protocol TorrentEngine: Actor {
     func ban(ip: String) -> Bool
     /// Every torrent drops its peers and announces again (the route to peers changed).
     func resetPeers()
+    /// Pauses every transfer of the session, or resumes them; torrents keep their own states.
+    func setSessionPaused(_ paused: Bool)
     /// Replaces the whole IP filter (the filter file's ranges and the bans) with these rules.
     func setIPFilter(_ rules: IPFilterRules)
 

@@ -132,11 +132,31 @@ final class PreferenceCatalogueTests: XCTestCase {
         var keys = keys
         keys[.v5_2] = keys[.v5_1]!.union(["hostname_cache_ttl", "resolve_peer_host_names", "web_ui_api_key"])
             .subtracting(["use_subcategories"])
+        keys[.v5_3] = keys[.v5_2]!.union(v5_3Added).subtracting(["export_dir", "export_dir_fin", "mail_notification_ssl_enabled"])
         return keys
     }
 
+    /// The keys the real 5.3.0 (Debian sid's qbittorrent-nox 5.3.0-1) reports beyond 5.2.3's, read from its
+    /// `app/preferences` on 2026-12-06.
+    static let v5_3Added: Set<String> = [
+        "confirm_remove_all_tags", "confirm_remove_tracker_from_all_torrents", "enable_multi_connections_from_same_peer_id",
+        "i2p_inbound_length_variance", "i2p_outbound_length_variance", "i2p_pex_enabled", "mail_notification_encryption_type",
+        "max_outstanding_block_requests", "remove_torrent_file_backup", "seeding_outgoing_connections", "share_limits_mode",
+        "shutdown_timeout", "start_paused", "store_search_job_results", "store_search_jobs", "torrent_files_backup_dir",
+        "torrent_files_backup_enabled", "torrent_files_finished_backup_dir", "torrent_files_finished_backup_dir_enabled",
+        "web_ui_sessions_count_limit", "webtorrent_stun_server",
+    ]
+
     /// qBittorrent's JSON type per key (`max_ratio` is the only double).
     static let qBittorrentTypes: [String: PreferenceEntry.ValueType] = [
+        "confirm_remove_all_tags": .bool, "confirm_remove_tracker_from_all_torrents": .bool,
+        "enable_multi_connections_from_same_peer_id": .bool, "i2p_inbound_length_variance": .int,
+        "i2p_outbound_length_variance": .int, "i2p_pex_enabled": .bool, "mail_notification_encryption_type": .string,
+        "max_outstanding_block_requests": .int, "remove_torrent_file_backup": .bool, "seeding_outgoing_connections": .bool,
+        "share_limits_mode": .string, "shutdown_timeout": .int, "start_paused": .bool, "store_search_job_results": .bool,
+        "store_search_jobs": .bool, "torrent_files_backup_dir": .string, "torrent_files_backup_enabled": .bool,
+        "torrent_files_finished_backup_dir": .string, "torrent_files_finished_backup_dir_enabled": .bool,
+        "web_ui_sessions_count_limit": .int, "webtorrent_stun_server": .string,
         "add_stopped_enabled": .bool, "add_to_top_of_queue": .bool, "add_trackers": .string,
         "add_trackers_enabled": .bool, "add_trackers_from_url_enabled": .bool, "add_trackers_url": .string,
         "add_trackers_url_list": .string, "alt_dl_limit": .int, "alt_up_limit": .int,
@@ -316,7 +336,9 @@ final class PreferenceCatalogueTests: XCTestCase {
             return "\(await server.service.categorySavePath("p/c")) \(names) \(placed)"
         },
         // max_ratio_act is read where a limit is reached (enforceShareLimits); this only proves it is stored.
-        .shareLimits: { "\(ShareLimits($0.service.settings.current)) \($0.service.settings[\.maxRatioAct])" },
+        .shareLimits: {
+            "\(ShareLimits($0.service.settings.current)) \($0.service.settings[\.maxRatioAct]) \($0.service.settings[\.shareLimitsMode])"
+        },
         .speedSchedule: { String(describing: $0.service.settings.scheduleWantsAlternative(at: PreferenceCatalogueTests.monday, calendar: PreferenceCatalogueTests.utc)) },
         .httpFetch: { "\($0.service.settings.fetchRoute(for: .misc))" },
         .torrentDefaults: { server in
@@ -345,6 +367,9 @@ final class PreferenceCatalogueTests: XCTestCase {
         "use_https", "web_ui_https_cert_path", "web_ui_https_key_path",  // e2e: test_https.py
         "autorun_enabled", "autorun_program", "autorun_on_torrent_added_enabled",  // e2e: test_automation.py
         "autorun_on_torrent_added_program", "scan_dirs", "export_dir", "export_dir_fin", "add_trackers_enabled",
+        "torrent_files_backup_enabled", "torrent_files_backup_dir",  // e2e: test_v53.py
+        "torrent_files_finished_backup_dir_enabled", "torrent_files_finished_backup_dir",
+        "web_ui_sessions_count_limit", "start_paused",  // e2e: test_v53.py (start_paused acts at the next start)
         "add_trackers", "add_trackers_from_url_enabled", "add_trackers_url", "add_trackers_url_list",
         "excluded_file_names_enabled", "excluded_file_names", "torrent_stop_condition", "mail_notification_enabled",
         "mail_notification_sender", "mail_notification_email", "mail_notification_smtp", "mail_notification_ssl_enabled",
@@ -399,6 +424,7 @@ final class PreferenceCatalogueTests: XCTestCase {
         case "schedule_from_min", "schedule_to_min": return .int(30)
         case "scheduler_days": return .int(2)  // weekends; the probe asks about a Monday
         case "torrent_content_layout": return .string("Subfolder")
+        case "share_limits_mode": return .string("MatchAll")
         case "locale": return .string("fr")
         case "scan_dirs": return .object(["/tmp": .int(0)])
         default: break

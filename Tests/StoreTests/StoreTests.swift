@@ -25,7 +25,8 @@ final class StoreTests: XCTestCase {
                         "v3: SSL parameters of torrents", "v4: search plugins", "v5: tus uploads",
                         "v6: stop conditions of torrents", "v7: comments set on torrents",
                         "v8: share limit actions of torrents", "v9: category download paths on with no path of their own",
-                        "v10: RSS feeds, articles and auto-download rules", "v11: API key scopes"]
+                        "v10: RSS feeds, articles and auto-download rules", "v11: API key scopes",
+                        "v12: share limits modes of torrents"]
         XCTAssertEqual(try Store(path: path).appliedMigrations(), expected)
         XCTAssertEqual(try Store(path: path).appliedMigrations().count, expected.count)
     }

@@ -40,6 +40,7 @@ final class TorrentFactsRowTests: XCTestCase {
         "downloadPath": { $0.downloadPath = "/incomplete" },
         "comment": { $0.comment = "a comment of its own" },
         "shareLimitAction": { $0.shareLimitAction = "Remove" },
+        "shareLimitsMode": { $0.shareLimitsMode = "MatchAll" },
     ]
 
     /// Stored fields that no row shows, and why.
@@ -55,7 +56,7 @@ final class TorrentFactsRowTests: XCTestCase {
         var status = TorrentStatus(id: facts.record.id, name: "t", savePath: "/data")
         status.hasMetadata = true
         let view = TorrentView(facts: facts, status: status, globalLimits: ShareLimits(), queueingEnabled: false)
-        return TorrentInfo(view, identity: Identity(profile: .v5_2))
+        return TorrentInfo(view, identity: Identity(profile: .v5_3))
     }
 
     var facts: TorrentFacts {

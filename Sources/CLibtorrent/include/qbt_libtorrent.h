@@ -378,6 +378,10 @@ bool qbt_punch_hole(const char *path, int64_t offset, int64_t length);
 /// again: after the network binding or the proxy changed, peers that failed by the old route are tried anew.
 void qbt_reset_peers_all(qbt_session *session);
 
+/// Pauses the whole session (every torrent stops transferring, their own states untouched) or resumes it
+/// (qBittorrent 5.3's transfer/pauseSession).
+void qbt_set_session_paused(qbt_session *session, bool paused);
+
 /// Replaces the session's IP filter (bans included) with these blocked ranges: `v4` holds `v4_count` pairs of
 /// [first, last] addresses in host byte order, `v6` holds `v6_count` pairs of 16-byte addresses in network order.
 bool qbt_set_ip_filter(qbt_session *session, const uint32_t *v4, size_t v4_count, const uint8_t *v6, size_t v6_count);
@@ -389,6 +393,8 @@ typedef struct {
     int64_t wasted_bytes;
     int64_t queued_disk_jobs;
     int64_t peer_connections;
+    int64_t request_latency;    // disk.request_latency (microseconds; 5.3's server_state.request_latency)
+    int64_t queued_tracker_announces;
     bool listening;
     bool has_incoming;
 } qbt_session_counters;

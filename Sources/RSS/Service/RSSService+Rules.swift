@@ -38,6 +38,16 @@ extension RSSService {
         do { try await persist { try await $0.rss.renameRSSRule(name, to: newName) } } catch { throw RSSError.store("\(error)") }
     }
 
+    /// `rss/cloneRule` (5.3): a copy under a new name, disabled, with no matched episodes and no last match, so it
+    /// matches afresh once enabled. Nothing happens when the source is missing or the name taken.
+    public func cloneRule(_ name: String, as cloneName: String) async throws {
+        guard var rule = rule(name), !rules.contains(where: { $0.name == cloneName }) else { return }
+        rule.enabled = false
+        rule.previouslyMatchedEpisodes = []
+        rule.lastMatch = nil
+        try await setRule(cloneName, rule)
+    }
+
     public func removeRule(_ name: String) async throws {
         guard let i = rules.firstIndex(where: { $0.name == name }) else { return }
         rules.remove(at: i)

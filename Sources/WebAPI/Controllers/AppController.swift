@@ -3,6 +3,7 @@ import HTTPKit
 import Music
 import QBTCore
 import Store
+import SystemKit
 import TorrentEngine
 
 /// `/api/v2/app/*`: identity, build facts, preferences, network interfaces, shutdown and API keys.
@@ -59,6 +60,8 @@ public struct AppController: APIController {
                 .json(.array(NetworkInterfaces.addresses(of: try p.required("iface")).map { .string($0) }))
             },
             "getDirectoryContent": .get { p, _ in try directoryContent(p) },
+            // 5.3: free bytes where the path is, or where its nearest existing ancestor is (a folder made on demand).
+            "getFreeSpaceAtPath": .get { p, _ in .text(String(Self.freeSpace(at: try p.required("path")))) }.since(.v5_3),
             // qBittorrent answers at once and mails in the background (only while notifications are on).
             "sendTestEmail": .post { _, _ in
                 await service.session.sendTestMail()
@@ -163,5 +166,17 @@ public struct AppController: APIController {
             return .string(path + "/" + name)
         }
         return .json(.array(out))
+    }
+
+    /// -1 when neither the path nor any ancestor can be asked (as qBittorrent's `freeDiskSpaceOnPath`).
+    static func freeSpace(at path: String) -> Int64 {
+        var current = path
+        while !current.isEmpty {
+            if let free = DiskSpace.available(at: current) { return free }
+            let parent = (current as NSString).deletingLastPathComponent
+            if parent == current { break }
+            current = parent
+        }
+        return -1
     }
 }

@@ -78,6 +78,11 @@ public struct RSSController: APIController {
                 try await rss.renameRule(name, to: newName)
                 return .empty
             },
+            "cloneRule": .post { p, _ in
+                let name = try text(p, "sourceName"), cloneName = try text(p, "cloneName")
+                try await rss.cloneRule(name, as: cloneName)
+                return .empty
+            }.since(.v5_3),
             "removeRule": .post { p, _ in
                 let name = try text(p, "ruleName")
                 try await rss.removeRule(name)

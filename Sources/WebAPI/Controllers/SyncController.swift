@@ -106,6 +106,11 @@ public struct SyncController: APIController {
             s["last_external_address_v4"] = .string("")
             s["last_external_address_v6"] = .string("")
         }
+        if identity.profile >= .v5_3 {
+            s["queued_tracker_announces"] = .int(t.counters.queuedTrackerAnnounces)
+            s["request_latency"] = .int(t.counters.requestLatency)
+            s["session_state"] = .bool(await service.session.isPaused)
+        }
         return s
     }
 }

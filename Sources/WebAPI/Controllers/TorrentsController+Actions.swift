@@ -97,14 +97,14 @@ extension TorrentsController {
             // 5.2: how many connected peers have each piece.
             "pieceAvailability": .get { p, _ in
                 .json(.array(try await service.swarm.pieceAvailability(try await existing(p)).map { .int(Int64($0)) }))
-            },
+            }.since(.v5_2),
             // 5.2: the comment qBittorrent shows for the torrent (trimmed; the .torrent is not rewritten).
             "setComment": .post { p, _ in
                 let ids = try await hashes(p)
                 let comment = try p.required("comment").trimmingCharacters(in: .whitespacesAndNewlines)
                 try await service.setComment(ids, comment)
                 return .done
-            },
+            }.since(.v5_2),
             "pieceHashes": .get { p, _ in
                 .json(.array(try await service.swarm.pieceHashes(try await existing(p)).map { .string($0) }))
             },
@@ -219,12 +219,13 @@ extension TorrentsController {
             "setShareLimits": .post { p, _ in
                 let ids = try await hashes(p)
                 guard let ratio = p.double("ratioLimit"), let seeding = p.int("seedingTimeLimit") else { throw QBitError.badParams() }
-                // 5.2 requires `shareLimitAction`, as qBittorrent 5.2 does.
+                // 5.2 requires `shareLimitAction` and 5.3 `shareLimitsMode` too, as those releases do.
                 if identity.profile >= .v5_2 { _ = try p.required("shareLimitAction") }
+                if identity.profile >= .v5_3 { _ = try p.required("shareLimitsMode") }
                 // 4.6 made `inactiveSeedingTimeLimit` required; 4.5 clients do not send it, so it defaults to global.
                 try await service.setShareLimits(ids, ratio: ratio, seedingTime: seeding,
                                              inactiveSeedingTime: p.int("inactiveSeedingTimeLimit") ?? -2,
-                                             action: p["shareLimitAction"])
+                                             action: p["shareLimitAction"], mode: p["shareLimitsMode"])
                 return .empty
             },
             "toggleSequentialDownload": .post { p, _ in try await service.toggleSequential(try await hashes(p)); return .empty },

@@ -10,9 +10,9 @@ import TorrentEngine
 extension TorrentsController {
     var metadataActions: [String: APIAction] {
         [
-            "fetchMetadata": .post { p, _ in try await fetchMetadata(p) },
-            "parseMetadata": .post { p, _ in try parseMetadata(p) },
-            "saveMetadata": .get { p, _ in try await saveMetadata(p) },
+            "fetchMetadata": .post { p, _ in try await fetchMetadata(p) }.since(.v5_2),
+            "parseMetadata": .post { p, _ in try parseMetadata(p) }.since(.v5_2),
+            "saveMetadata": .get { p, _ in try await saveMetadata(p) }.since(.v5_2),
         ]
     }
 

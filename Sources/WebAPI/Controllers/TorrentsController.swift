@@ -53,7 +53,6 @@ public struct TorrentsController: APIController {
             "bottomPrio": .post { p, _ in try await service.queue(try await hashes(p), .bottom); return .empty },
         ].merging(swarmActions) { $1 }.merging(settingActions) { $1 }.merging(organizeActions) { $1 }
             .merging(metadataActions) { $1 }
-            .filter { identity.profile >= .v5_2 || !Self.v5_2Actions.contains($0.key) }
     }
 
     /// A `|` list of torrents or `all`, unknown ones left out (5.2's `applyToTorrents`).
@@ -67,11 +66,6 @@ public struct TorrentsController: APIController {
         }
         return ids
     }
-
-    /// Routes qBittorrent 5.2 added: the older profiles answer 404 for them, as those releases do.
-    static let v5_2Actions: Set<String> = [
-        "pieceAvailability", "setComment", "fetchMetadata", "parseMetadata", "saveMetadata",
-    ]
 
     /// `hashes`: `|`-separated, case-insensitive, or `all`. Missing is a 400.
     func hashes(_ p: Parameters) async throws -> [TorrentID] {
@@ -257,6 +251,7 @@ public struct TorrentsController: APIController {
         if p["stopped"] == nil && p["paused"] == nil { options.stopped = settings[\.addStoppedEnabled] }
         if let condition = p["stopCondition"], !condition.isEmpty { options.stopCondition = condition }
         options.shareLimitAction = p["shareLimitAction"]
+        options.shareLimitsMode = p["shareLimitsMode"]
 
         let urls = (p["urls"] ?? "").split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

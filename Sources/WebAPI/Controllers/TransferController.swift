@@ -53,6 +53,24 @@ public struct TransferController: APIController {
                 try await service.session.setGlobalLimit(upload: limit)
                 return .empty
             },
+            // 5.3: the four global limits at once, in bytes/s (0: unlimited); setting needs all four.
+            "getSpeedLimits": .get { _, _ in
+                let limits = service.session.speedLimits()
+                return .json(.object(["up_limit": .int(Int64(limits.upload)), "dl_limit": .int(Int64(limits.download)),
+                                      "alt_up_limit": .int(Int64(limits.alternativeUpload)),
+                                      "alt_dl_limit": .int(Int64(limits.alternativeDownload))]))
+            }.since(.v5_3),
+            "setSpeedLimits": .post { p, _ in
+                let values = try ["up_limit", "dl_limit", "alt_up_limit", "alt_dl_limit"].map { name in
+                    _ = try p.required(name)
+                    return p.int(name) ?? 0  // Qt's toInt: not a number is 0
+                }
+                try await service.session.setSpeedLimits(.init(upload: values[0], download: values[1],
+                                                                alternativeUpload: values[2], alternativeDownload: values[3]))
+                return .done
+            }.since(.v5_3),
+            "pauseSession": .post { _, _ in await service.session.setPaused(true); return .done }.since(.v5_3),
+            "resumeSession": .post { _, _ in await service.session.setPaused(false); return .done }.since(.v5_3),
             "banPeers": .post { p, _ in
                 let peers = try p.required("peers").split(separator: "|").map(String.init)
                 await service.swarm.banPeers(peers)

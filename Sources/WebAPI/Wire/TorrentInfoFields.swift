@@ -94,6 +94,7 @@ extension TorrentInfo {
         Field("seen_complete") { .int(Int64($0.seen_complete)) },
         Field("seq_dl") { .bool($0.seq_dl) },
         Field("share_limit_action", since: .v5_2) { .string($0.share_limit_action) },
+        Field("share_limits_mode", since: .v5_3) { .string($0.share_limits_mode) },
         Field("size") { .int(Int64($0.size)) },
         Field("state") { .string($0.state) },
         Field("super_seeding") { .bool($0.super_seeding) },
