@@ -24,6 +24,12 @@ public struct Parameters: Sendable {
         return value
     }
 
+    /// qBittorrent's `requireParams`: every missing name at once, in the order given (5.2's text lists them all).
+    public func require(_ names: String...) throws {
+        let missing = names.filter { fields[$0] == nil }
+        guard missing.isEmpty else { throw QBitError.missingParameter(missing.joined(separator: ", ")) }
+    }
+
     /// `Utils::String::parseBool`: only "true"/"false", any case; anything else is "not given".
     public func bool(_ name: String) -> Bool? {
         switch fields[name]?.lowercased() {

@@ -79,6 +79,7 @@ public struct RSSController: APIController {
                 return .empty
             },
             "cloneRule": .post { p, _ in
+                try p.require("sourceName", "cloneName")
                 let name = try text(p, "sourceName"), cloneName = try text(p, "cloneName")
                 try await rss.cloneRule(name, as: cloneName)
                 return .empty

@@ -217,11 +217,14 @@ extension TorrentsController {
                 return .empty
             },
             "setShareLimits": .post { p, _ in
+                // 5.2 requires every limit and the action, 5.3 the mode too, and names all that are missing.
+                if identity.profile >= .v5_3 {
+                    try p.require("hashes", "ratioLimit", "seedingTimeLimit", "inactiveSeedingTimeLimit", "shareLimitAction", "shareLimitsMode")
+                } else if identity.profile >= .v5_2 {
+                    try p.require("hashes", "ratioLimit", "seedingTimeLimit", "inactiveSeedingTimeLimit", "shareLimitAction")
+                }
                 let ids = try await hashes(p)
                 guard let ratio = p.double("ratioLimit"), let seeding = p.int("seedingTimeLimit") else { throw QBitError.badParams() }
-                // 5.2 requires `shareLimitAction` and 5.3 `shareLimitsMode` too, as those releases do.
-                if identity.profile >= .v5_2 { _ = try p.required("shareLimitAction") }
-                if identity.profile >= .v5_3 { _ = try p.required("shareLimitsMode") }
                 // 4.6 made `inactiveSeedingTimeLimit` required; 4.5 clients do not send it, so it defaults to global.
                 try await service.setShareLimits(ids, ratio: ratio, seedingTime: seeding,
                                              inactiveSeedingTime: p.int("inactiveSeedingTimeLimit") ?? -2,

@@ -61,10 +61,9 @@ public struct TransferController: APIController {
                                       "alt_dl_limit": .int(Int64(limits.alternativeDownload))]))
             }.since(.v5_3),
             "setSpeedLimits": .post { p, _ in
-                let values = try ["up_limit", "dl_limit", "alt_up_limit", "alt_dl_limit"].map { name in
-                    _ = try p.required(name)
-                    return p.int(name) ?? 0  // Qt's toInt: not a number is 0
-                }
+                try p.require("up_limit", "dl_limit", "alt_up_limit", "alt_dl_limit")
+                // Qt's toInt: not a number is 0.
+                let values = ["up_limit", "dl_limit", "alt_up_limit", "alt_dl_limit"].map { p.int($0) ?? 0 }
                 try await service.session.setSpeedLimits(.init(upload: values[0], download: values[1],
                                                                 alternativeUpload: values[2], alternativeDownload: values[3]))
                 return .done
