@@ -114,7 +114,7 @@ public struct APIRouter: Sendable {
         let clientIP = gate.clientIP(socketIP: context.socketIP, forwardedFor: request.headers[.xForwardedFor])
         let policy = gate.policy
         let bearer = Self.credential(request, scheme: "Bearer")
-        if csrf, bearer == nil, policy.csrfProtection, Self.isCrossSite(request) {
+        if csrf, bearer == nil, policy.csrfProtection, isCrossSite(request) {
             logger.warning("WebAPI: CSRF attack detected. Origin: \(request.headers[.origin] ?? "-"), Host: \(request.head.authority ?? "-")")
             return .refused
         }
@@ -192,13 +192,19 @@ public struct APIRouter: Sendable {
     /// interface reaches routes that otherwise take only API keys (the music library).
     @Sendable public func sameSiteSession(_ request: Request) async -> Bool {
         guard let sid = Self.sessionID(in: request) else { return false }
-        if gate.policy.csrfProtection, Self.isCrossSite(request) { return false }
+        if gate.policy.csrfProtection, isCrossSite(request) { return false }
         return await sessions.touch(sid) != nil
     }
 
-    static func isCrossSite(_ request: Request) -> Bool {
-        WebGate.isCrossSite(origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
-                            host: request.head.authority, forwardedHost: request.headers[.xForwardedHost])
+    /// qBittorrent's CSRF test: Origin or Referer naming another host; from 5.3 also a browser's `Sec-Fetch-Site`
+    /// saying anything but `same-origin` or `none` (a request without it is let through, as 5.3.0 does).
+    func isCrossSite(_ request: Request) -> Bool {
+        if identity.profile >= .v5_3, let site = request.headers[.init("Sec-Fetch-Site")!]?.lowercased(),
+           !["", "same-origin", "none"].contains(site) {
+            return true
+        }
+        return WebGate.isCrossSite(origin: request.headers[.origin], referer: request.headers[.init("Referer")!],
+                                   host: request.head.authority, forwardedHost: request.headers[.xForwardedHost])
     }
 
     /// The refusal of a key whose scope does not reach the route.
