@@ -97,8 +97,8 @@ public struct RSSController: APIController {
             },
         ]
         if modern {
-            // 5.2 takes it by GET too (it is not in its POST-only table).
-            table["setFeedRefreshInterval"] = .get { p, _ in
+            // 5.2 takes it by GET too (it is not in its POST-only table); 5.3 by POST only.
+            table["setFeedRefreshInterval"] = APIAction(methods: identity.profile >= .v5_3 ? .postOnly : .getOrPost, isPublic: false) { p, _ in
                 let path = try p.required("path"), raw = try p.required("refreshInterval")
                 guard let seconds = Int(raw), seconds >= 0 else { throw QBitError.badParams("Invalid 'refreshInterval' value") }
                 try await rss.setFeedRefreshInterval(path: path, seconds: seconds)

@@ -75,7 +75,8 @@ public struct SearchController: APIController {
         ]
         if identity.profile != .v4_6 {
             // 5.0: a magnet is added as is; otherwise the .torrent is fetched (qbtd does not run nova2dl.py).
-            table["downloadTorrent"] = .get { p, _ in
+            // 5.3 takes it by POST only.
+            table["downloadTorrent"] = APIAction(methods: identity.profile >= .v5_3 ? .postOnly : .getOrPost, isPublic: false) { p, _ in
                 let url = try p.required("torrentUrl")
                 _ = try p.required("pluginName")
                 if let source = await fetcher.source(for: url, route: settings.fetchRoute(for: .misc)) { _ = await service.add(source, options: AddOptions()) }

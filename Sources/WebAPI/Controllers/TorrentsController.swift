@@ -233,7 +233,9 @@ public struct TorrentsController: APIController {
         options.tags = (p.list("tags", separator: ",") ?? []).map { $0.trimmingCharacters(in: .whitespaces) }
         // 5.x says `stopped`, 4.x says `paused`: either one stops the torrent.
         options.stopped = p.bool("stopped") ?? p.bool("paused") ?? false
-        options.skipChecking = p.bool("skip_checking") ?? p.bool("seedMode") ?? false
+        // 5.3 renamed skip_checking (libtorrent's seed mode either way) to seedMode and ignores the old name.
+        options.skipChecking = identity.profile >= .v5_3 ? p.bool("seedMode") ?? false
+            : p.bool("skip_checking") ?? p.bool("seedMode") ?? false
         options.sequential = p.bool("sequentialDownload") ?? false
         options.firstLastPiecePrio = p.bool("firstLastPiecePrio") ?? false
         options.rename = p["rename"]?.trimmingCharacters(in: .whitespaces)
