@@ -39,8 +39,11 @@ qbt_result qbt_create_torrent_ex(const char *path, const qbt_create_options *opt
         std::string parent = slash == std::string::npos ? "." : (slash == 0 ? "/" : full.substr(0, slash));
         lt::file_storage fs;
         // qbtd's own temp files (uploads and tus data in progress: .qbtd-*) never end up in a torrent.
-        lt::add_files(fs, full, [](std::string const &p) {
-            return p.substr(p.find_last_of('/') + 1).rfind(".qbtd-", 0) != 0;
+        bool const ignore_dotfiles = options->ignore_dotfiles;
+        lt::add_files(fs, full, [ignore_dotfiles](std::string const &p) {
+            std::string const name = p.substr(p.find_last_of('/') + 1);
+            if (ignore_dotfiles && !name.empty() && name[0] == '.') return false;
+            return name.rfind(".qbtd-", 0) != 0;
         });
         if (fs.num_files() == 0) {
             set_error(error, "nothing to share at " + full);

@@ -123,7 +123,7 @@ public func buildApplication(
         RSSController(rss: rss, identity: identity),
         QbtdController(keys: keys, sessions: sessions, search: search, paths: paths, routes: routeList),
         StreamController(streams: streams),
-        TorrentCreatorController(creator: creator, paths: paths),
+        TorrentCreatorController(creator: creator, paths: paths, identity: identity),
     ] + (identity.profile >= .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
     let api = APIRouter(controllers: controllers, sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
     // qbtd's web interface plays music with its session (same-site requests only, as the API's CSRF rule).

@@ -23,6 +23,8 @@ public struct TorrentCreationOptions: Sendable, Equatable {
     /// Tiers of tracker URLs.
     public var trackers: [[String]] = []
     public var urlSeeds: [String] = []
+    /// 5.3: files and folders whose names start with `.` are left out.
+    public var ignoreDotfiles = false
 
     public init() {}
 }
@@ -50,7 +52,8 @@ extension TorrentCreator {
                     options.urlSeeds.joined(separator: "\n").withCString { seeds in
                         var c = qbt_create_options(piece_size: Int32(clamping: options.pieceSize), format: options.format.rawValue,
                                                    is_private: options.isPrivate, comment: comment, source: source,
-                                                   trackers: trackerText, url_seeds: seeds)
+                                                   trackers: trackerText, url_seeds: seeds,
+                                                   ignore_dotfiles: options.ignoreDotfiles)
                         return qbt_create_torrent_ex(path, &c, { ctx, done, total in
                             Unmanaged<Run>.fromOpaque(ctx!).takeUnretainedValue().progress(Int(done), Int(total))
                         }, { ctx, data, size in

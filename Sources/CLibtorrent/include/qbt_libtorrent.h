@@ -416,6 +416,7 @@ typedef struct {
     const char *source;
     const char *trackers;
     const char *url_seeds;
+    bool ignore_dotfiles;  // 5.3's ignoreDotfiles: files and folders whose names start with '.' are left out
 } qbt_create_options;
 
 /// Called after each piece is hashed; returning false stops the creation (QBT_ERR_FAILED, "cancelled").

@@ -10,10 +10,12 @@ public struct TorrentCreatorController: APIController {
     public let scope = "torrentcreator"
     let creator: TorrentCreationManager
     let paths: ServerPaths
+    let identity: Identity
 
-    public init(creator: TorrentCreationManager, paths: ServerPaths) {
+    public init(creator: TorrentCreationManager, paths: ServerPaths, identity: Identity) {
         self.creator = creator
         self.paths = paths
+        self.identity = identity
     }
 
     public var actions: [String: APIAction] {
@@ -29,6 +31,7 @@ public struct TorrentCreatorController: APIController {
                     sourcePath: try Self.sourcePath(source, paths),
                     torrentFilePath: torrentFile, startSeeding: p.bool("startSeeding") ?? (torrentFile == nil))
                 params.options.isPrivate = p.bool("private") ?? false
+                if identity.profile >= .v5_3 { params.options.ignoreDotfiles = p.bool("ignoreDotfiles") ?? true }
                 params.options.format = switch p["format"]?.lowercased() {
                 case "v1": .v1
                 case "v2": .v2
@@ -54,7 +57,7 @@ public struct TorrentCreatorController: APIController {
                     guard let task = await creator.task(id) else { throw QBitError.notFound() }
                     tasks = [task]
                 }
-                return .json(.array(tasks.map(Self.json)))
+                return .json(.array(tasks.map { Self.json($0, identity) }))
             },
             "torrentFile": .get { p, _ in
                 let id = try p.required("taskID")
@@ -79,23 +82,28 @@ public struct TorrentCreatorController: APIController {
         text.split(separator: "|").map { [$0.trimmingCharacters(in: .whitespaces)] }.filter { !$0[0].isEmpty }
     }
 
-    /// As `TorrentCreatorController::statusAction` writes a task (Qt's text dates).
-    static func json(_ task: TorrentCreationManager.CreationTask) -> JSONValue {
+    /// As `TorrentCreatorController::statusAction` writes a task: Qt's text dates before 5.3, epoch seconds from 5.3
+    /// on, which also reports `ignoreDotfiles` and its tracker and web seed lists even when empty (`[""]`).
+    static func json(_ task: TorrentCreationManager.CreationTask, _ identity: Identity) -> JSONValue {
+        let v53 = identity.profile >= .v5_3
+        func time(_ date: Date) -> JSONValue { v53 ? .int(Int64(date.timeIntervalSince1970)) : .string(DateText.qt(date)) }
         let format = switch task.params.options.format { case .v1: "v1"; case .v2: "v2"; case .hybrid: "hybrid" }
         var o: [String: JSONValue] = [
             "taskID": .string(task.id), "sourcePath": .string(task.params.sourcePath),
             "pieceSize": .int(Int64(task.params.options.pieceSize)), "private": .bool(task.params.options.isPrivate),
-            "timeAdded": .string(DateText.qt(task.timeAdded)), "status": .string(task.status.rawValue),
+            "timeAdded": time(task.timeAdded), "status": .string(task.status.rawValue),
             "format": .string(format),
         ]
         if !task.params.options.comment.isEmpty { o["comment"] = .string(task.params.options.comment) }
         if let path = task.params.torrentFilePath { o["torrentFilePath"] = .string(path) }
         if !task.params.options.source.isEmpty { o["source"] = .string(task.params.options.source) }
         let trackers = task.params.options.trackers.flatMap { $0 }
-        if !trackers.isEmpty { o["trackers"] = .array(trackers.map { .string($0) }) }
-        if !task.params.options.urlSeeds.isEmpty { o["urlSeeds"] = .array(task.params.options.urlSeeds.map { .string($0) }) }
-        if let started = task.timeStarted { o["timeStarted"] = .string(DateText.qt(started)) }
-        if let finished = task.timeFinished { o["timeFinished"] = .string(DateText.qt(finished)) }
+        if !trackers.isEmpty || v53 { o["trackers"] = .array((trackers.isEmpty ? [""] : trackers).map { .string($0) }) }
+        let seeds = task.params.options.urlSeeds
+        if !seeds.isEmpty || v53 { o["urlSeeds"] = .array((seeds.isEmpty ? [""] : seeds).map { .string($0) }) }
+        if v53 { o["ignoreDotfiles"] = .bool(task.params.options.ignoreDotfiles) }
+        if let started = task.timeStarted { o["timeStarted"] = time(started) }
+        if let finished = task.timeFinished { o["timeFinished"] = time(finished) }
         switch task.status {
         case .failed: o["errorMessage"] = .string(task.error ?? "")
         case .finished: o["pieceSize"] = .int(Int64(task.pieceSize ?? 0))
