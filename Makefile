@@ -11,7 +11,7 @@ VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: run test bench build deps-run deps-test deps-bench swift-test e2e-test clean completions install openapi fuzz-api \
-	fuzz fuzz-short soak libtorrent
+	fuzz fuzz-short soak libtorrent references
 
 # The server people run is the release build (seedbox scale needs it); tests use the debug build.
 run: deps-run libtorrent
@@ -37,7 +37,7 @@ swift-test: libtorrent
 	swift test $(SWIFT_BUILD_FLAGS)
 
 # End-to-end: the built qbtd against real libtorrent peers and real clients, all on 127.0.0.1.
-e2e-test: $(VENV)/.ready
+e2e-test: $(VENV)/.ready references
 	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/e2e
 
 # Benchmarks print figures and ratios against qbittorrent-nox run in the same script; not part of `make test`.
@@ -64,6 +64,11 @@ deps-run:
 
 deps-test:
 	@contrib/apt-ensure $(APT_TEST)
+
+# The real 5.1 and 5.3 releases the differential suite compares qbtd's profiles with, in chroots outside the checkout
+# ($$QBTD_REFERENCES or /var/cache/qbtd-references), made once per machine (a no-op when they are there).
+references: deps-test
+	@contrib/reference-chroots
 
 # python3-libtorrent lives in Debian's python, so the venv sees system site-packages.
 $(VENV)/.ready: contrib/requirements-test.txt

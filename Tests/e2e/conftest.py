@@ -273,3 +273,25 @@ def plugin_processes(q):
         if int(fields[1]) != q.proc.pid:
             out.append(int(pid))
     return out
+
+
+def pytest_report_header(config):
+    """The real releases the differential tests compare qbtd's profiles with, on this machine."""
+    from qbtnox import REFERENCES
+    lines = []
+    for ref in REFERENCES.values():
+        why = ref.missing()
+        lines.append(f"reference: {ref.describe()}" if not why else
+                     f"reference: qbtd --profile {ref.profile}: none ({why})")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Which real version each profile was compared with in this run (test_differential.py records them)."""
+    import sys
+    module = sys.modules.get("test_differential")
+    compared = getattr(module, "COMPARED", None)
+    if compared:
+        terminalreporter.section("compared with the real releases")
+        for profile in sorted(compared):
+            terminalreporter.write_line(compared[profile])

@@ -1,15 +1,16 @@
-"""Differential compatibility of the search flow: qbtd (profile 4.6) against qbittorrent-nox 4.5.2, the way
-remote apps search and add (install a plugin, start, poll status, page results, stop, delete), compared by
-test_differential.py's rules, with the search entries of compat/accepted_differences.toml."""
+"""Differential compatibility of the search flow: each qbtd profile against the real release it names (4.6 against
+4.5.2, 5.1 against trixie's 5.1.0, 5.3 against sid's 5.3.x), the way remote apps search and add (install a plugin,
+start, poll status, page results, stop, delete), compared by test_differential.py's rules, with the search entries
+of compat/accepted_differences.toml. The chroots' releases run plugins under the chroot's python3."""
 import pytest
 
 from search_fixtures import Site, write_plugin
-from test_differential import G, P, Wait, check, load_accepted, run_scenario, server_pair
+from test_differential import PROFILES, G, P, Wait, check, load_accepted, run_scenario, server_pair
 
 
-@pytest.fixture
-def pair(tmp_path_factory):
-    with server_pair(tmp_path_factory) as servers:
+@pytest.fixture(params=PROFILES)
+def pair(request, tmp_path_factory):
+    with server_pair(tmp_path_factory, profile=request.param) as servers:
         yield servers
 
 
@@ -68,4 +69,4 @@ def test_differential_search(pair, tmp_path):
         seen = run_scenario(scenario(plugin), nox, peer)
     finally:
         site.close()
-    check(seen, 0, peer, load_accepted(search=True))
+    check(seen, 0, nox, peer, load_accepted(nox.reference.profile, search=True))
