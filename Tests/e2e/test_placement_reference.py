@@ -15,6 +15,14 @@ from qbtnox import REFERENCES, QbittorrentNox
 from test_placement import set_prefs
 
 PROFILES = pytest.mark.parametrize("profile", list(REFERENCES))
+STARTED = []  # the real releases a test started: stopped after it, even when it fails half-way
+
+
+@pytest.fixture(autouse=True)
+def stop_references():
+    yield
+    while STARTED:
+        STARTED.pop().stop()
 
 
 def v1_torrent(root, name, files, piece_size=16 * 1024):
@@ -43,7 +51,9 @@ def servers(qbtd_factory, tmp_path, profile):
             raise
         pytest.skip(f"this qbtd has no --profile {profile} yet")
     # 4.5.2's WebAPI reports use_subcategories but cannot set it (5.x can): its config does.
-    nox = QbittorrentNox(tmp_path / "nox", bittorrent={"SubcategoriesEnabled": "true"}, release=reference).start()
+    nox = QbittorrentNox(tmp_path / "nox", bittorrent={"SubcategoriesEnabled": "true"}, release=reference)
+    STARTED.append(nox)
+    nox.start()
     return [("qbittorrent-nox", nox, nox.session(), str(nox.save)),
             ("qbtd", q, q.session(), q.session().get(q.url("app/preferences")).json()["save_path"])]
 
