@@ -14,9 +14,15 @@ from conftest import free_port, seed, wait_for
 from qbtnox import REFERENCES, QbittorrentNox
 from test_placement import set_prefs
 
-# 5.3 joins once qbtd reports categories' share-limit fields (5.2) and share_limits_mode (5.3): issue 39's remaining
-# work; the differential suite counts those gaps meanwhile (accepted_differences.toml, cause "gap").
-PROFILES = pytest.mark.parametrize("profile", [p for p in REFERENCES if p != "5.3"])
+PROFILES = pytest.mark.parametrize("profile", list(REFERENCES))
+STARTED = []  # the real releases a test started: stopped after it, even when it fails half-way
+
+
+@pytest.fixture(autouse=True)
+def stop_references():
+    yield
+    while STARTED:
+        STARTED.pop().stop()
 
 
 def v1_torrent(root, name, files, piece_size=16 * 1024):
@@ -45,7 +51,9 @@ def servers(qbtd_factory, tmp_path, profile):
             raise
         pytest.skip(f"this qbtd has no --profile {profile} yet")
     # 4.5.2's WebAPI reports use_subcategories but cannot set it (5.x can): its config does.
-    nox = QbittorrentNox(tmp_path / "nox", bittorrent={"SubcategoriesEnabled": "true"}, release=reference).start()
+    nox = QbittorrentNox(tmp_path / "nox", bittorrent={"SubcategoriesEnabled": "true"}, release=reference)
+    STARTED.append(nox)
+    nox.start()
     return [("qbittorrent-nox", nox, nox.session(), str(nox.save)),
             ("qbtd", q, q.session(), q.session().get(q.url("app/preferences")).json()["save_path"])]
 
