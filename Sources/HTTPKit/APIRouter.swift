@@ -75,7 +75,10 @@ public struct APIRouter: Sendable {
             if !(action?.isPublic ?? false) && !authenticated { throw QBitError.accessDenied() }
             // An API key is for the API proper: it cannot log in or out.
             if caller.apiKeyID != nil && scope == "auth" { throw QBitError.accessDenied() }
-            guard let action else { throw QBitError.notFound(identity.modernAuth ? "Endpoint does not exist" : nil) }
+            // 5.2: an unknown action of a known scope "does not exist"; an unknown scope is plain "Not Found".
+            guard let action else {
+                throw QBitError.notFound(identity.modernAuth && controllers[scope] != nil ? "Endpoint does not exist" : nil)
+            }
             if let keyScope = caller.keyScope,
                !keyScope.permits(.api(group: scope, action: name, readOnly: action.methods == .getOrPost)) {
                 throw QBitError.accessDenied(Self.outOfScope(keyScope))

@@ -24,7 +24,9 @@ public struct TorrentLabels: Sendable {
     public func editCategory(_ category: Category) async throws { try await service.editCategory(category) }
 
     /// With subcategories, removing `A` removes `A/…` too; the torrents in them become uncategorized.
-    public func removeCategories(_ names: [String]) async throws { try await service.removeCategories(names) }
+    public func removeCategories(_ names: [String], toParent: Bool = false) async throws {
+        try await service.removeCategories(names, toParent: toParent)
+    }
 
     /// "" clears the category; an unknown one is qBittorrent's 409.
     public func setCategory(_ ids: [TorrentID], _ name: String) async throws {

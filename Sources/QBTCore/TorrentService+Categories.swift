@@ -206,15 +206,32 @@ extension TorrentService {
     }
 
     /// With subcategories, removing `A` removes `A/…` too; the torrents in them become uncategorized.
-    func removeCategories(_ names: [String]) async throws {
+    /// `toParent` (5.2): a removed category's torrents, its subcategories' included, go to its parent category
+    /// ("A/B" to "A"; a top-level one's to none) instead of to none.
+    func removeCategories(_ names: [String], toParent: Bool = false) async throws {
         var removed = Set(names)
-        if subcategoriesEnabled {
+        if subcategoriesEnabled || toParent {
             for name in names { removed.formUnion(categoryTable.keys.filter { $0.hasPrefix(name + "/") }) }
+        }
+        var moves: [(TorrentID, String)] = []
+        if toParent {
+            for name in names {
+                guard let slash = name.lastIndex(of: "/") else { continue }
+                let parent = String(name[..<slash])
+                for (id, stored) in torrents {
+                    guard let c = stored.record.category, c == name || c.hasPrefix(name + "/") else { continue }
+                    moves.append((id, parent))
+                }
+            }
         }
         try await store.removeCategories(Array(removed).sorted())
         for name in removed { categoryTable[name] = nil }
         for (id, stored) in torrents where stored.record.category.map(removed.contains) ?? false {
             torrents[id]?.record.category = nil
+        }
+        for (id, parent) in moves where categoryTable[parent] != nil {
+            try await update(id) { $0.category = parent }
+            try await relocateManaged(id)
         }
     }
 

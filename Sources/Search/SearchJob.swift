@@ -18,7 +18,17 @@ public final class SearchJob: Sendable {
     /// When it started (the oldest finished search of a client goes first when it keeps too many).
     let startedAt = ContinuousClock.now
 
-    init(id: Int) { self.id = id }
+    /// What was asked (5.3's `search/status` reports them): the words, the category and the plugins chosen.
+    public let pattern: String
+    public let category: String
+    public let plugins: [String]
+
+    init(id: Int, pattern: String = "", category: String = "", plugins: [String] = []) {
+        self.id = id
+        self.pattern = pattern
+        self.category = category
+        self.plugins = plugins
+    }
 
     /// "Running" while any plugin still runs (qBittorrent's status word).
     public var isRunning: Bool { state.withLock { $0.running > 0 && !$0.stopped } }

@@ -108,7 +108,7 @@ public actor SearchService {
         }
         var id = Int.random(in: 1...Int(Int32.max))
         while jobs[owner]?[id] != nil { id = Int.random(in: 1...Int(Int32.max)) }
-        let job = SearchJob(id: id)
+        let job = SearchJob(id: id, pattern: pattern, category: category, plugins: names)
         jobs[owner, default: [:]][id] = job
         let words = pattern.split(separator: " ").map(String.init)
         // qBittorrent names a result's engine by its site url: the first installed plugin with that url.

@@ -58,9 +58,7 @@ def feed(s, server):
     return s.get(server.url("rss/items"), params={"withData": "true"}, timeout=10).json()["Media"]["TV"]
 
 
-# 5.3 joins once qbtd writes 5.3's torrentParams (seed_mode and share_limits_mode, no skip_checking): issue 39's
-# remaining work, listed in the note; the differential suite holds the rest of 5.3 meanwhile.
-@pytest.mark.parametrize("profile", [p for p in REFERENCES if p != "5.3"])
+@pytest.mark.parametrize("profile", list(REFERENCES))
 def test_same_feeds_and_rules_add_the_same_torrents(profile, qbtd_factory, tmp_path):
     """Each profile against the real release it names (qbtnox.REFERENCES)."""
     reference = REFERENCES[profile]

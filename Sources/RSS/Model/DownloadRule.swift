@@ -61,7 +61,7 @@ public struct DownloadRule: Sendable, Equatable {
 
     /// The rule's JSON: 4.6 and later write `priority` and `torrentParams` (5.x adds its share limit and SSL keys),
     /// and every version mirrors the 4.5 keys.
-    public func json(v5: Bool) -> JSONValue {
+    public func json(v5: Bool, v53: Bool = false) -> JSONValue {
         var o: [String: JSONValue] = [
             "enabled": .bool(enabled), "priority": .int(Int64(priority)), "useRegex": .bool(useRegex),
             "mustContain": .string(mustContain.joined(separator: "|")),
@@ -70,7 +70,7 @@ public struct DownloadRule: Sendable, Equatable {
             "lastMatch": .string(lastMatch?.formatted ?? ""), "ignoreDays": .int(Int64(ignoreDays)),
             "smartFilter": .bool(smartFilter),
             "previouslyMatchedEpisodes": .array(previouslyMatchedEpisodes.map(JSONValue.string)),
-            "torrentParams": torrentParams.json(v5: v5),
+            "torrentParams": torrentParams.json(v5: v5, v53: v53),
         ]
         o["addPaused"] = torrentParams.bool("stopped").map(JSONValue.bool) ?? .null
         o["torrentContentLayout"] = torrentParams.values["content_layout"] ?? .null

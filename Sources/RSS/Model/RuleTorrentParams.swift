@@ -9,6 +9,7 @@ public struct RuleTorrentParams: Sendable, Equatable {
     static let stopConditions = ["None", "MetadataReceived", "FilesChecked"]
     static let contentLayouts = ["Original", "Subfolder", "NoSubfolder"]
     static let shareLimitActions = ["Default", "Stop", "Remove", "RemoveWithContent", "EnableSuperSeeding"]
+    static let shareLimitsModes = ["Default", "MatchAny", "MatchAll"]
     /// Written only by qBittorrent 5.x.
     public static let v5Keys: Set<String> = ["share_limit_action", "ssl_certificate", "ssl_private_key", "ssl_dh_params"]
 
@@ -25,7 +26,9 @@ public struct RuleTorrentParams: Sendable, Equatable {
         v["save_path"] = .string(o["save_path"]?.stringValue ?? "")
         v["download_path"] = .string(o["download_path"]?.stringValue ?? "")
         v["operating_mode"] = .string(Self.pick(o["operating_mode"], Self.operatingModes) ?? "AutoManaged")
-        v["skip_checking"] = .bool(o["skip_checking"]?.boolValue ?? false)
+        // 5.3 writes seed_mode where earlier releases wrote skip_checking (libtorrent's seed mode either way).
+        v["skip_checking"] = .bool(o["skip_checking"]?.boolValue ?? o["seed_mode"]?.boolValue ?? false)
+        v["share_limits_mode"] = .string(Self.pick(o["share_limits_mode"], Self.shareLimitsModes) ?? "Default")
         v["upload_limit"] = .int(Self.int(o["upload_limit"]) ?? -1)
         v["download_limit"] = .int(Self.int(o["download_limit"]) ?? -1)
         v["seeding_time_limit"] = .int(Self.int(o["seeding_time_limit"]) ?? -2)
@@ -60,9 +63,16 @@ public struct RuleTorrentParams: Sendable, Equatable {
 
     public mutating func set(_ key: String, _ value: JSONValue?) { values[key] = value }
 
-    /// The object as the profile writes it (4.6 has no share limit action or SSL keys).
-    public func json(v5: Bool) -> JSONValue {
-        .object(v5 ? values : values.filter { !Self.v5Keys.contains($0.key) })
+    /// The object as the profile writes it: 4.6 has no share limit action or SSL keys, only 5.3 has
+    /// `share_limits_mode`, and 5.3 says `seed_mode` for `skip_checking`.
+    public func json(v5: Bool, v53: Bool = false) -> JSONValue {
+        var out = v5 ? values : values.filter { !Self.v5Keys.contains($0.key) }
+        if v53 {
+            out["seed_mode"] = out.removeValue(forKey: "skip_checking")
+        } else {
+            out["share_limits_mode"] = nil
+        }
+        return .object(out)
     }
 
     /// The add options these parameters give; `defaultStopped` when the rule does not say.
@@ -86,6 +96,8 @@ public struct RuleTorrentParams: Sendable, Equatable {
         o.inactiveSeedingTimeLimit = Int(values["inactive_seeding_time_limit"]?.intValue ?? -2)
         let action = string("share_limit_action")
         o.shareLimitAction = action == "Default" ? nil : action
+        let mode = string("share_limits_mode")
+        o.shareLimitsMode = mode == "Default" || mode.isEmpty ? nil : mode
         o.stopped = bool("stopped") ?? defaultStopped
         o.stopCondition = values["stop_condition"]?.stringValue
         o.contentLayout = values["content_layout"]?.stringValue.flatMap(ContentLayout.init(rawValue:))

@@ -27,7 +27,7 @@ extension RSSService {
     func saveRule(_ name: String) async throws {
         guard let entry = rules.first(where: { $0.name == name }) else { return }
         let record = RSSRuleRecord(name: name, position: entry.position,
-                                   definition: String(decoding: entry.rule.json(v5: true).serialized(), as: UTF8.self))
+                                   definition: String(decoding: entry.rule.json(v5: true, v53: true).serialized(), as: UTF8.self))
         do { try await persist { try await $0.rss.saveRSSRule(record) } } catch { throw RSSError.store("\(error)") }
     }
 
@@ -56,7 +56,7 @@ extension RSSService {
 
     /// `rss/rules`: every rule as the profile writes it (4.6 has no 5.x keys in `torrentParams`).
     public func rulesJSON() -> JSONValue {
-        .object(Dictionary(rules.map { ($0.name, $0.rule.json(v5: profile != .v4_6)) }, uniquingKeysWith: { a, _ in a }))
+        .object(Dictionary(rules.map { ($0.name, $0.rule.json(v5: profile != .v4_6, v53: profile >= .v5_3)) }, uniquingKeysWith: { a, _ in a }))
     }
 
     public func rule(_ name: String) -> DownloadRule? { rules.first { $0.name == name }?.rule }

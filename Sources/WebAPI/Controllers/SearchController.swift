@@ -24,6 +24,7 @@ public struct SearchController: APIController {
     public var actions: [String: APIAction] {
         var table: [String: APIAction] = [
             "start": .post { p, caller in
+                try p.require("pattern", "category", "plugins")
                 let pattern = try p.required("pattern").trimmingCharacters(in: .whitespaces)
                 let category = try p.required("category").trimmingCharacters(in: .whitespaces)
                 let plugins = try p.required("plugins")
@@ -40,9 +41,15 @@ public struct SearchController: APIController {
             },
             "status": .get { p, caller in
                 let jobs = try await search.status(owner: Self.owner(caller), id: Self.id(p["id"] ?? ""))
-                return .json(.array(jobs.map {
-                    .object(["id": .int(Int64($0.id)), "status": .string($0.isRunning ? "Running" : "Stopped"),
-                             "total": .int(Int64($0.total))])
+                return .json(.array(jobs.map { job in
+                    var o: [String: JSONValue] = ["id": .int(Int64(job.id)), "status": .string(job.isRunning ? "Running" : "Stopped"),
+                                                  "total": .int(Int64(job.total))]
+                    if identity.profile >= .v5_3 {  // 5.3 (WebAPI 2.16.1) says what was asked
+                        o["pattern"] = .string(job.pattern)
+                        o["category"] = .string(job.category)
+                        o["plugins"] = .array(job.plugins.map { .string($0) })
+                    }
+                    return .object(o)
                 }))
             },
             "results": .get { p, caller in
@@ -54,7 +61,7 @@ public struct SearchController: APIController {
                     "total": .int(Int64(page.total)),
                 ]))
             },
-            "plugins": .get { _, _ in .json(.array(await search.pluginList.map(Self.json))) },
+            "plugins": .get { _, _ in .json(.array(await search.pluginList.map { Self.json($0, identity) })) },
             "installPlugin": .post { p, _ in
                 await search.install(sources: try p.required("sources").split(separator: "|").map(String.init))
                 return .empty
@@ -111,13 +118,15 @@ public struct SearchController: APIController {
         return .object(o)
     }
 
-    static func json(_ p: SearchService.PluginInfo) -> JSONValue {
+    /// 5.3 writes a plugin's version without a trailing `.0` ("1.0" is "1"), as its version type prints it.
+    static func json(_ p: SearchService.PluginInfo, _ identity: Identity) -> JSONValue {
+        let version = identity.profile >= .v5_3 && p.version.hasSuffix(".0") ? String(p.version.dropLast(2)) : p.version
         let categories = [JSONValue.object(["id": .string("all"), "name": .string("All categories")])]
             + p.record.categories.sorted { $0.lowercased() < $1.lowercased() }.map {
                 .object(["id": .string($0), "name": .string(SearchCategory.names[$0] ?? "")])
             }
         return .object([
-            "name": .string(p.record.name), "version": .string(p.version), "fullName": .string(p.record.fullName),
+            "name": .string(p.record.name), "version": .string(version), "fullName": .string(p.record.fullName),
             "url": .string(p.record.url), "supportedCategories": .array(categories), "enabled": .bool(p.record.enabled),
         ])
     }

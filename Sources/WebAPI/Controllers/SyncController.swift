@@ -38,8 +38,9 @@ public struct SyncController: APIController {
                 guard await service.exists(id) else { throw QBitError.notFound() }
                 let peers = try await service.swarm.peers(id)
                 var table: [String: JSONValue] = [:]
-                for peer in peers { table[Self.peerKey(peer)] = Self.json(peer, hasMetadata: true) }
                 let flags = settings[\.resolvePeerCountries]
+                let totalSize = await service.view(id)?.status.totalSize ?? 0
+                for peer in peers { table[Self.peerKey(peer)] = Self.json(peer, identity, totalSize: totalSize) }
                 let data: [String: JSONValue] = ["show_flags": .bool(flags), "peers": .object(table)]
                 let answer = Self.peersAnswer(caller.sync, rid: p.int("rid") ?? 0, data: data, collections: ["peers"])
                 return .json(.object(answer))
@@ -59,21 +60,39 @@ public struct SyncController: APIController {
 
     static func peerKey(_ p: PeerEntry) -> String { p.ip.contains(":") ? "[\(p.ip)]:\(p.port)" : "\(p.ip):\(p.port)" }
 
-    static func json(_ p: PeerEntry, hasMetadata: Bool) -> JSONValue {
-        .object([
+    /// A peer as `sync/torrentPeers` writes it. 5.2 adds `host_name` ("" as qbtd does not look names up) and always
+    /// writes `country`/`country_code` (null without a GeoIP database); 5.3 adds `contribution`: what we sent the peer
+    /// against what it has (qBittorrent's formula).
+    static func json(_ p: PeerEntry, _ identity: Identity, totalSize: Int64) -> JSONValue {
+        var o: [String: JSONValue] = [
             "ip": .string(p.ip), "port": .int(Int64(p.port)), "client": .string(p.client),
             "peer_id_client": .string(p.peerID), "progress": .double(p.progress), "dl_speed": .int(Int64(p.downloadRate)),
             "up_speed": .int(Int64(p.uploadRate)), "downloaded": .int(p.downloaded), "uploaded": .int(p.uploaded),
             "connection": .string(p.connection), "flags": .string(p.flags), "flags_desc": .string(p.flagsDescription),
             "relevance": .double(p.relevance), "files": .string(p.files),
-        ])
+        ]
+        if identity.profile >= .v5_2 {
+            o["host_name"] = .string("")
+            o["country"] = .null
+            o["country_code"] = .null
+        }
+        if identity.profile >= .v5_3 { o["contribution"] = .double(contribution(p, totalSize: totalSize)) }
+        return .object(o)
+    }
+
+    static func contribution(_ p: PeerEntry, totalSize: Int64) -> Double {
+        let uploaded = p.uploaded
+        guard uploaded > 0 else { return 0 }
+        let size = Double(totalSize <= 0 ? uploaded : totalSize)
+        let progressBytes = p.progress * size
+        return Double(uploaded) / (progressBytes <= 0 ? size : progressBytes)
     }
 
     /// Everything a WebUI shows, as one snapshot: the torrents as shared encoded rows, the rest as values.
     func mainData() async -> MainData {
         let board = await service.freshBoard()
         var categories: [String: JSONValue] = [:]
-        for c in await service.labels.categories { categories[c.name] = TorrentsController.json(c) }
+        for c in await service.labels.categories { categories[c.name] = TorrentsController.json(c, identity) }
         return MainData(rows: rows.rows(for: board), rest: [
             "categories": .object(categories),
             "tags": .array(await service.labels.tags.map { .string($0) }),

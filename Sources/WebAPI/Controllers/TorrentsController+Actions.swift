@@ -185,6 +185,7 @@ extension TorrentsController {
         [
             // qBittorrent's order: parameters, priority, torrent, metadata, then each file id in turn.
             "filePrio": .post { p, _ in
+                try p.require("hash", "id", "priority")
                 let hash = try p.required("hash").lowercased(), ids = try p.required("id")
                 guard let priority = Int(try p.required("priority")) else { throw QBitError.badParams("Priority must be an integer") }
                 guard [0, 1, 6, 7].contains(priority) else { throw QBitError.badParams("Priority is not valid") }
@@ -310,7 +311,7 @@ extension TorrentsController {
             },
             "categories": .get { _, _ in
                 var out: [String: JSONValue] = [:]
-                for c in await service.labels.categories { out[c.name] = Self.json(c) }
+                for c in await service.labels.categories { out[c.name] = Self.json(c, identity) }
                 return .json(.object(out))
             },
             "createCategory": .post { p, _ in
@@ -318,14 +319,22 @@ extension TorrentsController {
                 return .empty
             },
             "editCategory": .post { p, _ in
-                _ = try p.required("savePath")
-                try await service.labels.editCategory(try category(p))
+                try p.require("category", "savePath")
+                let edited = try category(p)
+                // 5.2: an unknown category is a 404, an edit that changes nothing a plain success.
+                if identity.profile >= .v5_2 {
+                    let known = await service.labels.categories.first { $0.name == edited.name }
+                    guard let known else { throw QBitError.notFound("Category does not exist") }
+                    if known.savePath == edited.savePath && known.downloadPath == edited.downloadPath { return .empty }
+                }
+                try await service.labels.editCategory(edited)
                 return .empty
             },
             "removeCategories": .post { p, _ in
                 let names = try p.required("categories").split(whereSeparator: \.isNewline)
                     .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                try await service.labels.removeCategories(names)
+                // 5.2 moves their torrents to the parent category.
+                try await service.labels.removeCategories(names, toParent: identity.profile >= .v5_2)
                 return .empty
             },
             "tags": .get { _, _ in .json(.array(await service.labels.tags.map { .string($0) })) },
@@ -365,11 +374,21 @@ extension TorrentsController {
         return category
     }
 
-    /// `{name, savePath, download_path?}`: the key is absent when the category follows the global setting,
-    /// `false` when it has none, else its path ("" for a folder named after it).
-    static func json(_ c: Category) -> JSONValue {
+    /// `{name, savePath, download_path?}`: before 5.2 the key is absent when the category follows the global
+    /// setting, `false` when it has none, else its path ("" for a folder named after it). 5.2 always writes
+    /// `download_path` (null: the global setting) and the category's share limits, 5.3 its share limits mode: the
+    /// WebAPI cannot set them, so they are always "the global ones" (-2, "Default"), as in 5.2.3 and 5.3.0.
+    static func json(_ c: Category, _ identity: Identity) -> JSONValue {
         var o: [String: JSONValue] = ["name": .string(c.name), "savePath": .string(c.savePath)]
         if let download = c.downloadPath { o["download_path"] = download.enabled ? .string(download.path) : .bool(false) }
+        if identity.profile >= .v5_2 {
+            if o["download_path"] == nil { o["download_path"] = .null }
+            o["ratio_limit"] = .int(-2)
+            o["seeding_time_limit"] = .int(-2)
+            o["inactive_seeding_time_limit"] = .int(-2)
+            o["share_limit_action"] = .string("Default")
+        }
+        if identity.profile >= .v5_3 { o["share_limits_mode"] = .string("Default") }
         return .object(o)
     }
 }

@@ -34,6 +34,7 @@ public struct TorrentsController: APIController {
             "files": .get { p, _ in try await files(p) },
             "add": .post { p, _ in try await add(p) },
             "delete": .post { p, _ in
+                try p.require("hashes", "deleteFiles")
                 let ids = try await hashes(p)
                 guard let deleteFiles = p["deleteFiles"] else { throw QBitError.badParams() }
                 await service.remove(ids, deleteFiles: deleteFiles.lowercased() == "true")
@@ -169,6 +170,8 @@ public struct TorrentsController: APIController {
         let view = try await view(p)
         var object = TorrentProperties(view, info: TorrentInfo(view, identity: identity), identity: identity).jsonObject
         if !identity.hasV5TorrentFields { for key in TorrentProperties.v5Fields { object[key] = nil } }
+        // 5.3: the distributed copies, as torrents/info's `availability` (-1 while not downloading).
+        if identity.profile >= .v5_3 { object["availability"] = .double(view.status.distributedCopies) }
         return .json(.object(object))
     }
 
@@ -185,15 +188,24 @@ public struct TorrentsController: APIController {
             }
             wanted = set
         }
-        let availability = view.status.distributedCopies
+        // qBittorrent's fractions: of each file's pieces, how many a connected peer has; -1 for every file when
+        // libtorrent keeps no availability (a torrent that only seeds).
+        let pieces = (try? await service.swarm.pieceAvailability(view.id)) ?? []
         let out = files.enumerated().compactMap { index, file -> FileInfo? in
             if let wanted, !wanted.contains(index) { return nil }
             return FileInfo(index: index, name: file.path, size: file.size, progress: file.progress,
                             priority: Self.qbtPriority(file.priority), is_seed: index == 0 ? view.status.isSeeding : nil,
                             piece_range: [file.pieceRange.lowerBound, file.pieceRange.upperBound],
-                            availability: file.progress >= 1 ? 1 : max(0, availability))
+                            availability: Self.fileAvailability(file.pieceRange, pieces: pieces))
         }
         return .jsonBytes(FileInfo.json(out))
+    }
+
+    static func fileAvailability(_ range: ClosedRange<Int>, pieces: [Int]) -> Double {
+        guard !pieces.isEmpty else { return -1 }
+        let inRange = range.clamped(to: 0...max(0, pieces.count - 1))
+        let available = inRange.reduce(0) { $0 + (pieces[$1] > 0 ? 1 : 0) }
+        return Double(available) / Double(range.count)
     }
 
     /// libtorrent 0…7 to qBittorrent's 0 (skip), 1 (normal), 6 (high), 7 (maximum).

@@ -37,6 +37,7 @@ public struct TransferController: APIController {
                 return .empty
             },
             "setSpeedLimitsMode": .post { p, _ in
+                try p.require("mode")
                 guard let mode = p.int("mode") else { throw QBitError.badParams() }
                 try await service.session.setAlternativeSpeed(mode != 0)
                 return .empty
@@ -44,11 +45,13 @@ public struct TransferController: APIController {
             "downloadLimit": .get { _, _ in .text(String(service.session.globalLimits().download)) },
             "uploadLimit": .get { _, _ in .text(String(service.session.globalLimits().upload)) },
             "setDownloadLimit": .post { p, _ in
+                try p.require("limit")
                 guard let limit = p.int("limit") else { throw QBitError.badParams() }
                 try await service.session.setGlobalLimit(download: limit)
                 return .empty
             },
             "setUploadLimit": .post { p, _ in
+                try p.require("limit")
                 guard let limit = p.int("limit") else { throw QBitError.badParams() }
                 try await service.session.setGlobalLimit(upload: limit)
                 return .empty
