@@ -105,8 +105,10 @@ def real_version(profile):
     """The real release's version string, or None when it is not on this machine."""
     suite = REAL[profile]
     if suite is None:
-        nox = shutil.which("qbittorrent-nox")
-        return subprocess.run([nox, "--version"], capture_output=True, text=True).stdout.split()[-1] if nox else None
+        if not shutil.which("qbittorrent-nox"):
+            return None
+        return subprocess.run(["dpkg-query", "-W", "-f=${Version}", "qbittorrent-nox"], capture_output=True,
+                              text=True).stdout.strip() or "4.5.2"
     v = REFERENCES / f"{suite}.version"
     return v.read_text().strip() if (REFERENCES / suite / "usr/bin/qbittorrent-nox").exists() and v.exists() else None
 
@@ -114,7 +116,8 @@ def real_version(profile):
 class RealRelease:
     """One real qbittorrent-nox on 127.0.0.1 for `profile`, its profile folder in `root` (under /tmp)."""
 
-    def __init__(self, profile, root):
+    def __init__(self, profile, root, unprivileged=True):
+        self.unprivileged = unprivileged and AS_ROOT
         self.suite = REAL[profile]
         self.root = Path(root)
         self.port = free_port()
@@ -130,13 +133,15 @@ class RealRelease:
         (conf / "qBittorrent.conf").write_text(CONF.format(
             peer_port=self.peer_port, web_port=self.port, save=self.root / "downloads",
             password=pbkdf2_line(PASSWORD)))
-        give_away(self.root)
+        if self.unprivileged:
+            give_away(self.root)
         if self.suite is None:
-            args = UNPRIVILEGED + [shutil.which("qbittorrent-nox")]
+            args = (UNPRIVILEGED if self.unprivileged else []) + [shutil.which("qbittorrent-nox")]
         else:
             chroot = REFERENCES / self.suite
             chroot_ready(chroot)
-            args = ["chroot"] + (["--userspec=nobody:nogroup"] if AS_ROOT else []) + [str(chroot), "qbittorrent-nox"]
+            args = ["chroot"] + (["--userspec=nobody:nogroup"] if self.unprivileged else []) + [str(chroot),
+                                                                                              "qbittorrent-nox"]
         env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(self.root), "LANG": "C.UTF-8"}
         self.log = open(self.root / "nox.log", "ab")
         self.proc = subprocess.Popen(args + [f"--profile={self.root / 'profile'}"], stdout=self.log,
