@@ -64,6 +64,7 @@ deps-run:
 
 deps-test:
 	@contrib/apt-ensure $(APT_TEST)
+	@contrib/client-suites
 
 # python3-libtorrent lives in Debian's python, so the venv sees system site-packages.
 $(VENV)/.ready: contrib/requirements-test.txt
