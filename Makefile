@@ -64,6 +64,7 @@ deps-run:
 
 deps-test:
 	@contrib/apt-ensure $(APT_TEST)
+	@contrib/client-suites
 
 # The real 5.1 and 5.3 releases the differential suite compares qbtd's profiles with, in chroots outside the checkout
 # ($$QBTD_REFERENCES or /var/cache/qbtd-references), made once per machine (a no-op when they are there).
