@@ -38,6 +38,7 @@ struct SwitchableTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
             // Without it (no encoder found) bodies are bytes, as over TLS.
             setUp = base.setup(channel: channel, logger: logger).map { value in
                 let pipeline = channel.pipeline.syncOperations
+                try? pipeline.addHandler(TLSHelloOnPlainPort(), position: .first)
                 if let encoder = try? pipeline.handler(type: HTTPResponseEncoder.self) {
                     try? pipeline.addHandler(FileRegionOutlet.handler(for: channel), position: .before(encoder))
                 }

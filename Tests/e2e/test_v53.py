@@ -230,3 +230,50 @@ def test_torrent_creator_times_and_dot_files(qbtd_factory, tmp_path):
         return sorted(files.file_path(i) for i in range(files.num_files()))
     assert names(ids[0]) == ["src/a.txt"]
     assert names(ids[1]) == ["src/.dot", "src/.hidden/h.txt", "src/a.txt"]
+
+
+def test_export_and_import_rules(qbtd_factory):
+    q, s = v53(qbtd_factory)
+    s.post(q.url("rss/setRule"), data={"ruleName": "r1", "ruleDef": json.dumps({"enabled": True, "mustContain": "foo"})})
+    r = s.get(q.url("rss/exportRules"))
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/json"
+    assert r.headers["Content-Disposition"] == 'attachment; filename="rss-downloader-rules.json"'
+    # Qt's indented JSON, as 5.3.0 writes it.
+    assert r.text.startswith('{\n    "r1": {\n        "addPaused": null,\n        "affectedFeeds": [\n        ],\n')
+    assert r.text.endswith("}\n")
+    exported = r.content
+    s.post(q.url("rss/removeRule"), data={"ruleName": "r1"})
+    r = s.post(q.url("rss/importRules"), files={"rules": ("rules.json", exported)})
+    assert (r.status_code, r.text) == (204, "")
+    assert s.get(q.url("rss/rules")).json()["r1"]["mustContain"] == "foo"
+    for files, text in [({}, "Exactly one rules file is required"),
+                        ({"a": ("a.json", b"{}"), "b": ("b.json", b"{}")}, "Exactly one rules file is required"),
+                        ({"rules": ("x.json", b"not json")}, "illegal value"),
+                        ({"rules": ("x.json", b"[]")}, "Invalid data format.")]:
+        r = s.post(q.url("rss/importRules"), files=files) if files else s.post(q.url("rss/importRules"))
+        assert (r.status_code, r.text) == (400, text), (files, r.status_code, r.text)
+
+
+def test_directory_content(qbtd_factory, tmp_path):
+    q, s = v53(qbtd_factory)
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "sub").mkdir()
+    (tmp_path / "d" / "f.txt").write_bytes(b"12345")
+    (tmp_path / "d" / ".hidden").write_bytes(b"x")
+    listing = s.get(q.url("app/getDirectoryContent"), params={"dirPath": str(tmp_path / "d")}).json()
+    assert listing == [str(tmp_path / "d" / "f.txt"), str(tmp_path / "d" / "sub")]
+    rich = s.get(q.url("app/getDirectoryContent"), params={"dirPath": str(tmp_path / "d"), "withMetadata": "true"}).json()
+    assert [(x["name"], x["type"], x.get("size")) for x in rich] == [("f.txt", "file", 5), ("sub", "dir", None)]
+    assert all(isinstance(x["last_modification_date"], int) for x in rich)
+    root = s.get(q.url("app/getDirectoryContent"), params={"dirPath": "/", "mode": "dirs"}).json()
+    assert "/tmp" in root and not any(x.startswith("//") for x in root)
+    r = s.get(q.url("app/getDirectoryContent"), params={"dirPath": str(tmp_path / "nope")})
+    assert (r.status_code, r.text) == (404, "Directory does not exist")
+
+
+def test_a_tls_handshake_on_the_plain_port_is_dropped(qbtd_factory):
+    import socket
+    q, _ = v53(qbtd_factory)
+    with socket.create_connection(("127.0.0.1", q.port), timeout=5) as c:
+        c.sendall(b"\x16\x03\x01\x00" + b"\x00" * 60)
+        assert c.recv(100) == b""  # closed without an answer, as qbittorrent-nox does

@@ -148,22 +148,39 @@ public struct AppController: APIController {
     }
 
     /// 5.0's directory browser, confined to the download root.
+    /// qBittorrent's listing: QDir's filters, so neither `.`/`..` nor hidden entries nor sockets and devices; from 5.2
+    /// `withMetadata` gives objects (name, type, size of a file, three dates) instead of paths.
     func directoryContent(_ p: Parameters) throws -> APIReply {
         let dir = try p.required("dirPath")
-        guard dir.hasPrefix("/") else { throw QBitError.badParams("Path must be absolute") }
+        guard dir.hasPrefix("/") else { throw QBitError.badParams("Invalid directory path") }
         let mode = p["mode"] ?? "all"
-        guard ["all", "dirs", "files"].contains(mode) else { throw QBitError.badParams("Invalid mode") }
-        guard let path = try? settings.paths.savePath(dir) else { throw QBitError.notFound("Path does not exist") }
+        guard ["all", "dirs", "files"].contains(mode) else {
+            throw QBitError.badParams("Invalid mode, allowed values: all, dirs, files")
+        }
+        guard let path = try? settings.paths.savePath(dir) else { throw QBitError.notFound("Directory does not exist") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw QBitError.notFound("Path does not exist")
+            throw QBitError.notFound("Directory does not exist")
         }
+        let withMetadata = identity.profile >= .v5_2 && p.bool("withMetadata") == true
+        let base = path.hasSuffix("/") ? path : path + "/"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         let out = names.sorted().compactMap { name -> JSONValue? in
-            var isDir: ObjCBool = false
-            FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDir)
-            if mode == "dirs" && !isDir.boolValue || mode == "files" && isDir.boolValue { return nil }
-            return .string(path + "/" + name)
+            guard !name.hasPrefix(".") else { return nil }
+            var info = stat()
+            guard stat(base + name, &info) == 0 else { return nil }
+            let kind = info.st_mode & S_IFMT
+            let isDir = kind == S_IFDIR
+            guard isDir || kind == S_IFREG else { return nil }
+            if mode == "dirs" && !isDir || mode == "files" && isDir { return nil }
+            guard withMetadata else { return .string(base + name) }
+            var o: [String: JSONValue] = [
+                "name": .string(name), "type": .string(isDir ? "dir" : "file"),
+                "creation_date": .int(Int64(info.st_ctim.tv_sec)), "last_access_date": .int(Int64(info.st_atim.tv_sec)),
+                "last_modification_date": .int(Int64(info.st_mtim.tv_sec)),
+            ]
+            if !isDir { o["size"] = .int(Int64(info.st_size)) }
+            return .object(o)
         }
         return .json(.array(out))
     }

@@ -92,6 +92,23 @@ public struct RSSController: APIController {
             "rules": .get { _, _ in
                 .json(await rss.rulesJSON())
             },
+            // 5.3: every rule as a file (Qt's indented JSON), and rules read back from one.
+            "exportRules": .get { _, _ in
+                .binary(await rss.rulesJSON().indented(), contentType: "application/json", filename: "rss-downloader-rules.json")
+            }.since(.v5_3),
+            "importRules": .post { p, _ in
+                guard p.files.count == 1, let file = p.files.first else {
+                    throw QBitError.badParams("Exactly one rules file is required")
+                }
+                guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(file.data)) else {
+                    throw QBitError.badParams("illegal value")  // Qt's text for a file that is not JSON
+                }
+                guard case .object(let rules) = parsed else { throw QBitError.badParams("Invalid data format.") }
+                for (name, definition) in rules.sorted(by: { $0.key < $1.key }) {
+                    try await rss.setRule(name, DownloadRule(definition: definition.objectValue ?? [:]))
+                }
+                return .done
+            }.since(.v5_3),
             "matchingArticles": .get { p, _ in
                 .json(await rss.matchingArticles(ruleName: try p.required("ruleName")))
             },
