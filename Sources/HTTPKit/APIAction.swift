@@ -17,6 +17,8 @@ public enum APIReply: Sendable {
     case status(Int, String)
     /// Extra headers, e.g. the session cookie from `auth/login`.
     indirect case withHeaders(APIReply, [(String, String)])
+    /// A file's bytes with one Range at most (5.3's `torrents/downloadFile`).
+    case file(FileAnswer)
     /// 5.2's `APIStatus::Async`: 202 with a JSON body (work under way; ask again).
     case accepted(JSONValue)
 

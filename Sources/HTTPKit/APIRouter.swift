@@ -90,6 +90,11 @@ public struct APIRouter: Sendable {
             if action.methods == .postOnly && method != .post { throw QBitError.methodNotAllowed }
             let params = try await Self.parameters(request, context)
             let reply = try await action.handler(params, caller)
+            if case .file(let file) = reply {  // its own HEAD answer, with the file's length
+                var response = file.response(request, context)
+                handOver(auth, caller, &response)
+                return response
+            }
             var response = response(for: reply)
             handOver(auth, caller, &response)
             if method == .head { response.body = .init() }
@@ -322,6 +327,8 @@ public struct APIRouter: Sendable {
             var headers: HTTPFields = [.contentType: type]
             if let filename { headers[.contentDisposition] = "attachment; filename=\"\(filename)\"" }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        case .file:  // answered with the request at hand (`respond`)
+            return Answer.plain(.internalServerError, "")
         case .withHeaders(let inner, let headers):
             var response = self.response(for: inner)
             for (name, value) in headers {

@@ -1,3 +1,4 @@
+import HTTPKit
 import Foundation
 
 /// A WebUI folder read by qBittorrent's rules (`WebApplication::sendWebUIFile`): `public/` without a session,

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import HTTPKit
 @testable import WebUI
 
 /// qBittorrent's rules for WebUI folders, on real files: public/private, `/` → index.html, bad paths, and an

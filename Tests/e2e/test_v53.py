@@ -277,3 +277,40 @@ def test_a_tls_handshake_on_the_plain_port_is_dropped(qbtd_factory):
     with socket.create_connection(("127.0.0.1", q.port), timeout=5) as c:
         c.sendall(b"\x16\x03\x01\x00" + b"\x00" * 60)
         assert c.recv(100) == b""  # closed without an answer, as qbittorrent-nox does
+
+
+def test_download_file_with_ranges(qbtd_factory, tmp_path):
+    q, s = v53(qbtd_factory)
+    data, torrent_id = make_torrent(tmp_path / "src", "dl", size=100_000)
+    body = (tmp_path / "src" / "dl" / "dl.bin").read_bytes()
+    s.post(q.url("torrents/add"), files={"torrents": ("dl.torrent", data)},
+           data={"seedMode": "true", "savepath": str(tmp_path / "src")})
+    wait_for(lambda: (rows := s.get(q.url("torrents/info")).json()) and rows[0]["progress"] == 1, 20, what="the seed")
+    url = q.url("torrents/downloadFile")
+    r = s.get(url, params={"hash": torrent_id, "file": 0}, headers={"Accept-Encoding": "gzip"})
+    assert r.status_code == 200 and r.content == body
+    assert r.headers["Accept-Ranges"] == "bytes" and "Content-Encoding" not in r.headers
+    assert r.headers["Content-Disposition"] == 'attachment; filename="dl.bin"'
+    assert r.headers["Content-Type"] == "application/octet-stream"
+    assert s.get(url, params={"hash": torrent_id, "file": "dl/dl.bin"}).content == body
+    r = s.head(url, params={"hash": torrent_id, "file": 0})
+    assert r.status_code == 200 and r.headers["Content-Length"] == "100000"
+    for header, status, content_range, part in [
+            ("bytes=0-9", 206, "bytes 0-9/100000", body[:10]), ("bytes=-5", 206, "bytes 99995-99999/100000", body[-5:]),
+            ("bytes=5-", 206, "bytes 5-99999/100000", body[5:]), ("bytes=0-0", 206, "bytes 0-0/100000", body[:1]),
+            ("bytes=0-4,10-14", 400, None, b""), ("bytes=5-2", 400, None, b""), ("items=0-5", 400, None, b""),
+            ("bytes=99990-200000", 416, "bytes */100000", b""), ("bytes=100000-", 416, "bytes */100000", b"")]:
+        r = s.get(url, params={"hash": torrent_id, "file": 0}, headers={"Range": header})
+        assert (r.status_code, r.headers.get("Content-Range"), r.content) == (status, content_range, part), header
+    for params, status, text in [({"hash": torrent_id, "file": 7}, 409, "File index 7 is out of bounds"),
+                                 ({"hash": torrent_id, "file": -1}, 409, '"-1" is not a valid file index'),
+                                 ({"hash": torrent_id, "file": "dl.bin"}, 409, '"dl.bin" is not a valid file path'),
+                                 ({"hash": torrent_id}, 400, "Missing required parameters: file"),
+                                 ({"hash": "0" * 40, "file": 0}, 404, "Torrent not found")]:
+        r = s.get(url, params=params)
+        assert (r.status_code, r.text) == (status, text), params
+    other, other_id = make_torrent(tmp_path / "none", "missing")
+    s.post(q.url("torrents/add"), files={"torrents": ("m.torrent", other)}, data={"stopped": "true", "savepath": str(tmp_path / "empty")})
+    wait_for(lambda: len(s.get(q.url("torrents/info")).json()) == 2, 20, what="the second torrent")
+    r = s.get(url, params={"hash": other_id, "file": 0})
+    assert (r.status_code, r.text) == (409, "File not fully downloaded")

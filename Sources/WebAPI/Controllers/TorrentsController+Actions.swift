@@ -105,6 +105,8 @@ extension TorrentsController {
                 try await service.setComment(ids, comment)
                 return .done
             }.since(.v5_2),
+            // 5.3: a completed file's bytes (one Range at most), by index or by its path in the torrent.
+            "downloadFile": .get { p, _ in try await downloadFile(p) }.since(.v5_3),
             "pieceHashes": .get { p, _ in
                 .json(.array(try await service.swarm.pieceHashes(try await existing(p)).map { .string($0) }))
             },
@@ -390,5 +392,27 @@ extension TorrentsController {
         }
         if identity.profile >= .v5_3 { o["share_limits_mode"] = .string("Default") }
         return .object(o)
+    }
+
+    /// As 5.3.0 answers: an integer is an index, anything else a path as `torrents/files` names it.
+    func downloadFile(_ p: Parameters) async throws -> APIReply {
+        try p.require("hash", "file")
+        let id = (p["hash"] ?? "").lowercased(), raw = p["file"] ?? ""
+        guard let view = await service.view(id) else { throw QBitError.notFound("Torrent not found") }
+        let files = try await service.files(id)
+        let index: Int
+        if let number = Int(raw) {
+            guard number >= 0 else { throw QBitError.conflict("\"\(raw)\" is not a valid file index") }
+            guard number < files.count else { throw QBitError.conflict("File index \(number) is out of bounds") }
+            index = number
+        } else {
+            guard let found = files.firstIndex(where: { $0.path == raw }) else {
+                throw QBitError.conflict("\"\(raw)\" is not a valid file path")
+            }
+            index = found
+        }
+        let file = files[index]
+        guard file.downloaded >= file.size else { throw QBitError.conflict("File not fully downloaded") }
+        return .file(FileAnswer(path: view.status.savePath + "/" + file.diskPath, size: file.size))
     }
 }

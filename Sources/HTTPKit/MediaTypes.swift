@@ -1,4 +1,5 @@
-/// Content types by file extension, named as qBittorrent's MIME database names them, and its caching rule.
+/// Content types by file extension, named as qBittorrent's MIME database names them (its web files and
+/// `torrents/downloadFile`), and its caching rule.
 public enum MediaTypes {
     static let byExtension: [String: String] = [
         "html": "text/html", "htm": "text/html", "css": "text/css",
@@ -9,6 +10,9 @@ public enum MediaTypes {
         "webp": "image/webp", "ico": "image/vnd.microsoft.icon", "avif": "image/avif",
         "woff": "font/woff", "woff2": "font/woff2", "ttf": "font/ttf", "otf": "font/otf",
         "mp3": "audio/mpeg", "mp4": "video/mp4", "webm": "video/webm", "qm": "application/octet-stream",
+        "mkv": "video/x-matroska", "avi": "video/x-msvideo", "flac": "audio/flac", "ogg": "audio/ogg",
+        "m4a": "audio/mp4", "pdf": "application/pdf", "zip": "application/zip", "nfo": "text/x-nfo",
+        "srt": "application/x-subrip", "md": "text/markdown", "csv": "text/csv",
     ]
 
     public static func type(of path: String) -> String {
