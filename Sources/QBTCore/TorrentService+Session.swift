@@ -63,14 +63,23 @@ extension TorrentService {
         let globalMode = settings[\.shareLimitsMode]
         let now = Int64(Date().timeIntervalSince1970)
         // Only torrents that have a limit can reach one: none at all (the default) costs nothing.
-        guard rowSettings.shareLimits.any || anyOwnShareLimit() else { return }
+        let categoriesLimit = categoryTable.values.contains { $0.shareLimits.any }
+        guard rowSettings.shareLimits.any || anyOwnShareLimit() || categoriesLimit else { return }
+        let global = rowSettings.shareLimits
         let board = currentBoard()
         for id in board.order {
             // Tested through the entry, without copying each view.
             guard let entry = board.entries[id], !entry.view.record.stopped, entry.view.status.isFinished else { continue }
             let view = entry.view
             let r = view.record
-            let ratioLimit = view.maxRatio, seedingLimit = view.maxSeedingTime, inactiveLimit = view.maxInactiveSeedingTime
+            // qBittorrent 5.3's effective limits: the torrent's own, else its category's (then the parent's), else
+            // the global ones (a category has none before 5.3, so this is 5.1's rule there).
+            let category = effectiveCategoryLimits(r.category)
+            let ratioLimit = r.ratioLimit != -2 ? r.ratioLimit : category.ratio != -2 ? category.ratio : global.ratio
+            let seedingLimit = r.seedingTimeLimit != -2 ? r.seedingTimeLimit
+                : category.seedingTime != -2 ? category.seedingTime : global.seedingTime
+            let inactiveLimit = r.inactiveSeedingTimeLimit != -2 ? r.inactiveSeedingTimeLimit
+                : category.inactiveSeedingTime != -2 ? category.inactiveSeedingTime : global.inactiveSeedingTime
             let ratio = TorrentFigures.ratio(view.status)
             let lastActive = max(view.status.lastUpload, view.status.lastDownload, r.completedOn ?? 0)
             guard ratioLimit >= 0 || seedingLimit >= 0 || inactiveLimit >= 0 else { continue }
@@ -78,12 +87,13 @@ extension TorrentService {
             let seedingReached = view.status.finishedDuration >= Int64(seedingLimit) * 60
             let inactiveReached = now - lastActive >= Int64(inactiveLimit) * 60
             // 5.3's modes: any limit that is set reached (MatchAny, the only rule before 5.3), or every one (MatchAll).
-            let reached = (r.shareLimitsMode ?? globalMode) == "MatchAll"
+            let mode = r.shareLimitsMode ?? (category.mode != "Default" ? category.mode : globalMode)
+            let reached = mode == "MatchAll"
                 ? (ratioLimit < 0 || ratioReached) && (seedingLimit < 0 || seedingReached) && (inactiveLimit < 0 || inactiveReached)
                 : (ratioLimit >= 0 && ratioReached) || (seedingLimit >= 0 && seedingReached) || (inactiveLimit >= 0 && inactiveReached)
             guard reached else { continue }
-            // The torrent's own action (5.x), else the global one.
-            let own: Int? = switch r.shareLimitAction {
+            // The torrent's own action (5.x), else its category's (5.3), else the global one.
+            let own: Int? = switch r.shareLimitAction ?? (category.action != "Default" ? category.action : nil) {
             case "Stop": 0
             case "Remove": 1
             case "EnableSuperSeeding": 2
@@ -107,6 +117,23 @@ extension TorrentService {
                 }
             }
         }
+    }
+
+    /// A category's share limits with what it leaves at -2 or "Default" taken from its parent, and so on up.
+    func effectiveCategoryLimits(_ name: String?) -> CategoryShareLimits {
+        var limits = CategoryShareLimits()
+        var current = name ?? ""
+        while !current.isEmpty {
+            if let own = categoryTable[current]?.shareLimits {
+                if limits.ratio == -2 { limits.ratio = own.ratio }
+                if limits.seedingTime == -2 { limits.seedingTime = own.seedingTime }
+                if limits.inactiveSeedingTime == -2 { limits.inactiveSeedingTime = own.inactiveSeedingTime }
+                if limits.action == "Default" { limits.action = own.action }
+                if limits.mode == "Default" { limits.mode = own.mode }
+            }
+            current = Self.parentCategory(current)
+        }
+        return limits
     }
 
     // MARK: the whole session paused

@@ -155,6 +155,15 @@ extension Store {
                 t.add(column: "share_limits_mode", .text)  // NULL: the global share_limits_mode
             }
         }
+        migrator.registerMigration("v13: share limits of categories") { db in
+            try db.alter(table: "categories") { t in  // NULL: -2 or "Default", the parent category's, then global
+                t.add(column: "ratio_limit", .double)
+                t.add(column: "seeding_time_limit", .integer)
+                t.add(column: "inactive_seeding_time_limit", .integer)
+                t.add(column: "share_limit_action", .text)
+                t.add(column: "share_limits_mode", .text)
+            }
+        }
         return migrator
     }
 }

@@ -26,7 +26,7 @@ final class StoreTests: XCTestCase {
                         "v6: stop conditions of torrents", "v7: comments set on torrents",
                         "v8: share limit actions of torrents", "v9: category download paths on with no path of their own",
                         "v10: RSS feeds, articles and auto-download rules", "v11: API key scopes",
-                        "v12: share limits modes of torrents"]
+                        "v12: share limits modes of torrents", "v13: share limits of categories"]
         XCTAssertEqual(try Store(path: path).appliedMigrations(), expected)
         XCTAssertEqual(try Store(path: path).appliedMigrations().count, expected.count)
     }

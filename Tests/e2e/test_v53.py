@@ -314,3 +314,40 @@ def test_download_file_with_ranges(qbtd_factory, tmp_path):
     wait_for(lambda: len(s.get(q.url("torrents/info")).json()) == 2, 20, what="the second torrent")
     r = s.get(url, params={"hash": other_id, "file": 0})
     assert (r.status_code, r.text) == (409, "File not fully downloaded")
+
+
+def test_category_share_limits(qbtd_factory):
+    q, s = v53(qbtd_factory)
+    r = s.post(q.url("torrents/createCategory"), data={
+        "category": "sl", "savePath": "/tmp/sl", "ratioLimit": 1.5, "seedingTimeLimit": 120,
+        "inactiveSeedingTimeLimit": 60, "shareLimitAction": "Stop", "shareLimitsMode": "MatchAll"})
+    assert r.status_code == 200, r.text
+    c = s.get(q.url("torrents/categories")).json()["sl"]
+    assert (c["ratio_limit"], c["seeding_time_limit"], c["inactive_seeding_time_limit"], c["share_limit_action"],
+            c["share_limits_mode"], c["download_path"]) == (1.5, 120, 60, "Stop", "MatchAll", None)
+    # An edit changes only what it names (savePath included).
+    r = s.post(q.url("torrents/editCategory"), data={"category": "sl", "ratioLimit": -1, "seedingTimeLimit": -2,
+                                                     "shareLimitAction": "Remove", "shareLimitsMode": "MatchAny"})
+    assert r.status_code == 200, r.text
+    c = s.get(q.url("torrents/categories")).json()["sl"]
+    assert (c["ratio_limit"], c["seeding_time_limit"], c["inactive_seeding_time_limit"], c["share_limit_action"],
+            c["share_limits_mode"], c["savePath"]) == (-1, -2, 60, "Remove", "MatchAny", "/tmp/sl")
+    for bad in ({"ratioLimit": -3}, {"shareLimitsMode": "Bogus"}, {"seedingTimeLimit": "x"}):
+        r = s.post(q.url("torrents/createCategory"), data={"category": "bad", **bad})
+        name = next(iter(bad))
+        assert (r.status_code, r.text) == (400, f"'{name}' parameter has invalid value"), bad
+    assert "bad" not in s.get(q.url("torrents/categories")).json()
+    r = s.post(q.url("torrents/editCategory"), data={"category": "nope"})
+    assert (r.status_code, r.text) == (404, "Category does not exist")
+
+
+def test_a_category_limit_stops_its_torrents(qbtd_factory, tmp_path):
+    """The torrent has no limit of its own and none is set globally: its category's seeding-time limit (0 minutes,
+    action Stop) applies, as 5.3's effective limits say."""
+    q, s = v53(qbtd_factory)
+    s.post(q.url("torrents/createCategory"), data={"category": "brief", "seedingTimeLimit": 0, "shareLimitAction": "Stop"})
+    data, torrent_id = make_torrent(tmp_path / "src", "brief")
+    s.post(q.url("torrents/add"), files={"torrents": ("b.torrent", data)},
+           data={"seedMode": "true", "savepath": str(tmp_path / "src"), "category": "brief"})
+    wait_for(lambda: (rows := s.get(q.url("torrents/info")).json()) and rows[0]["state"] == "stoppedUP", 30,
+             what="the category's limit to stop the torrent")

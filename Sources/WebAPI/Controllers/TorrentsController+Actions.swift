@@ -321,13 +321,15 @@ extension TorrentsController {
                 return .empty
             },
             "editCategory": .post { p, _ in
-                try p.require("category", "savePath")
-                let edited = try category(p)
+                // 5.3 edits only what is given (savePath included); 5.2 requires savePath.
+                if identity.profile >= .v5_3 { try p.require("category") } else { try p.require("category", "savePath") }
+                let name = try p.required("category").trimmingCharacters(in: .whitespaces)
+                let known = await service.labels.categories.first { $0.name == name }
+                let edited = try category(p, over: identity.profile >= .v5_3 ? known : nil)
                 // 5.2: an unknown category is a 404, an edit that changes nothing a plain success.
                 if identity.profile >= .v5_2 {
-                    let known = await service.labels.categories.first { $0.name == edited.name }
                     guard let known else { throw QBitError.notFound("Category does not exist") }
-                    if known.savePath == edited.savePath && known.downloadPath == edited.downloadPath { return .empty }
+                    if known == edited { return .empty }
                 }
                 try await service.labels.editCategory(edited)
                 return .empty
@@ -364,33 +366,67 @@ extension TorrentsController {
         try p.required("tags").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    func category(_ p: Parameters) throws -> Category {
+    /// The category a create or edit asks for; `current` (5.3's edits) supplies what the request leaves out.
+    func category(_ p: Parameters, over current: Category? = nil) throws -> Category {
         let name = try p.required("category").trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw QBitError.badParams("Category cannot be empty") }
-        var category = Category(name: name, savePath: (p["savePath"] ?? "").trimmingCharacters(in: .whitespaces))
+        var category = current ?? Category(name: name, savePath: "")
+        if current == nil || p["savePath"] != nil {
+            category.savePath = (p["savePath"] ?? "").trimmingCharacters(in: .whitespaces)
+        }
         // Only `true` or `false` (any case) set the option; anything else leaves it following the global setting.
         if let enabled = p.bool("downloadPathEnabled") {
             category.downloadPath = DownloadPathOption(
                 enabled: enabled, path: (p["downloadPath"] ?? "").trimmingCharacters(in: .whitespaces))
         }
+        if identity.profile >= .v5_3 { category.shareLimits = try Self.shareLimits(p, over: category.shareLimits) }
         return category
+    }
+
+    /// 5.3's category share limits: -2 (as the parent, then global), -1 (none) or a limit; the two names as
+    /// `setShareLimits` takes them. Anything else is refused, naming the parameter.
+    static func shareLimits(_ p: Parameters, over current: CategoryShareLimits) throws -> CategoryShareLimits {
+        func invalid(_ name: String) -> QBitError { QBitError.badParams("'\(name)' parameter has invalid value") }
+        var limits = current
+        if let raw = p["ratioLimit"] {
+            guard let ratio = Double(raw.trimmingCharacters(in: .whitespaces)), ratio.isFinite, ratio >= 0 || ratio == -1 || ratio == -2
+            else { throw invalid("ratioLimit") }
+            limits.ratio = ratio
+        }
+        for (name, path) in [("seedingTimeLimit", \CategoryShareLimits.seedingTime),
+                             ("inactiveSeedingTimeLimit", \CategoryShareLimits.inactiveSeedingTime)] {
+            guard let raw = p[name] else { continue }
+            guard let minutes = Int(raw.trimmingCharacters(in: .whitespaces)), minutes >= -2 else { throw invalid(name) }
+            limits[keyPath: path] = minutes
+        }
+        if let action = p["shareLimitAction"] {
+            guard ["Default", "Stop", "Remove", "RemoveWithContent", "EnableSuperSeeding"].contains(action) else {
+                throw invalid("shareLimitAction")
+            }
+            limits.action = action
+        }
+        if let mode = p["shareLimitsMode"] {
+            guard ["Default", "MatchAny", "MatchAll"].contains(mode) else { throw invalid("shareLimitsMode") }
+            limits.mode = mode
+        }
+        return limits
     }
 
     /// `{name, savePath, download_path?}`: before 5.2 the key is absent when the category follows the global
     /// setting, `false` when it has none, else its path ("" for a folder named after it). 5.2 always writes
-    /// `download_path` (null: the global setting) and the category's share limits, 5.3 its share limits mode: the
-    /// WebAPI cannot set them, so they are always "the global ones" (-2, "Default"), as in 5.2.3 and 5.3.0.
+    /// `download_path` (null: the global setting) and the category's share limits (which only 5.3's WebAPI can set),
+    /// 5.3 its share limits mode.
     static func json(_ c: Category, _ identity: Identity) -> JSONValue {
         var o: [String: JSONValue] = ["name": .string(c.name), "savePath": .string(c.savePath)]
         if let download = c.downloadPath { o["download_path"] = download.enabled ? .string(download.path) : .bool(false) }
         if identity.profile >= .v5_2 {
             if o["download_path"] == nil { o["download_path"] = .null }
-            o["ratio_limit"] = .int(-2)
-            o["seeding_time_limit"] = .int(-2)
-            o["inactive_seeding_time_limit"] = .int(-2)
-            o["share_limit_action"] = .string("Default")
+            o["ratio_limit"] = .double(c.shareLimits.ratio)
+            o["seeding_time_limit"] = .int(Int64(c.shareLimits.seedingTime))
+            o["inactive_seeding_time_limit"] = .int(Int64(c.shareLimits.inactiveSeedingTime))
+            o["share_limit_action"] = .string(c.shareLimits.action)
         }
-        if identity.profile >= .v5_3 { o["share_limits_mode"] = .string("Default") }
+        if identity.profile >= .v5_3 { o["share_limits_mode"] = .string(c.shareLimits.mode) }
         return .object(o)
     }
 
