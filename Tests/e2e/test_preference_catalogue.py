@@ -20,7 +20,7 @@ KEY = "qbt_cataloguetestkey0123456789"
 FIELDS = {"key", "type", "default", "profiles", "effect", "applier", "reason", "alias", "qbtdOnly"}
 TYPES = {"bool", "int", "double", "string", "object", "array"}
 EFFECTS = {"applied", "inert", "fixed", "uiOnly"}
-PROFILES = {"4.6", "5.1", "5.2"}
+PROFILES = {"4.6", "5.1", "5.2", "5.3"}
 # 4.5's dialect: proxy_type is Net::ProxyType's number there, a name from 4.6 on (qbtd takes both).
 DIALECT_4_5 = {"proxy_type": "int"}
 
