@@ -34,6 +34,20 @@ PROFILE_FILES = ["tests/test_app.py", "tests/test_auth.py", "tests/test_request.
                  "tests/test_torrentcreator.py"]
 
 
+# Tests the real release passes that qbtd fails by design, with the reason; the test fails on an entry that passes
+# again (stale). qbtd's own search plugin, qbtd_local (an extension: the torrents qbtd has), searches in process, and
+# qbtd starts no Python for a search without a Python plugin, so a search of the enabled plugins on a fresh server is
+# over before the client first asks; qBittorrent always starts nova2.py, whose start-up shows "Running" for some
+# tens of milliseconds, and these tests wait to see that.
+SEARCH_IN_PROCESS = "qbtd_local searches in process: the search is over before the client first asks (no nova2.py)"
+ACCEPTED = {
+    "tests/test_search.py::test_search[search.start-search.status-search.results-search.stop-search.delete]": SEARCH_IN_PROCESS,
+    "tests/test_search.py::test_search[search_start-search_status-search_results-search_stop-search_delete]": SEARCH_IN_PROCESS,
+    "tests/test_search.py::test_stop[search.stop-search.start]": SEARCH_IN_PROCESS,
+    "tests/test_search.py::test_stop[search_stop-search_start]": SEARCH_IN_PROCESS,
+}
+
+
 def qbtd_profile(profile):
     """5.3 until qbtd has it: 5.2 stands in (and is held to 5.2's rules)."""
     import subprocess
@@ -66,6 +80,10 @@ def test_qbittorrent_api_suite(profile, tmp_path_factory):
         if presented != ("5.3" if profile == "5.2" else profile):
             # held to another release's record: what qbtd skips by the suite's version marks is not asked
             expected = {t for t in expected if outcomes.get(t) != "skipped"}
+        accepted = {t for t in ACCEPTED if t in expected}
+        stale = sorted(t for t in accepted if outcomes.get(t) == "passed")
+        assert not stale, f"accepted differences that no longer occur (drop them from ACCEPTED): {stale}"
+        expected -= accepted
         missing = sorted(t for t in expected if outcomes.get(t) != "passed")
         again = {}
         if missing:
