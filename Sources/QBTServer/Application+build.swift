@@ -74,7 +74,8 @@ public func buildApplication(
     streamSettings.metadataTimeout = config.streamMetadataTimeout
     let streams = try await StreamService(engine: engine, torrents: service, configuration: streamSettings)
     let search = try await SearchService(store: store, dataDirectory: paths.dataDirectory, torrents: service,
-                                         settings: settings, log: config.eventLog, timeout: config.searchTimeout)
+                                         settings: settings, log: config.eventLog, timeout: config.searchTimeout,
+                                         quotedNames: identity.profile >= .v5_3)  // 5.3's printer percent-encodes names
     let rss = try await RSSService(store: store, settings: settings, torrents: service, profile: identity.profile)
     await rss.start()
 

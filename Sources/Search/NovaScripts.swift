@@ -4,26 +4,39 @@ import Foundation
 /// (`novaprinter`, `helpers`), a runner that executes one engine, and a probe that reads an engine's metadata.
 /// qbtd writes them into `<data>/nova3` at start, as qBittorrent rewrites its own copies.
 enum NovaScripts {
-    static let files: [String: String] = [
-        "novaprinter.py": novaprinter, "helpers.py": helpers, "qbtd_run.py": runner, "qbtd_probe.py": probe,
-        "qbtd_forkserver.py": forkServer,
-    ]
+    static func files(quotedNames: Bool) -> [String: String] {
+        [
+            "novaprinter.py": quotedNames ? novaprinterQuoting : novaprinter, "helpers.py": helpers, "qbtd_run.py": runner,
+            "qbtd_probe.py": probe, "qbtd_forkserver.py": forkServer,
+        ]
+    }
 
-    /// Writes the scripts (and the `engines` folder) under `directory`.
-    static func install(into directory: String) throws {
+    /// Writes the scripts (and the `engines` folder) under `directory`; `quotedNames`: 5.3's printer.
+    static func install(into directory: String, quotedNames: Bool = false) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: directory + "/engines", withIntermediateDirectories: true)
-        for (name, text) in files {
+        for (name, text) in files(quotedNames: quotedNames) {
             try Data(text.utf8).write(to: URL(fileURLWithPath: directory + "/" + name), options: .atomic)
         }
         let initFile = directory + "/engines/__init__.py"
         if !fm.fileExists(atPath: initFile) { _ = fm.createFile(atPath: initFile, contents: Data()) }
     }
 
-    /// One result per line: `link|name|size|seeds|leech|engine_url|desc_link|pub_date` (qBittorrent 5.x).
-    static let novaprinter = #"""
+    /// One result per line: `link|name|size|seeds|leech|engine_url|desc_link|pub_date` (qBittorrent 5.x); a `|` in a
+    /// value becomes a space.
+    static let novaprinter = printer(name: #"field("name")"#)
+
+    /// 5.3's: the name percent-encoded (so a `|` in it survives; `SearchResult.parse` decodes it).
+    static let novaprinterQuoting = printer(name: #"urllib.parse.quote(str(dictionary.get("name", "")))"#)
+
+    static func printer(name: String) -> String {
+        novaprinterHead.replacingOccurrences(of: "NAME_FIELD", with: name) + novaprinterTail
+    }
+
+    static let novaprinterHead = #"""
     # qbtd's novaprinter: the output half of qBittorrent's nova3 plugin API.
     import re
+    import urllib.parse
 
 
     def prettyPrinter(dictionary):
@@ -31,12 +44,15 @@ enum NovaScripts {
             return str(dictionary.get(key, default)).replace("|", " ").replace("\n", " ").replace("\r", " ")
         size = anySizeToBytes(dictionary.get("size", -1))
         line = "|".join([
-            field("link"), field("name"), str(size), field("seeds", -1), field("leech", -1),
+            field("link"), NAME_FIELD, str(size), field("seeds", -1), field("leech", -1),
             field("engine_url"), field("desc_link"), field("pub_date", -1),
         ])
         print(line, flush=True)
 
 
+    """#
+
+    static let novaprinterTail = #"""
     def anySizeToBytes(size_string):
         """'1.5 GB' -> bytes (binary units, as qBittorrent); -1 when it cannot be read."""
         if isinstance(size_string, (int, float)):

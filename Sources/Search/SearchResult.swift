@@ -28,12 +28,13 @@ public struct SearchResult: Sendable, Equatable {
 
     /// `SearchHandler::parseSearchResult`: `link|name|size|seeds|leech|engine_url[|desc_link[|pub_date]]`.
     /// Fewer than 6 fields, an empty link or name: not a result (nil). Numbers that do not parse become -1.
-    public static func parse(line: Substring, engine: String) -> SearchResult? {
+    /// `quotedName`: 5.3's printer percent-encodes the name.
+    public static func parse(line: Substring, engine: String, quotedName: Bool = false) -> SearchResult? {
         let parts = line.split(separator: "|", omittingEmptySubsequences: false)
         guard parts.count >= 6 else { return nil }
         func text(_ i: Int) -> String { i < parts.count ? String(trimmed(parts[i])) : "" }
         func number(_ i: Int) -> Int64 { Int64(text(i)) ?? -1 }
-        let link = text(0), name = text(1)
+        let link = text(0), name = quotedName ? text(1).removingPercentEncoding ?? text(1) : text(1)
         guard !link.isEmpty, !name.isEmpty else { return nil }
         let date = number(7)
         return SearchResult(fileName: name, fileURL: link, fileSize: number(2), seeders: number(3), leechers: number(4),

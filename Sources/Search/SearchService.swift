@@ -32,13 +32,17 @@ public actor SearchService {
     let timeout: Duration
     /// How much one plugin run may print before it is stopped.
     let maxOutput: Int
+    /// 5.3's novaprinter: result names percent-encoded (a `|` in a name survives).
+    let quotedNames: Bool
     var plugins: [String: SearchPluginRecord] = [:]
     var jobs: [String: [Int: SearchJob]] = [:]
     /// The warm interpreter that forks plugin runs, for the Python last used (made at the first search).
     var forkServer: NovaForkServer?
 
     public init(store: Store, dataDirectory: String, torrents: TorrentService, settings: ServerSettings,
-                log: EventLog, timeout: Duration = .seconds(180), maxOutput: Int = 16 << 20) async throws {
+                log: EventLog, timeout: Duration = .seconds(180), maxOutput: Int = 16 << 20,
+                quotedNames: Bool = false) async throws {
+        self.quotedNames = quotedNames
         self.store = store
         self.novaDirectory = dataDirectory + "/nova3"
         self.torrents = torrents
@@ -46,7 +50,7 @@ public actor SearchService {
         self.log = log
         self.timeout = timeout
         self.maxOutput = maxOutput
-        try NovaScripts.install(into: novaDirectory)
+        try NovaScripts.install(into: novaDirectory, quotedNames: quotedNames)
         for record in try await store.searchPlugins.searchPlugins() { plugins[record.name] = record }
         if plugins[Self.builtinName] == nil {
             let builtin = SearchPluginRecord(name: Self.builtinName, kind: .builtin, version: "1.0",
@@ -120,10 +124,10 @@ public actor SearchService {
             case .nova3:
                 guard let python else { continue }
                 let server = forkServer(for: python)
-                job.launch { [novaDirectory, timeout, maxOutput, log] in
+                job.launch { [novaDirectory, timeout, maxOutput, log, quotedNames] in
                     await Self.runNova(plugin, python: python, novaDirectory: novaDirectory, category: category, words: words,
                                        job: job, engineNames: urls, environment: proxyEnvironment, timeout: timeout,
-                                       maxOutput: maxOutput, log: log, server: server)
+                                       maxOutput: maxOutput, log: log, server: server, quotedNames: quotedNames)
                 }
             case .torznab:
                 job.launch { [timeout, log] in
@@ -160,7 +164,7 @@ public actor SearchService {
     static func runNova(_ plugin: SearchPluginRecord, python: String, novaDirectory: String, category: String,
                         words: [String], job: SearchJob, engineNames: [(url: String, name: String)],
                         environment: [String: String], timeout: Duration,
-                        maxOutput: Int, log: EventLog, server: NovaForkServer?) async {
+                        maxOutput: Int, log: EventLog, server: NovaForkServer?, quotedNames: Bool = false) async {
         let run = NovaProcess(python: python, script: novaDirectory + "/qbtd_run.py",
                               arguments: [plugin.name, category] + words, environment: environment, server: server)
         guard job.track(run) else { return }
@@ -170,7 +174,7 @@ public actor SearchService {
             found.reserveCapacity(lines.count)
             var bad = 0
             for line in lines where !line.allSatisfy(\.isWhitespace) {
-                guard var result = SearchResult.parse(line: line, engine: "") else { bad += 1; continue }
+                guard var result = SearchResult.parse(line: line, engine: "", quotedName: quotedNames) else { bad += 1; continue }
                 // qBittorrent names the engine whose url is the result's site url.
                 result.engineName = engineNames.first { $0.url == result.siteURL }?.name ?? ""
                 found.append(result)
