@@ -85,10 +85,23 @@ inline std::string params_id(const lt::add_torrent_params &atp) {
 // updating, failed (tracker error, skipped, or not working), verified-working or not contacted; the tracker's row
 // folds them (1 not contacted, 2 working, 3 updating, 4 not working, 5 tracker error, 6 unreachable). The message is
 // that of an endpoint in the row's state.
+struct folded_endpoint {
+    std::string name;
+    int bt_version = 1;
+    bool updating = false;
+    int status = 1;
+    std::string message;
+    int seeds = -1, leeches = -1, downloaded = -1;
+    std::int64_t next_announce = 0, min_announce = 0;
+};
+
 struct folded_tracker {
     int status = 1;
     std::string message;
     int peers = -1, seeds = -1, leeches = -1, downloaded = -1;
+    bool updating = false;
+    std::int64_t next_announce = 0, min_announce = 0;
+    std::vector<folded_endpoint> endpoints;
 };
 
 // Defined in shim_reports.cpp; the alert translator folds a tracker's status after each announce.

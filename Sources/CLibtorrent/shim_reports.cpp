@@ -1,6 +1,9 @@
 // The shim's reports: torrent status, files, the .torrent, trackers (and their folded status), web seeds, pieces, peers.
 #include "shim_internal.hpp"
 
+#include <chrono>
+#include <sstream>
+
 using namespace qbt_shim;
 
 namespace {
@@ -24,7 +27,16 @@ folded_tracker fold_tracker(const lt::announce_entry &entry, const lt::info_hash
     folded_tracker out;
     int endpoints = 0, updating = 0, working = 0, not_working = 0, tracker_error = 0, unreachable = 0;
     std::vector<std::pair<int, std::string>> messages;  // (endpoint state, message)
+    // libtorrent's announce times are on its steady clock: seconds since 1970 by the distance from now.
+    const auto steady_now = lt::clock_type::now();
+    const auto wall_now = std::chrono::system_clock::now();
+    const auto epoch = [&](lt::time_point32 tp) -> std::int64_t {
+        const auto wall = wall_now + std::chrono::duration_cast<std::chrono::system_clock::duration>(tp - steady_now);
+        return std::chrono::duration_cast<std::chrono::seconds>(wall.time_since_epoch()).count();
+    };
     for (const auto &endpoint : entry.endpoints) {
+        std::ostringstream name;
+        name << endpoint.local_endpoint;
         for (const auto version : protocols) {
             const auto &ih = endpoint.info_hashes[version];
             ++endpoints;
@@ -41,8 +53,25 @@ folded_tracker fold_tracker(const lt::announce_entry &entry, const lt::info_hash
             out.seeds = std::max(out.seeds, ih.scrape_complete);
             out.leeches = std::max(out.leeches, ih.scrape_incomplete);
             out.downloaded = std::max(out.downloaded, ih.scrape_downloaded);
+            folded_endpoint e;
+            e.name = name.str();
+            e.bt_version = version == lt::protocol_version::V1 ? 1 : 2;
+            e.updating = ih.updating;
+            // 5.2 keeps an endpoint's last state while it announces again (`updating` says so).
+            e.status = state == 3 ? (ih.fails > 0 ? (ih.last_error == lt::errors::tracker_failure ? 5
+                                                      : ih.last_error == lt::errors::announce_skipped ? 6 : 4)
+                                                  : entry.verified ? 2 : 1)
+                                  : state;
+            e.message = message;
+            e.seeds = ih.scrape_complete;
+            e.leeches = ih.scrape_incomplete;
+            e.downloaded = ih.scrape_downloaded;
+            e.next_announce = epoch(ih.next_announce);
+            e.min_announce = epoch(ih.min_announce);
+            out.endpoints.push_back(std::move(e));
         }
     }
+    out.updating = updating > 0;
     if (endpoints > 0) {
         if (updating > 0) out.status = 3;
         else if (working > 0) out.status = 2;
@@ -52,6 +81,14 @@ folded_tracker fold_tracker(const lt::announce_entry &entry, const lt::info_hash
     }
     for (const auto &m : messages) {
         if (m.first == out.status && !m.second.empty()) { out.message = m.second; break; }
+    }
+    // The row's times: the earliest next announce among the endpoints in the row's state (5.2's rule).
+    for (const auto &e : out.endpoints) {
+        if (e.status != out.status) continue;
+        if (out.next_announce == 0 || e.next_announce < out.next_announce) {
+            out.next_announce = e.next_announce;
+            out.min_announce = e.min_announce;
+        }
     }
     if (out.seeds >= 0 || out.leeches >= 0) out.peers = std::max(0, out.seeds) + std::max(0, out.leeches);
     return out;
@@ -276,6 +313,19 @@ qbt_result qbt_get_trackers(qbt_session *session, const char *id, qbt_tracker_fn
             t.num_seeds = folded.seeds;
             t.num_leeches = folded.leeches;
             t.num_downloaded = folded.downloaded;
+            t.updating = folded.updating;
+            t.next_announce = folded.next_announce;
+            t.min_announce = folded.min_announce;
+            std::vector<qbt_tracker_endpoint> endpoints;
+            endpoints.reserve(folded.endpoints.size());
+            for (const auto &e : folded.endpoints) {
+                const int peers = e.seeds >= 0 || e.leeches >= 0 ? std::max(0, e.seeds) + std::max(0, e.leeches) : -1;
+                endpoints.push_back(qbt_tracker_endpoint{e.name.c_str(), e.bt_version, e.updating, e.status, e.message.c_str(),
+                                                         peers, e.seeds, e.leeches, e.downloaded, e.next_announce,
+                                                         e.min_announce});
+            }
+            t.endpoints = endpoints.data();
+            t.endpoint_count = static_cast<int32_t>(endpoints.size());
             fn(context, &t);
         }
     })

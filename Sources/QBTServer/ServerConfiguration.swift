@@ -68,7 +68,7 @@ public struct ServerConfiguration: Sendable {
     /// `--webui-dir`: an alternative WebUI folder to serve at `/`, whatever `alternative_webui_*` say.
     public var webUIDirectory: String?
     /// Which qBittorrent release qbtd presents itself as.
-    public var profile: Identity.Profile = .v5_1
+    public var profile: Identity.Profile = .v5_3
     /// The execution log behind `log/main`; `main` also feeds it from the logger.
     public var eventLog = EventLog()
 

@@ -15,6 +15,35 @@ public struct TrackerEntry: Sendable, Equatable {
     public var seeds: Int
     public var leeches: Int
     public var downloaded: Int
+    /// qBittorrent 5.2's: an announce under way, the next and minimum announce (seconds since 1970, 0: none), and
+    /// each announce endpoint.
+    public var updating = false
+    public var nextAnnounce: Int64 = 0
+    public var minAnnounce: Int64 = 0
+    public var endpoints: [Endpoint] = []
+
+    /// One local listen address's announces for one BitTorrent version.
+    public struct Endpoint: Sendable, Equatable {
+        public var name: String
+        public var btVersion: Int
+        public var updating: Bool
+        public var status: Status
+        public var message: String
+        public var peers, seeds, leeches, downloaded: Int
+        public var nextAnnounce, minAnnounce: Int64
+
+        public init(name: String, btVersion: Int = 1, updating: Bool = false, status: Status = .notContacted,
+                    message: String = "", peers: Int = -1, seeds: Int = -1, leeches: Int = -1, downloaded: Int = -1,
+                    nextAnnounce: Int64 = 0, minAnnounce: Int64 = 0) {
+            self.name = name
+            self.btVersion = btVersion
+            self.updating = updating
+            self.status = status
+            self.message = message
+            (self.peers, self.seeds, self.leeches, self.downloaded) = (peers, seeds, leeches, downloaded)
+            (self.nextAnnounce, self.minAnnounce) = (nextAnnounce, minAnnounce)
+        }
+    }
 
     public init(url: String, tier: Int, status: Status = .notContacted, message: String = "", peers: Int = -1,
                 seeds: Int = -1, leeches: Int = -1, downloaded: Int = -1) {
@@ -86,10 +115,21 @@ extension LibtorrentEngine {
         let (result, items) = collect(TrackerEntry.self) { ctx in
             qbt_get_trackers(sessionRaw, id, { ctx, t in
                 let t = t!.pointee
-                Collector<TrackerEntry>.from(ctx).items.append(TrackerEntry(
+                var entry = TrackerEntry(
                     url: String(cString: t.url), tier: Int(t.tier), status: .init(rawValue: Int(t.status)) ?? .notContacted,
                     message: String(cString: t.message), peers: Int(t.num_peers), seeds: Int(t.num_seeds),
-                    leeches: Int(t.num_leeches), downloaded: Int(t.num_downloaded)))
+                    leeches: Int(t.num_leeches), downloaded: Int(t.num_downloaded))
+                entry.updating = t.updating
+                entry.nextAnnounce = t.next_announce
+                entry.minAnnounce = t.min_announce
+                for e in UnsafeBufferPointer(start: t.endpoints, count: Int(t.endpoint_count)) {
+                    entry.endpoints.append(TrackerEntry.Endpoint(
+                        name: String(cString: e.name), btVersion: Int(e.bt_version), updating: e.updating,
+                        status: .init(rawValue: Int(e.status)) ?? .notContacted, message: String(cString: e.message),
+                        peers: Int(e.num_peers), seeds: Int(e.num_seeds), leeches: Int(e.num_leeches),
+                        downloaded: Int(e.num_downloaded), nextAnnounce: e.next_announce, minAnnounce: e.min_announce))
+                }
+                Collector<TrackerEntry>.from(ctx).items.append(entry)
             }, ctx)
         }
         try check(result, id)

@@ -50,7 +50,7 @@ struct QBTD: AsyncParsableCommand {
     @Flag(help: "Turn off uTP (TCP only). [QBTD_NO_UTP=1]")
     var noUtp = false
 
-    @Option(help: "qBittorrent release to present as: 4.6, 5.1, 5.2 or 5.3. [QBTD_PROFILE] (default: 5.1)")
+    @Option(help: "qBittorrent release to present as: 4.6, 5.1, 5.2 or 5.3. [QBTD_PROFILE] (default: 5.3)")
     var profile: String?
 
     @Option(help: "Seconds between fast-resume saves of changed torrents. [QBTD_RESUME_INTERVAL] (default: 15)")
@@ -223,7 +223,7 @@ struct QBTD: AsyncParsableCommand {
             config.webUIDirectory = URL(fileURLWithPath: folder).standardizedFileURL.path
         }
 
-        let profileName = profile ?? env["QBTD_PROFILE"] ?? "5.1"
+        let profileName = profile ?? env["QBTD_PROFILE"] ?? "5.3"
         guard let chosen = Identity.Profile(rawValue: profileName) else {
             throw ValidationError("--profile takes 4.6, 5.1, 5.2 or 5.3")
         }

@@ -17,9 +17,9 @@ final class ClientAgainstServerTests: XCTestCase {
             catch let error as QBTClientError { XCTAssertEqual(error, .loginFailed(url: base.absoluteString)); XCTAssertEqual(error.exitCode, 4) }
             try await client.login(username: "admin", password: "secret")
             guard case .cookie(let pair) = await client.credential else { return XCTFail("no session cookie") }
-            XCTAssertTrue(pair.hasPrefix("SID="))
+            XCTAssertTrue(pair.hasPrefix("QBT_SID_"))  // the default profile, 5.3
             let version = try await client.appVersion()
-            XCTAssertEqual(version, "v5.1.4")
+            XCTAssertEqual(version, "v5.3.0")
             let speaksStopStart = try await client.speaksStopStart()
             XCTAssertTrue(speaksStopStart)
 

@@ -762,8 +762,7 @@ def build_scenario(fast, slow, magnet_hash, release=(4, 5, 2)):
 
 FIELDS = {"route", "path", "kind", "reason", "profiles", "cause"}
 OPTIONAL = {"requests"}  # the labels of the steps (as in the report: "GET torrents/info filter=paused") it is for
-# "gap": a difference qbtd has not closed yet, counted so that closing it forces the entry out (see the file).
-CAUSES = {"extension", "release", "gap"}
+CAUSES = {"extension", "release"}
 
 
 def load_accepted(profile, search=False):

@@ -39,3 +39,10 @@ def test_profile_5_2_login_and_empty_answers(qbtd_factory):
     client = qbittorrentapi.Client(host="127.0.0.1", port=q.port, username="admin", password=PASSWORD)
     client.auth_log_in()
     assert client.app.version == "v5.2.3" and client.torrents_tags() == ["x"]
+
+
+def test_the_default_profile_is_5_3(qbtd_factory):
+    """qbtd presents the newest real release the differential suite holds it against: 5.3.0 (sid's 5.3.0-1)."""
+    q = qbtd_factory(profile=None)
+    s = q.session()
+    assert s.get(q.url("app/version")).text == "v5.3.0" and s.get(q.url("app/webapiVersion")).text == "2.16.2"

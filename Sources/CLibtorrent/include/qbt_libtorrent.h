@@ -290,6 +290,21 @@ qbt_result qbt_export_torrent(qbt_session *session, const char *id, qbt_bytes_fn
 
 // MARK: trackers, web seeds, pieces, queue, storage (the rest of qBittorrent's per-torrent API)
 
+/// One announce endpoint of a tracker (a local listen address, per BitTorrent version), as qBittorrent 5.2 lists them.
+typedef struct {
+    const char *name;           // the local endpoint, "ip:port" ("[ip]:port" for IPv6)
+    int32_t bt_version;         // 1 or 2
+    bool updating;
+    int32_t status;             // 1 not contacted, 2 working, 4 not working, 5 tracker error, 6 unreachable
+    const char *message;
+    int32_t num_peers;
+    int32_t num_seeds;
+    int32_t num_leeches;
+    int32_t num_downloaded;
+    int64_t next_announce;      // seconds since 1970
+    int64_t min_announce;
+} qbt_tracker_endpoint;
+
 typedef struct {
     const char *url;
     int32_t tier;
@@ -300,6 +315,13 @@ typedef struct {
     int32_t num_seeds;
     int32_t num_leeches;
     int32_t num_downloaded;
+    // What 5.2 adds: whether an announce is under way, the earliest next and minimum announce of the endpoints in
+    // the row's state (seconds since 1970), and the endpoints themselves.
+    bool updating;
+    int64_t next_announce;
+    int64_t min_announce;
+    const qbt_tracker_endpoint *endpoints;
+    int32_t endpoint_count;
 } qbt_tracker;
 
 typedef void (*qbt_tracker_fn)(void *context, const qbt_tracker *tracker);

@@ -174,11 +174,26 @@ extension TorrentsController {
         // codes for them, and 5.1 folds its own (checked against the real 4.5.2 and 5.1.0; 5.2 reports 5 and 6).
         let status = identity.profile < .v5_2 && t.status.rawValue > TrackerEntry.Status.notWorking.rawValue
             ? TrackerEntry.Status.notWorking.rawValue : t.status.rawValue
-        return .object([
+        var o: [String: JSONValue] = [
             "url": .string(t.url), "status": .int(Int64(status)), "tier": .int(Int64(t.tier)),
             "msg": .string(t.message), "num_peers": .int(Int64(t.peers)), "num_seeds": .int(Int64(t.seeds)),
             "num_leeches": .int(Int64(t.leeches)), "num_downloaded": .int(Int64(t.downloaded)),
-        ])
+        ]
+        if identity.profile >= .v5_2 {  // 5.2: announce times, `updating`, and the endpoints
+            o["updating"] = .bool(t.updating)
+            o["next_announce"] = .int(t.nextAnnounce)
+            o["min_announce"] = .int(t.minAnnounce)
+            o["endpoints"] = .array(t.endpoints.map { e in
+                .object([
+                    "name": .string(e.name), "bt_version": .int(Int64(e.btVersion)), "updating": .bool(e.updating),
+                    "status": .int(Int64(e.status.rawValue)), "msg": .string(e.message), "num_peers": .int(Int64(e.peers)),
+                    "num_seeds": .int(Int64(e.seeds)), "num_leeches": .int(Int64(e.leeches)),
+                    "num_downloaded": .int(Int64(e.downloaded)), "next_announce": .int(e.nextAnnounce),
+                    "min_announce": .int(e.minAnnounce),
+                ])
+            })
+        }
+        return .object(o)
     }
 
     // MARK: per-torrent settings
