@@ -12,10 +12,15 @@ public enum SessionCookie {
                             timeout: Duration = .seconds(3600)) -> String {
         let sameSite = csrf ? (identity.modernAuth ? " SameSite=Lax;" : " SameSite=Strict;") : secure ? " SameSite=None;" : ""
         let head = "\(name)=\(value);\(secure ? " secure;" : "") HttpOnly;\(sameSite)"
-        if identity.modernAuth {
+        if identity.modernAuth {  // QNetworkCookie's order and date: expires before path
             let seconds = timeout > .zero ? Double(timeout.components.seconds) : 365 * 86400
-            return "\(head) path=/; expires=\(DateText.http(Date().addingTimeInterval(seconds)))"
+            return "\(head) expires=\(DateText.cookie(Date().addingTimeInterval(seconds))); path=/"
         }
         return "\(head) path=/"
+    }
+
+    /// The cookie that ends a session at logout: empty, expired a day ago (qBittorrent's), `expires` before `path`.
+    public static func expired(name: String) -> String {
+        "\(name)=; expires=\(DateText.cookie(Date().addingTimeInterval(-86400))); path=/"
     }
 }

@@ -68,7 +68,16 @@ public enum QBTFilter: Sendable {
         }
     }
 
-    public func matches(_ state: QBTState, stopped: Bool, uploadRate: Int) -> Bool {
+    /// `transferring` (5.2's rule): a torrent is active while it moves data (payload up or down), whatever its state.
+    public func matches(_ state: QBTState, stopped: Bool, uploadRate: Int, downloadRate: Int = 0,
+                        transferring: Bool = false) -> Bool {
+        if transferring, self == .active || self == .inactive {
+            return (uploadRate > 0 || downloadRate > 0) == (self == .active)
+        }
+        return matches(state, stopped: stopped, uploadRate: uploadRate)
+    }
+
+    func matches(_ state: QBTState, stopped: Bool, uploadRate: Int) -> Bool {
         switch self {
         case .all: true
         case .downloading: state.isDownloadingGroup

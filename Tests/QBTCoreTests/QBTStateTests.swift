@@ -44,6 +44,10 @@ final class QBTStateTests: XCTestCase {
         XCTAssertTrue(QBTFilter("completed").matches(.stoppedUP, stopped: true, uploadRate: 0))
         XCTAssertFalse(QBTFilter("seeding").matches(.stoppedUP, stopped: true, uploadRate: 0))
         XCTAssertTrue(QBTFilter("active").matches(.stalledDL, stopped: false, uploadRate: 3))
+        // 5.2: active is moving data, whatever the state (a downloading torrent without peers is inactive).
+        XCTAssertFalse(QBTFilter("active").matches(.downloading, stopped: false, uploadRate: 0, downloadRate: 0, transferring: true))
+        XCTAssertTrue(QBTFilter("inactive").matches(.downloading, stopped: false, uploadRate: 0, downloadRate: 0, transferring: true))
+        XCTAssertTrue(QBTFilter("active").matches(.stoppedUP, stopped: true, uploadRate: 0, downloadRate: 5, transferring: true))
         XCTAssertTrue(QBTFilter("whatever").matches(.error, stopped: false, uploadRate: 0))
     }
 

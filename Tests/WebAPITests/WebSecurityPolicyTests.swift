@@ -79,8 +79,13 @@ final class WebSecurityPolicyTests: XCTestCase {
         XCTAssertEqual(SessionCookie.make(name: "SID", value: "a", identity: v51, csrf: false, secure: true),
                        "SID=a; secure; HttpOnly; SameSite=None; path=/")
         XCTAssertEqual(SessionCookie.make(name: "SID", value: "a", identity: v51, csrf: false), "SID=a; HttpOnly; path=/")
-        XCTAssertTrue(SessionCookie.make(name: "QBT_SID_1", value: "a", identity: v52, csrf: true, secure: true)
-            .hasPrefix("QBT_SID_1=a; secure; HttpOnly; SameSite=Lax; path=/; expires="))
+        // 5.2+: QNetworkCookie's order (expires before path) and date ("Sun, 06-Dec-2026 01:42:13 GMT", as 5.3.0 sends).
+        let modern = SessionCookie.make(name: "QBT_SID_1", value: "a", identity: v52, csrf: true, secure: true)
+        XCTAssertTrue(modern.hasPrefix("QBT_SID_1=a; secure; HttpOnly; SameSite=Lax; expires="), modern)
+        XCTAssertTrue(modern.hasSuffix(" GMT; path=/"), modern)
+        XCTAssertNotNil(modern.range(of: #"expires=[A-Z][a-z]{2}, \d{2}-[A-Z][a-z]{2}-\d{4} \d{2}:\d{2}:\d{2} GMT"#,
+                                     options: .regularExpression), modern)
+        XCTAssertTrue(SessionCookie.expired(name: "SID").hasPrefix("SID=; expires="))
 
         let gate = WebGate(WebSecurityPolicy())
         XCTAssertFalse(gate.isOriginTrustworthy(forwardedProto: "https", socketIP: "10.0.0.1"))  // no reverse proxy set

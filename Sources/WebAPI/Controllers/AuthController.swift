@@ -41,7 +41,7 @@ public struct AuthController: APIController {
             "logout": .post { _, caller in
                 if let sid = caller.sessionID { await sessions.close(sid) }
                 let name = identity.cookieName(port: caller.localPort)
-                return .withHeaders(.empty, [("Set-Cookie", "\(name)=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT")])
+                return .withHeaders(.empty, [("Set-Cookie", SessionCookie.expired(name: name))])
             },
         ]
     }
