@@ -25,7 +25,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 QBTD = os.environ.get("QBTD_BIN", str(ROOT / ".build" / "debug" / "qbtd"))
-PROFILES = ["4.6", "5.1", "5.2"]
+PROFILES = ["4.6", "5.1", "5.2", "5.3"]
 PASSWORD = "openapi-generate-1"
 
 # Parameters read in helper functions, where the scan cannot see them: (name, type, required, description).
@@ -176,7 +176,7 @@ def live_routes(profile):
 
 SCOPE = re.compile(r'public let scope = "(\w+)"')
 TYPE_OF = re.compile(r"(?:struct|extension) (\w+Controller)\b")
-ENTRY = re.compile(r'^\s*(?:"([\w.]+)":\s*(?:\.get|\.post|\.qbtd\(|APIAction\()|table\["(\w+)"\]\s*=\s*\.(?:get|post))', re.M)
+ENTRY = re.compile(r'^\s*(?:"([\w.]+)":\s*(?:\.get|\.post|\.qbtd\(|APIAction\()|table\["(\w+)"\]\s*=\s*(?:\.(?:get|post)|APIAction\())', re.M)
 READS = [(re.compile(r'\bp(?:arams)?\[\s*"(\w+)"\s*\]'), "string", False),
          (re.compile(r'\.required\("(\w+)"\)'), "string", True),
          (re.compile(r'\bp(?:arams)?\.int\("(\w+)"\)'), "integer", False),
@@ -229,7 +229,9 @@ def reads(body, known, depth=0):
 
 def scanned_actions():
     """{group/action: {"params": {name: (type, required)}, "reply": kind}} from the controllers' source."""
-    sources = sorted((ROOT / "Sources" / "WebAPI" / "Controllers").glob("*.swift"))
+    # qBittorrent's groups (WebAPI) and qbtd's own (QbtdAPI, StreamHTTP), wherever their controllers live.
+    sources = sorted(p for folder in ("WebAPI/Controllers", "QbtdAPI", "StreamHTTP")
+                     for p in (ROOT / "Sources" / folder).glob("*.swift"))
     known = helpers(sources)
     scopes = {}
     for path in sources:

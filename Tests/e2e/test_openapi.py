@@ -21,7 +21,7 @@ DOC_PATH = ROOT / "openapi" / "qbtd.yaml"
 DOC = yaml.safe_load(DOC_PATH.read_text())
 KEY = "qbt_openapitestkey0123456789ab"
 METHODS = ("get", "post", "put", "delete", "patch", "head", "options")
-PROFILES = ("4.6", "5.1", "5.2")
+PROFILES = ("4.6", "5.1", "5.2", "5.3")
 # schemathesis calls every operation but this one. Nothing it sends may leave 127.0.0.1: qbtd runs with discovery
 # off, every outgoing connection (feeds, .torrent URLs, plugins, Torznab, trackers, peers) through a proxy at
 # 127.0.0.1:1 that refuses them, mail to 127.0.0.1:1, and --allowed-paths keeping every path it invents (and every
