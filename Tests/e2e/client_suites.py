@@ -8,8 +8,6 @@ contrib/client-suite-results share.
   what it fetches from GitHub (three .torrent files, an RSS feed, a search plugin) is served from 127.0.0.1.
 - `run_qbtapi_suite`: that suite in a subprocess against one server; each test's outcome.
 """
-import base64
-import hashlib
 import http.server
 import json
 import os
@@ -27,6 +25,7 @@ import requests
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from conftest import free_port, wait_for  # noqa: E402
+from qbtnox import QbittorrentNox  # noqa: E402
 
 CACHE = Path(os.environ.get("QBTD_CLIENT_SUITES", "/var/cache/qbtd-client-suites"))
 REFERENCES = Path(os.environ.get("QBTD_REFERENCES", "/var/cache/qbtd-references"))
@@ -36,6 +35,8 @@ RESULTS = HERE / "compat" / "qbittorrent-api-suite"
 
 # The real release each profile is held against. 5.2 has no release on this machine: 5.3.0 is the nearest.
 REAL = {"4.6": None, "5.1": "trixie", "5.2": "sid", "5.3": "sid"}
+# qbtnox's names of the same releases.
+RELEASE_OF = {"4.6": "4.5.2", "5.1": "5.1", "5.2": "5.3", "5.3": "5.3"}
 
 # Tests of the suite that need the internet, whatever the server: qBittorrent's search plugin index on GitHub.
 INTERNET_ONLY = [
@@ -57,50 +58,6 @@ def give_away(path):
     if AS_ROOT:
         subprocess.run(["chown", "-R", "nobody:nogroup", str(path)], check=True)
 
-CONF = """[LegalNotice]
-Accepted=true
-
-[BitTorrent]
-Session\\DHTEnabled=false
-Session\\LSDEnabled=false
-Session\\PeXEnabled=false
-Session\\Interface=lo
-Session\\InterfaceName=lo
-Session\\Port={peer_port}
-Session\\BTProtocol=TCP
-Session\\DefaultSavePath={save}
-Session\\QueueingSystemEnabled=false
-
-[Network]
-PortForwardingEnabled=false
-
-[Preferences]
-Connection\\UPnP=false
-Connection\\ResolvePeerCountries=false
-General\\Locale=en
-WebUI\\Address=127.0.0.1
-WebUI\\Port={web_port}
-WebUI\\LocalHostAuth=true
-WebUI\\Password_PBKDF2="{password}"
-"""
-
-
-def pbkdf2_line(password):
-    """qBittorrent's WebUI\\Password_PBKDF2 value: PBKDF2-HMAC-SHA512, 100,000 rounds, 16 random bytes of salt."""
-    salt = os.urandom(16)
-    digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, 100000)
-    return f"@ByteArray({base64.b64encode(salt).decode()}:{base64.b64encode(digest).decode()})"
-
-
-def chroot_ready(root):
-    """Binds /tmp, /proc and /dev into a reference chroot where they are not yet (as root, like the chroot itself)."""
-    mounted = Path("/proc/mounts").read_text()
-    for d, how in (("tmp", ["--bind", "/tmp"]), ("proc", ["-t", "proc", "proc"]), ("dev", ["--bind", "/dev"])):
-        target = Path(root) / d
-        if f" {target} " not in mounted:
-            subprocess.run(["mount", *how, str(target)], check=True)
-
-
 def real_version(profile):
     """The real release's version string, or None when it is not on this machine."""
     suite = REAL[profile]
@@ -113,59 +70,13 @@ def real_version(profile):
     return v.read_text().strip() if (REFERENCES / suite / "usr/bin/qbittorrent-nox").exists() and v.exists() else None
 
 
-class RealRelease:
-    """One real qbittorrent-nox on 127.0.0.1 for `profile`, its profile folder in `root` (under /tmp)."""
+class RealRelease(QbittorrentNox):
+    """The real qbittorrent-nox of `profile` (qbtnox's launcher), its profile folder in `root` (under /tmp), as nobody
+    when we are root unless `unprivileged` is False."""
 
     def __init__(self, profile, root, unprivileged=True):
-        self.unprivileged = unprivileged and AS_ROOT
+        super().__init__(root, release=RELEASE_OF[profile], unprivileged=unprivileged)
         self.suite = REAL[profile]
-        self.root = Path(root)
-        self.port = free_port()
-        self.peer_port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.username, self.password = USERNAME, PASSWORD
-        self.proc = None
-
-    def start(self):
-        conf = self.root / "profile" / "qBittorrent" / "config"
-        conf.mkdir(parents=True, exist_ok=True)
-        (self.root / "downloads").mkdir(exist_ok=True)
-        (conf / "qBittorrent.conf").write_text(CONF.format(
-            peer_port=self.peer_port, web_port=self.port, save=self.root / "downloads",
-            password=pbkdf2_line(PASSWORD)))
-        if self.unprivileged:
-            give_away(self.root)
-        if self.suite is None:
-            args = (UNPRIVILEGED if self.unprivileged else []) + [shutil.which("qbittorrent-nox")]
-        else:
-            chroot = REFERENCES / self.suite
-            chroot_ready(chroot)
-            args = ["chroot"] + (["--userspec=nobody:nogroup"] if self.unprivileged else []) + [str(chroot),
-                                                                                              "qbittorrent-nox"]
-        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(self.root), "LANG": "C.UTF-8"}
-        self.log = open(self.root / "nox.log", "ab")
-        self.proc = subprocess.Popen(args + [f"--profile={self.root / 'profile'}"], stdout=self.log,
-                                     stderr=subprocess.STDOUT, env=env)
-
-        def up():
-            if self.proc.poll() is not None:
-                raise AssertionError(f"qbittorrent-nox exited with {self.proc.returncode}; see {self.log.name}")
-            try:
-                return requests.get(self.base + "/api/v2/app/version", timeout=1).status_code in (200, 403)
-            except requests.RequestException:
-                return False
-
-        wait_for(up, 60, what="qbittorrent-nox to listen")
-        return self
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
 
 
 class QbtdServer:

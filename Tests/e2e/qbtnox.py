@@ -145,8 +145,9 @@ class QbittorrentNox:
 
     `release`: "4.5.2" (the machine's, the default), "5.1" (trixie's chroot) or "5.3" (sid's), or a Reference."""
 
-    def __init__(self, root, csrf=True, host_validation=True, bittorrent=None, release="4.5.2"):
-        """`bittorrent`: extra `Session\\<key>` settings, for what 4.5.2's WebAPI cannot set."""
+    def __init__(self, root, csrf=True, host_validation=True, bittorrent=None, release="4.5.2", unprivileged=False):
+        """`bittorrent`: extra `Session\\<key>` settings, for what 4.5.2's WebAPI cannot set. `unprivileged`: run as
+        nobody (when we are root), its folder handed over (qbittorrent-api's suite expects a server that is not root)."""
         self.reference = release if isinstance(release, Reference) else RELEASES[release]
         self.root = Path(root).resolve()
         self.port = free_port()
@@ -158,18 +159,21 @@ class QbittorrentNox:
         self.proc = None
         self.username, self.password = USERNAME, PASSWORD
         self.bittorrent = "".join(f"Session\\{k}={v}\n" for k, v in (bittorrent or {}).items())
+        self.unprivileged = unprivileged and os.geteuid() == 0
 
     def command(self):
         ref = self.reference
         if not ref.suite:
-            return [NOX, f"--profile={self.root / 'profile'}"]
+            nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] if self.unprivileged else []
+            return nobody + [NOX, f"--profile={self.root / 'profile'}"]
         if not str(self.root).startswith("/tmp/"):
             raise RuntimeError(f"a chroot'ed qbittorrent-nox sees only /tmp of this machine; {self.root} is not under it")
         root = str(ref.root)
         # A mount namespace of its own: the binds go with the process.
         return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
                 f'mount --bind /tmp "{root}/tmp" && mount --bind /proc "{root}/proc" && '
-                f'mount --rbind /dev "{root}/dev" && exec chroot "{root}" /usr/bin/qbittorrent-nox "$0"',
+                f'mount --rbind /dev "{root}/dev" && exec chroot {"--userspec=nobody:nogroup " if self.unprivileged else ""}'
+                f'"{root}" /usr/bin/qbittorrent-nox "$0"',
                 f"--profile={self.root / 'profile'}"]
 
     def start(self):
@@ -183,8 +187,12 @@ class QbittorrentNox:
             peer_port=self.peer_port, web_port=self.port, save=self.save,
             csrf=str(self.csrf).lower(), host_validation=str(self.host_validation).lower(),
             bittorrent=self.bittorrent, username=USERNAME, password=password_line()))
+        env = None
+        if self.unprivileged:  # its folder given to nobody, and a HOME it can write
+            subprocess.run(["chown", "-R", "nobody:nogroup", str(self.root)], check=True)
+            env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(self.root), "LANG": "C.UTF-8"}
         self.log = open(self.root / "nox.log", "ab")
-        self.proc = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT, env=env)
 
         def up():
             if self.proc.poll() is not None:
