@@ -16,7 +16,7 @@ public struct Identity: Sendable, Equatable {
     public var webAPIVersion: String
 
     public static let qBittorrent4_6 = Identity(profile: .v4_6, appVersion: "v4.6.7", webAPIVersion: "2.9.3")
-    public static let qBittorrent5_1 = Identity(profile: .v5_1, appVersion: "v5.1.4", webAPIVersion: "2.11.4")
+    public static let qBittorrent5_1 = Identity(profile: .v5_1, appVersion: "v5.1.0", webAPIVersion: "2.11.4")
     public static let qBittorrent5_2 = Identity(profile: .v5_2, appVersion: "v5.2.3", webAPIVersion: "2.15.1")
     public static let qBittorrent5_3 = Identity(profile: .v5_3, appVersion: "v5.3.0", webAPIVersion: "2.16.2")
 

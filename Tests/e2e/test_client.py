@@ -9,7 +9,7 @@ def test_qbittorrent_api_client(qbtd_factory, seeder):
     client = qbittorrentapi.Client(host="127.0.0.1", port=q.port, username="admin", password=PASSWORD,
                                    REQUESTS_ARGS={"timeout": 30})
     client.auth_log_in()
-    assert client.app.version == "v5.1.4"
+    assert client.app.version == "v5.1.0"
     assert client.app.web_api_version == "2.11.4"
     assert client.app.default_save_path.endswith("/downloads")
     prefs = client.app.preferences

@@ -210,8 +210,8 @@ def test_qbt_extensions_search_stream_and_keys(qbtd_factory, seeded, tmp_path):
     cli.run("servers", "use", "nosuch", code=4)
     # Scripts can skip login entirely.
     bare = Cli(tmp_path / "bare")
-    assert bare.json("app", env={"QBT_URL": q.base, "QBT_PASSWORD": q.password})["version"] == "v5.1.4"
-    assert bare.json("app", env={"QBT_URL": q.base, "QBT_API_KEY": key})["version"] == "v5.1.4"
+    assert bare.json("app", env={"QBT_URL": q.base, "QBT_PASSWORD": q.password})["version"] == "v5.1.0"
+    assert bare.json("app", env={"QBT_URL": q.base, "QBT_API_KEY": key})["version"] == "v5.1.0"
     bare.run("app", code=4)
 
     # Search: plugins managed, a search shown with progress, a result added.
