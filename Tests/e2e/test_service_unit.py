@@ -74,7 +74,8 @@ def test_qbtd_starts_as_the_unit_starts_it(tmp_path):
 
         wait_for(up, 60, what="qbtd to listen")
         s = requests.Session()
-        assert s.post(base + "/api/v2/auth/login", data={"username": "admin", "password": "service-password-1"}).text == "Ok."
+        r = s.post(base + "/api/v2/auth/login", data={"username": "admin", "password": "service-password-1"})
+        assert (r.status_code, r.text) == (204, "")  # the default profile, 5.3
         assert s.get(base + "/api/v2/app/preferences").json()["save_path"].startswith(str(state))
         assert (state / "qbtd.sqlite").exists()
     finally:
