@@ -24,7 +24,7 @@ import requests
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from conftest import free_port, wait_for  # noqa: E402
+from conftest import end_process, free_port, wait_for  # noqa: E402
 from qbtnox import QbittorrentNox  # noqa: E402
 
 CACHE = Path(os.environ.get("QBTD_CLIENT_SUITES", "/var/cache/qbtd-client-suites"))
@@ -114,13 +114,7 @@ class QbtdServer:
         return self
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        end_process(self.proc)
 
 
 class FileServer:

@@ -53,6 +53,17 @@ class BytesServer:
         self.httpd.shutdown()
 
 
+def end_process(proc, grace=30):
+    """SIGTERM, then SIGKILL after `grace` seconds: how the tests stop a server they started."""
+    if proc and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
 def wait_for(predicate, timeout, interval=0.2, what="condition"):
     """Polls `predicate` until it returns a truthy value; fails after `timeout` seconds."""
     deadline = time.monotonic() + timeout

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import requests
 
-from conftest import free_port, wait_for
+from conftest import end_process, free_port, wait_for
 
 NOX = shutil.which("qbittorrent-nox")
 USERNAME, PASSWORD = "admin", "adminadmin"
@@ -206,13 +206,7 @@ class QbittorrentNox:
         return self
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        end_process(self.proc)
 
     def session(self):
         s = requests.Session()
