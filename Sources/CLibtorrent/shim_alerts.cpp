@@ -128,7 +128,21 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn 
             case lt::torrent_paused_alert::alert_type: ev.kind = QBT_EVENT_PAUSED; break;
             case lt::torrent_resumed_alert::alert_type: ev.kind = QBT_EVENT_RESUMED; break;
             case lt::torrent_error_alert::alert_type: ev.kind = QBT_EVENT_TORRENT_ERROR; break;
-            case lt::file_error_alert::alert_type: ev.kind = QBT_EVENT_FILE_ERROR; break;
+            case lt::file_error_alert::alert_type: {
+                auto *a = static_cast<lt::file_error_alert *>(alert);
+                ev.kind = QBT_EVENT_FILE_ERROR;
+                switch (a->op) {
+                case lt::operation_t::file_read: case lt::operation_t::partfile_read: ev.piece = QBT_FILE_OP_READ; break;
+                case lt::operation_t::file_open: ev.piece = QBT_FILE_OP_OPEN; break;
+                case lt::operation_t::file_write: case lt::operation_t::partfile_write:
+                case lt::operation_t::file_fallocate: case lt::operation_t::file_truncate:
+                    ev.piece = QBT_FILE_OP_WRITE; break;
+                default: ev.piece = QBT_FILE_OP_OTHER; break;
+                }
+                ev.state = a->error.category() == boost::system::generic_category()
+                        || a->error.category() == boost::system::system_category() ? a->error.value() : -1;
+                break;
+            }
             case lt::hash_failed_alert::alert_type:
                 ev.kind = QBT_EVENT_HASH_FAILED;
                 ev.piece = static_cast<int32_t>(static_cast<lt::hash_failed_alert *>(alert)->piece_index);

@@ -70,9 +70,25 @@ qbt_result qbt_pause(qbt_session *session, const char *id) {
     })
 }
 
-qbt_result qbt_resume(qbt_session *session, const char *id) { QBT_WITH_HANDLE(h.resume()) }
+// A start clears what stopped the torrent by itself, as qBittorrent's start does: a disk error (libtorrent pauses
+// an errored torrent and keeps it so) and the upload mode a failed write (a full or read-only disk) puts it in.
+// If the cause is still there, the next write fails again and says so.
+qbt_result qbt_resume(qbt_session *session, const char *id) {
+    QBT_WITH_HANDLE({
+        // Both are messages to the network thread that do nothing on a torrent without an error (no status() round
+        // trip, which would block this thread); the metadata prefetch's upload mode is never resumed through here.
+        h.clear_error();
+        h.unset_flags(lt::torrent_flags::upload_mode);
+        h.resume();
+    })
+}
 
-qbt_result qbt_recheck(qbt_session *session, const char *id) { QBT_WITH_HANDLE(h.force_recheck()) }
+qbt_result qbt_recheck(qbt_session *session, const char *id) {
+    QBT_WITH_HANDLE({
+        h.unset_flags(lt::torrent_flags::upload_mode);  // a failed write's; the check clears the error itself
+        h.force_recheck();
+    })
+}
 
 qbt_result qbt_set_metadata(qbt_session *session, const char *id, const uint8_t *torrent_file, size_t length) {
     QBT_WITH_HANDLE({

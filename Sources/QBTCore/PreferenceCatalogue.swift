@@ -72,6 +72,8 @@ public struct PreferenceEntry: Sendable {
         case httpFetch
         /// `SyncController`: echoed in `sync/maindata`'s `server_state`; clients poll at that period.
         case syncState
+        /// `TorrentService+DiskGuard`: qbtd's free-space guard, which reads its floor at every check.
+        case diskGuard
     }
 
     /// A default: a plain value, or a path under one of qbtd's folders (`ServerPaths`).
@@ -463,6 +465,9 @@ public enum PreferenceCatalogue {
         .init("dht_bootstrap_nodes", .string("dht.libtorrent.org:25401, dht.transmissionbt.com:6881, router.bittorrent.com:6881"), .v5, .applied(.engine)),  // used only while DHT is on
         // MARK: qbtd's own
         .init("music_dirs", .array([]), .all, .applied(.music), qbtdOnly: true, stored: false),  // qbtd only: the HLS music folders (stored as qbtd_music_dirs)
+        // qbtd only: torrents downloading into a filesystem with less free space than this (MiB) are held, not
+        // errored, and start again by themselves when it is back; 0 turns the guard off.
+        .init("disk_guard_min_free_mib", .int(256), .all, .applied(.diskGuard), qbtdOnly: true),
     ]
 
     /// The entries by key.

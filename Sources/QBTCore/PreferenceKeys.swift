@@ -197,6 +197,8 @@ public struct PreferenceKeys: Sendable {
     public let webUIHSTSIncludeSubdomains = Preference<Bool>("web_ui_hsts_include_subdomains")
     public let webUIReverseProxyEnabled = Preference<Bool>("web_ui_reverse_proxy_enabled")
     public let webUIReverseProxiesList = Preference<String>("web_ui_reverse_proxies_list")
+    /// qbtd's own: the free-space guard's floor in MiB (0: off).
+    public let diskGuardMinFreeMiB = Preference<Int>("disk_guard_min_free_mib")
 
     // MARK: .webUIFiles
     public let alternativeWebUIEnabled = Preference<Bool>("alternative_webui_enabled")

@@ -15,10 +15,16 @@ public enum QBTState: String, Sendable, CaseIterable {
         }
     }
 
-    /// Derives the state the way qBittorrent 5.1 does; the first matching rule wins.
-    public init(status: TorrentStatus, stopped: Bool, queued: Bool = false, forced: Bool = false, moving: Bool = false) {
+    /// Derives the state the way qBittorrent 5.1 does; the first matching rule wins. `held`: qbtd's free-space guard
+    /// holds it, which shows as stopped (before an error the full disk may have left).
+    public init(status: TorrentStatus, stopped: Bool, queued: Bool = false, forced: Bool = false, moving: Bool = false,
+                held: Bool = false) {
         if status.state == .checkingResumeData { self = .checkingResumeData; return }
         if moving { self = .moving; return }
+        if held {
+            self = status.isFinished || status.state == .seeding ? .stoppedUP : .stoppedDL
+            return
+        }
         if !status.error.isEmpty || status.uploadMode { self = .error; return }
         if !status.hasMetadata {
             self = stopped ? .stoppedDL : queued ? .queuedDL : forced ? .forcedMetaDL : .metaDL

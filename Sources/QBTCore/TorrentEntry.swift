@@ -16,6 +16,23 @@ public struct TorrentFacts: Sendable, Equatable {
     public var announce: AnnounceFlags = []
     /// Whether its data is being moved (qBittorrent's `moving` state).
     public var moving = false
+    /// Why qbtd's free-space guard holds it (`TorrentService+DiskGuard`): shown as stopped, with this reason.
+    public var diskHold: String?
+    /// The first file error the engine reported since its last start or recheck (later ones are often consequences,
+    /// such as libtorrent's "Bad address" after a write into a full disk failed), shown while it is in `error`.
+    public var fileFault: FileFault?
+    /// qbtd stopped it for `fileFault`: a read that fails (a vanished or unreadable mount) leaves libtorrent's torrent
+    /// running and serving nothing; qbtd shows `missingFiles` or `error` instead, until a start or a recheck.
+    public var halted = false
+
+    /// What `qbtd_reason` shows: why it is held; else the first file error since its last start or recheck (what
+    /// put it in error, or a failure it went on after); else libtorrent's error.
+    public func reason(engineError: String) -> String {
+        if let diskHold { return diskHold }
+        guard let fileFault else { return engineError }
+        return halted ? "\(fileFault.message). Bring the files (or their mount) back, then start or recheck the torrent"
+            : fileFault.message
+    }
 
     public init(record: TorrentRecord, tags: [String]) {
         self.record = record

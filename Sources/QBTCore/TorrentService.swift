@@ -86,6 +86,7 @@ public actor TorrentService {
         await loadStatistics()
         if settings[\.startPaused] { await setSessionPaused(true) }
         rowSettings.shareLimits = ShareLimits(settings.current)
+        tasks.append(Task { [weak self] in await self?.guardDiskSpace() })
         tasks.append(Task { [weak self] in
             var ticks = 0
             while !Task.isCancelled {
@@ -186,8 +187,9 @@ public actor TorrentService {
     /// Stopped torrents are paused and left alone; forced ones run outside the queue; the rest are
     /// auto-managed, so libtorrent's queue (when the limits are on) decides which of them run.
     func applyRunState(_ id: TorrentID) async {
-        guard let record = torrents[id]?.record else { return }
-        if record.stopped {
+        guard let entry = torrents[id] else { return }
+        let record = entry.record
+        if record.stopped || entry.facts.diskHold != nil || entry.facts.halted {
             try? await engine.pause(id)
         } else {
             try? await engine.setAutoManaged(id, !record.forceStart)
@@ -273,7 +275,10 @@ public actor TorrentService {
             log.add("Failed to rename file \(file) of torrent \(id): \(why)", kind: .warning)
         case .fileCompleted(let id, let file):
             await fileCompleted(id, file: file)
-        case .torrentError(let id, let why), .fileError(let id, let why):
+        case .fileError(let id, let fault):
+            logger.warning("torrent \(id): \(fault)")
+            await fileFailed(id, fault)
+        case .torrentError(let id, let why):
             logger.warning("torrent \(id): \(why)")
         case .trackerStatus(let id, let url, let status, let message):
             noteAnnounce(id, url: url, status, message)

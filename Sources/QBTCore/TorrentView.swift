@@ -17,8 +17,9 @@ public struct TorrentView: Sendable {
         let queued = queueingEnabled && !r.stopped && !r.forceStart && status.autoManaged && status.paused
         self.facts = facts
         self.status = status
-        self.state = QBTState(status: status, stopped: r.stopped, queued: queued, forced: r.forceStart,
-                              moving: facts.moving)
+        self.state = facts.halted ? (facts.fileFault?.isMissingFiles == true ? .missingFiles : .error)
+            : QBTState(status: status, stopped: r.stopped, queued: queued, forced: r.forceStart, moving: facts.moving,
+                       held: facts.diskHold != nil)
         self.globalLimits = globalLimits
         self.queueingEnabled = queueingEnabled
     }
@@ -36,6 +37,10 @@ public struct TorrentView: Sendable {
     public var announce: AnnounceFlags { facts.announce }
 
     public var id: TorrentID { record.id }
+    /// Stopped by hand, or held by the free-space guard (the `stopped` filter lists both).
+    public var isStopped: Bool { record.stopped || facts.diskHold != nil }
+    /// qbtd's `qbtd_reason`: why the free-space guard holds it, or the file error that put it in `error`.
+    public var reason: String { facts.reason(engineError: status.error) }
     public var name: String { !record.name.isEmpty ? record.name : status.name.isEmpty ? record.id : status.name }
 
     /// The limits in force: the torrent's own, or the global ones where it says "use global" (-2).

@@ -106,7 +106,14 @@ extension RawEvent {
         case QBT_EVENT_RESUMED: self = .event(.resumed(id))
         case QBT_EVENT_CHECKED: self = .event(.checked(id))
         case QBT_EVENT_TORRENT_ERROR: self = .event(.torrentError(id, message))
-        case QBT_EVENT_FILE_ERROR: self = .event(.fileError(id, message))
+        case QBT_EVENT_FILE_ERROR:
+            let operation: FileFault.Operation = switch Int(e.piece) {
+            case Int(QBT_FILE_OP_READ): .read
+            case Int(QBT_FILE_OP_OPEN): .open
+            case Int(QBT_FILE_OP_WRITE): .write
+            default: .other
+            }
+            self = .event(.fileError(id, FileFault(operation: operation, code: e.state >= 0 ? e.state : nil, message: message)))
         case QBT_EVENT_LISTEN_SUCCEEDED: self = .event(.listening(port: Int(e.state)))
         case QBT_EVENT_LISTEN_FAILED: self = .event(.listenFailed(message))
         case QBT_EVENT_STORAGE_MOVED: self = .event(.storageMoved(id))

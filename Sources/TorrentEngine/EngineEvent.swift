@@ -1,3 +1,5 @@
+import Foundation
+
 /// A torrent id: the v1 info-hash, or the truncated v2 one for v2 and hybrid torrents, as 40 lowercase hex digits.
 public typealias TorrentID = String
 
@@ -19,7 +21,7 @@ public enum EngineEvent: Sendable, Equatable {
     case resumed(TorrentID)
     case checked(TorrentID)
     case torrentError(TorrentID, String)
-    case fileError(TorrentID, String)
+    case fileError(TorrentID, FileFault)
     case listening(port: Int)
     case listenFailed(String)
     case storageMoved(TorrentID)
@@ -47,4 +49,25 @@ extension EngineEvent {
             nil
         }
     }
+}
+
+/// A file error libtorrent reported: what it was doing, the system's error number, and its message (with the path).
+public struct FileFault: Sendable, Equatable, CustomStringConvertible {
+    public enum Operation: Sendable, Equatable { case read, open, write, other }
+    public var operation: Operation
+    /// errno, or nil when the error is not the system's.
+    public var code: Int32?
+    public var message: String
+
+    public init(operation: Operation, code: Int32?, message: String) {
+        self.operation = operation
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+    /// A full disk: libtorrent stops downloading (upload mode), which a start or the free-space guard undoes.
+    public var isDiskFull: Bool { code == ENOSPC }
+    /// The files are not there (a vanished mount, a deleted folder): qBittorrent's `missingFiles`.
+    public var isMissingFiles: Bool { code == ENOENT || code == ENOTDIR || code == ENODEV || code == ESTALE }
 }

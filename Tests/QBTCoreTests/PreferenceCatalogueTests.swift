@@ -341,6 +341,7 @@ final class PreferenceCatalogueTests: XCTestCase {
         },
         .speedSchedule: { String(describing: $0.service.settings.scheduleWantsAlternative(at: PreferenceCatalogueTests.monday, calendar: PreferenceCatalogueTests.utc)) },
         .httpFetch: { "\($0.service.settings.fetchRoute(for: .misc))" },
+        .diskGuard: { "\($0.service.diskGuardFloor)" },
         .torrentDefaults: { server in
             // A fresh magnet each time: its record shows what the defaults gave it.
             let n = Int.random(in: 1...1_000_000)

@@ -18,6 +18,9 @@ final class TorrentFactsRowTests: XCTestCase {
         "webSeeds": { $0.webSeeds = ["http://127.0.0.1:1/seed"] },
         "announce": { $0.announce = [.trackerError] },
         "moving": { $0.moving = true },
+        "diskHold": { $0.diskHold = "held by the free-space guard" },
+        "fileFault": { $0.fileFault = FileFault(operation: .read, code: EIO, message: "file_read (/data/a) error: I/O error") },
+        "halted": { $0.halted = true },
     ]
 
     static let recordChanges: [String: @Sendable (inout TorrentRecord) -> Void] = [

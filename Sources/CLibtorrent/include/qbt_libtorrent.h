@@ -71,7 +71,16 @@ typedef enum {
     QBT_EVENT_PEER_BLOCKED,     // message = ip
     QBT_EVENT_ADD_FAILED,       // an async add refused: state 1 for a duplicate; message = why
     QBT_EVENT_FILE_COMPLETED,   // piece = the file's index
+    // FILE_ERROR: piece = the operation (QBT_FILE_OP_*), state = the errno (-1 when the error is not the system's)
 } qbt_event_kind;
+
+/// What a FILE_ERROR was doing (from libtorrent's operation_t).
+enum {
+    QBT_FILE_OP_OTHER = 0,
+    QBT_FILE_OP_READ = 1,       // reading a file or the part file
+    QBT_FILE_OP_OPEN = 2,       // opening a file (to read or to write)
+    QBT_FILE_OP_WRITE = 3,      // writing, allocating or truncating
+};
 
 typedef struct {
     qbt_event_kind kind;

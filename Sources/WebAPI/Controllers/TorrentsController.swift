@@ -95,7 +95,7 @@ public struct TorrentsController: APIController {
             if let tag = p["tag"] {
                 if tag.isEmpty ? !view.tags.isEmpty : !view.tags.contains(tag) { return false }
             }
-            return filter.matches(view.state, stopped: view.record.stopped, uploadRate: view.status.uploadRate,
+            return filter.matches(view.state, stopped: view.isStopped, uploadRate: view.status.uploadRate,
                                   downloadRate: view.status.downloadRate, transferring: identity.profile >= .v5_2)
         }
         if let sort = p["sort"], !sort.isEmpty, !ids.isEmpty {

@@ -74,6 +74,8 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
     public var connections_limit: Int
     public var share_limit_action: String
     public var share_limits_mode: String
+    /// qbtd's own: why the free-space guard holds it, or the file error that put it in `error`; empty otherwise.
+    public var qbtd_reason: String
     // 5.2, `sync/maindata` only: how the torrent's announces went (qBittorrent's `addAnnounceStats`).
     public var has_tracker_warning: Bool
     public var has_tracker_error: Bool
@@ -168,6 +170,7 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         connections_limit = s.connectionsLimit
         share_limit_action = r.shareLimitAction ?? "Default"
         share_limits_mode = r.shareLimitsMode ?? "Default"
+        qbtd_reason = view.reason
         has_tracker_warning = view.announce.contains(.warning)
         has_tracker_error = view.announce.contains(.trackerError)
         has_other_announce_error = view.announce.contains(.otherError)

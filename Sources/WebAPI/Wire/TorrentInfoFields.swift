@@ -84,6 +84,8 @@ extension TorrentInfo {
         Field("priority") { .int(Int64($0.priority)) },
         Field("private", since: .v5_0) { $0.private.value.map { .bool($0) } ?? .null },
         Field("progress") { .double($0.progress) },
+        // qbtd's own, in every profile (clients ignore keys they do not know): why a torrent is held or in error.
+        Field("qbtd_reason") { .string($0.qbtd_reason) },
         Field("ratio") { .double($0.ratio) },
         Field("ratio_limit") { .double($0.ratio_limit) },
         Field("reannounce", since: .v5_0) { .int(Int64($0.reannounce)) },

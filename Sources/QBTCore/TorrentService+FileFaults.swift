@@ -1,0 +1,27 @@
+import Foundation
+import TorrentEngine
+
+/// What qbtd does when a torrent's files fail. libtorrent stops downloading on a failed write (upload mode for a full
+/// or read-only disk, an error and a pause otherwise), which a start undoes (`qbt_resume` clears both). A failed read
+/// for a peer is only reported: the torrent keeps running and answers every request with a reject, a silent stall.
+/// qbtd stops such a torrent and shows `missingFiles` (the files are gone: a vanished mount, a deleted folder) or
+/// `error`, with the path and what to do in `qbtd_reason`, until a start or a recheck.
+extension TorrentService {
+    func fileFailed(_ id: TorrentID, _ fault: FileFault) async {
+        guard let entry = torrents[id] else { return }
+        if entry.facts.fileFault == nil { torrents[id]?.facts.fileFault = fault }
+        guard fault.operation == .read || fault.operation == .open, !entry.facts.halted, !entry.record.stopped,
+              let status = try? engine.status(id), status.isFinished || status.isSeeding else { return }
+        torrents[id]?.facts.fileFault = fault
+        torrents[id]?.facts.halted = true
+        try? await engine.pause(id)
+        log.add("Torrent \"\(entry.record.name.isEmpty ? id : entry.record.name)\" stopped: its data cannot be read "
+                + "(\(fault.message)). Bring the files back, then start or recheck it", kind: .critical)
+    }
+
+    /// A start or a recheck tries again from a clean slate.
+    func clearFileFault(_ id: TorrentID) {
+        torrents[id]?.facts.fileFault = nil
+        torrents[id]?.facts.halted = false
+    }
+}
