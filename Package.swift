@@ -196,7 +196,7 @@ let package = Package(
         .testTarget(name: "RSSTests", dependencies: ["RSS", "QBTCore", "Store", "EngineTestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming", "QBTCore", "Store", "TorrentEngine", "MemoryEngine",
                                                           "EngineTestSupport"]),
-        .testTarget(name: "UploadsTests", dependencies: ["Uploads"]),
+        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "Store"]),
         .testTarget(name: "FileRegionsTests", dependencies: ["FileRegions", .product(name: "NIOCore", package: "swift-nio"),
                                                               .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "MusicTests", dependencies: ["Music"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SystemKit
 
 /// Stops a write when free space falls under the margin; looked at every few MiB, not every chunk.
@@ -114,7 +115,7 @@ public final class FileSink {
             if rename(tempPath, target) == 0 { placed = target }
         } else {
             for candidate in Self.candidates(target) {
-                if link(tempPath, candidate) == 0 { placed = candidate; unlink(tempPath); break }
+                if Glibc.link(tempPath, candidate) == 0 { placed = candidate; unlink(tempPath); break }
                 if errno != EEXIST { break }
             }
         }
@@ -125,6 +126,24 @@ public final class FileSink {
         }
         syncDirectory((placed as NSString).deletingLastPathComponent)
         return placed
+    }
+
+    /// A second name for `tempPath`: `target`, or `name (1).ext`… when it exists; a candidate that already is the
+    /// same file (an earlier link a crash interrupted) is taken again. The temp name stays. Returns the path.
+    static func link(_ tempPath: String, at target: String) throws -> String {
+        var source = stat()
+        guard stat(tempPath, &source) == 0 else {
+            throw UploadError.io("cannot put the file in place at \(target): \(String(cString: strerror(errno)))")
+        }
+        for candidate in candidates(target) {
+            if Glibc.link(tempPath, candidate) == 0 { syncDirectory((candidate as NSString).deletingLastPathComponent); return candidate }
+            guard errno == EEXIST else { break }
+            var existing = stat()
+            if stat(candidate, &existing) == 0, existing.st_ino == source.st_ino, existing.st_dev == source.st_dev {
+                return candidate
+            }
+        }
+        throw UploadError.io("cannot put the file in place at \(target): \(String(cString: strerror(errno)))")
     }
 
     /// Removes the temp file and the folders made for it.

@@ -47,7 +47,9 @@ public actor TusService {
     /// multipart upload's, none runs yet; tus data files without a record).
     func removeOrphans() async throws {
         // A failed read throws: an empty list would take every upload's data file for an orphan.
-        let live = Set(try await store.tus.tusUploads().map { Self.dataPath($0) })
+        let records = try await store.tus.tusUploads()
+        for record in records where record.isFinished { Self.completeLanding(record) }
+        let live = Set(records.filter { !$0.isFinished }.map { Self.dataPath($0) })
         configuration.journal.sweep(keeping: live)
         let root = configuration.uploadsDirectory
         guard let walker = FileManager.default.enumerator(atPath: root) else { return }
@@ -283,13 +285,39 @@ public actor TusService {
         let target = record.destination + "/" + name
         let parent = (target as NSString).deletingLastPathComponent
         _ = try FileSink.makeParent(parent, inside: record.destination)
-        let placed = try FileSink.place(data, at: target, overwrite: record.metadata["overwrite"] == "true", onFailure: {})
+        // Write-ahead, so that a crash at any point leaves an upload that is either unfinished with its data file
+        // (the client's retried PATCH finishes it) or finished with its file in place (`completeLanding` at the
+        // next start tidies up). Without overwrite: a second name for the data file first (a name left by an
+        // earlier try that crashed is the same file, and is taken again), then the record, then the data file's
+        // name goes. With overwrite: the record first, then the rename over the old file.
+        let overwrite = record.metadata["overwrite"] == "true"
         var done = record
-        done.resultPath = placed
         done.sha256 = sha
-        try await store.tus.saveTusUpload(done)
+        if overwrite {
+            done.resultPath = target
+            try await store.tus.saveTusUpload(done)
+            _ = try FileSink.place(data, at: target, overwrite: true, onFailure: {})
+        } else {
+            done.resultPath = try FileSink.link(data, at: target)
+            try await store.tus.saveTusUpload(done)
+            unlink(data)
+        }
         hashes[record.id] = nil
         return done
+    }
+
+    /// A finished upload whose data file is still there: a crash came between its record and its rename (overwrite:
+    /// the data goes over the old file now) or its unlink (the file already has its own name: the data file's goes).
+    static func completeLanding(_ record: TusUploadRecord) {
+        guard let placed = record.resultPath else { return }
+        let data = dataPath(record)
+        var dataStat = stat(), placedStat = stat()
+        guard stat(data, &dataStat) == 0 else { return }
+        if stat(placed, &placedStat) == 0, placedStat.st_ino == dataStat.st_ino, placedStat.st_dev == dataStat.st_dev {
+            unlink(data)
+        } else {
+            _ = try? FileSink.place(data, at: placed, overwrite: true, onFailure: {})
+        }
     }
 
     static func hashFile(_ path: String) throws -> String {
