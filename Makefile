@@ -6,7 +6,7 @@ APT_RUN  := g++ patch xz-utils libboost-dev libsqlite3-dev zlib1g-dev libssl-dev
 # makes and plays test media; lame encodes the test MP3s; systemd checks the service unit (systemd-analyze);
 # nginx-light runs the reverse-proxy recipes of contrib/nginx; prometheus scrapes /metrics; debootstrap makes the
 # chroots of the newer real releases (contrib/reference-chroots).
-APT_TEST := $(APT_RUN) debootstrap python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus chromium chromium-driver
+APT_TEST := $(APT_RUN) debootstrap python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus chromium chromium-driver fiu-utils faketime
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 

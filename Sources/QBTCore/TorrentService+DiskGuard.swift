@@ -46,10 +46,10 @@ extension TorrentService {
         }
         guard !watched.isEmpty else { return nil }
         let paths = Array(watched.keys)
-        let free = await offPool { paths.map { DiskSpace.available(at: $0) } }
+        let free = await offPool { paths.map { DiskSpace.availableWhere($0) } }
         var least: Int64?
         for (path, space) in zip(paths, free) {
-            guard let space else { continue }  // a path that cannot be read: the engine's own errors say why
+            guard let space else { continue }  // a filesystem that cannot be read: the engine's own errors say why
             let ids = watched[path] ?? []
             if floor > 0, space < floor {
                 for id in ids where torrents[id]?.facts.diskHold == nil { await hold(id, path: path, free: space, floor: floor) }

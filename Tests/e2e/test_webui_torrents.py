@@ -342,3 +342,37 @@ def test_dialogs_queue_and_drop(qbtd_factory):
         assert console_errors(driver) == []
     finally:
         driver.quit()
+
+
+def test_free_space_guard_reason_shows(qbtd_factory, tmp_path):
+    """Issue 38: a torrent qbtd's free-space guard holds shows as stopped with a mark, the reason as the state's title
+    and above the details; the API lists it under `stopped` with qbtd_reason; once the floor is lowered it starts
+    again by itself. The floor is set above any disk's free space, so the hold does not depend on the machine."""
+    server = qbtd_factory()
+    s = server.session()
+    r = s.post(server.url("torrents/add"), files={"torrents": ("held.torrent", tiny_torrent("held", 10_000))},
+               data={"savepath": str(tmp_path / "held")}, timeout=30)
+    assert r.status_code == 200, r.text
+    info = lambda: s.get(server.url("torrents/info"), timeout=10).json()[0]  # noqa: E731
+    wait_for(lambda: info()["state"] in ("stalledDL", "downloading"), 20, what="the torrent running")
+    floor = 1 << 30  # MiB: a petabyte and more
+    assert s.post(server.url("app/setPreferences"), data={"json": f'{{"disk_guard_min_free_mib": {floor}}}'}).status_code == 200
+    wait_for(lambda: info()["state"] == "stoppedDL" and "free-space guard" in info()["qbtd_reason"], 20, what="held")
+    assert [t["name"] for t in s.get(server.url("torrents/info"), params={"filter": "stopped"}).json()] == ["held"]
+    log = s.get(server.url("log/main"), params={"last_known_id": -1}).json()
+    assert any("free-space guard" in line["message"] and str(tmp_path / "held") in line["message"] for line in log)
+    driver = open_browser()
+    try:
+        login(driver, server)
+        go(driver, "torrents")
+        wait(driver, lambda d: row(d, "held") is not None)
+        state = lambda d: d.execute_script(  # noqa: E731
+            "const s = document.querySelector('#torrent-list .tl-row .c-state .state'); return s ? [s.textContent, s.title] : null")
+        wait(driver, lambda d: state(d) and state(d)[0] == "Stopped ⚠" and "free-space guard" in state(d)[1])
+        row(driver, "held").click()
+        wait(driver, lambda d: "free-space guard" in d.find_element(By.CSS_SELECTOR, "body").text)
+        assert not console_errors(driver)
+    finally:
+        driver.quit()
+    assert s.post(server.url("app/setPreferences"), data={"json": '{"disk_guard_min_free_mib": 0}'}).status_code == 200
+    wait_for(lambda: info()["state"] in ("stalledDL", "downloading") and info()["qbtd_reason"] == "", 20, what="let go")

@@ -97,7 +97,7 @@ export class DetailsPane {
       const api = this.ctx.api;
       if (tab === "general") {
         const [props, states] = await Promise.all([api.get("torrents/properties", { hash }), api.get("torrents/pieceStates", { hash })]);
-        if (current()) this.general(props, states);
+        if (current()) this.general(props, states, this.ctx.mainData.torrents.get(hash));
       } else if (tab === "trackers") {
         const list = await api.get("torrents/trackers", { hash });
         if (current()) this.trackers(list);
@@ -121,7 +121,7 @@ export class DetailsPane {
     if (this.panel.firstChild !== node || this.panel.childNodes.length !== 1) this.panel.replaceChildren(node);
   }
 
-  general(p, states) {
+  general(p, states, t) {
     this.pieces.set(states);
     const item = (label, value) => [h("dt", {}, label), h("dd", {}, value)];
     const limit = (n) => (n > 0 ? speed(n) : "∞");
@@ -149,7 +149,9 @@ export class DetailsPane {
       item("Private", p.is_private ?? p.private ? "Yes" : "No"),
       item("Comment", p.comment || "–"));
     const box = this.generalBox || (this.generalBox = h("div", { class: "general" }));
-    box.replaceChildren(h("div", { class: "pieces-label muted" }, "Pieces"), this.pieces.element, grid);
+    // Why it is held or in error (qbtd's qbtd_reason), above everything else.
+    const problem = t && t.qbtd_reason ? h("p", { class: "error reason", role: "status" }, t.qbtd_reason) : "";
+    box.replaceChildren(problem, h("div", { class: "pieces-label muted" }, "Pieces"), this.pieces.element, grid);
     this.place(box);
     this.pieces.draw();
   }

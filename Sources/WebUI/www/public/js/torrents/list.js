@@ -129,11 +129,14 @@ export class TorrentList {
     set(1, COLUMNS[1].text(t));
     const pct = percent(t.progress);
     if (values[2] !== pct) { values[2] = pct; p.bar.style.width = pct; p.label.textContent = pct; }
-    if (values[3] !== t.state) {
+    // qbtd's qbtd_reason (a free-space guard's hold, a file error): a mark on the state, the reason as its title.
+    const reason = t.qbtd_reason || "";
+    if (values[3] !== t.state || p.reason !== reason) {
       values[3] = t.state;
-      p.state.textContent = stateLabel(t.state);
-      p.state.className = `state state-${stateKind(t.state)}`;
-      p.state.title = t.state || "";
+      p.reason = reason;
+      p.state.textContent = reason ? `${stateLabel(t.state)} ⚠` : stateLabel(t.state);
+      p.state.className = `state state-${reason ? "error" : stateKind(t.state)}`;
+      p.state.title = reason || t.state || "";
     }
   }
 
