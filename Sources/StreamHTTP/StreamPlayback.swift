@@ -129,7 +129,7 @@ public struct StreamPlayback: Sendable {
                     Self.bytesServed.increment(by: read)
                 }
             } catch let failure as StreamService.Failure {
-                ended = failure.description  // stopped or stalled
+                ended = failure.description  // stopped, stalled, or its data cannot be written
             } catch {
                 // The client went away: the body ends here.
             }

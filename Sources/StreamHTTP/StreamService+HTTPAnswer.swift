@@ -10,6 +10,7 @@ extension StreamService.Failure: HTTPAnswer {
         case .invalidSource, .fileIndex: .badRequest
         case .noFiles, .stopped: .conflict
         case .metadataTimeout, .stalled: .gatewayTimeout
+        case .storage: .init(code: 507)  // Insufficient Storage, as an upload into a full disk answers
         }
     }
 

@@ -33,6 +33,8 @@ public actor StreamService {
         case metadataTimeout(Int)
         case stopped
         case stalled(Int)
+        /// The torrent's data cannot be written (a full or read-only disk): waiting would be a stall.
+        case storage(String)
 
         public var description: String {
             switch self {
@@ -44,6 +46,9 @@ public actor StreamService {
                 "the torrent's metadata did not arrive within \(seconds) s: check the magnet's trackers or peers"
             case .stopped: "the stream was stopped"
             case .stalled(let seconds): "no data arrived for \(seconds) s: the torrent has no reachable peers"
+            case .storage(let why):
+                "the stream's data cannot be written (\(why)): free space where it downloads (the stream cache or "
+                    + "the torrent's save path), then play again"
             }
         }
     }
@@ -181,6 +186,12 @@ public actor StreamService {
             have[id]?.removeAll()
         case .checked(let id):
             if have[id] != nil { Task { await self.refill(id) } }
+        case .fileError(let id, let fault) where fault.operation == .write:
+            // libtorrent stops downloading the torrent (upload mode, or an error): its parked readers would only
+            // stall. A reader of pieces already on disk goes on.
+            for (piece, parked) in waiters[id] ?? [:] {
+                for key in parked.keys { resume(id, piece, key, with: .storage(fault.message)) }
+            }
         case .removed(let id):
             have[id]?.removeAll()
             for (piece, parked) in waiters[id] ?? [:] { for key in parked.keys { resume(id, piece, key, with: .stopped) } }
