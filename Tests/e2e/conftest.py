@@ -89,8 +89,12 @@ class Qbtd:
     TEST_PROFILE = os.environ.get("QBTD_TEST_PROFILE", "5.1")
 
     def __init__(self, data_dir, port=None, username=None, password=PASSWORD, resume_interval=1, extra=(),
-                 profile=TEST_PROFILE):
+                 profile=TEST_PROFILE, env=None, wrapper=()):
         self.data_dir = Path(data_dir)
+        # `env`: variables added to this process's environment for qbtd (LD_PRELOAD for libfaketime); `wrapper`: a
+        # command qbtd is started under, which must exec it so the process is qbtd's (`fiu-run -x`).
+        self.env = dict(env or {})
+        self.wrapper = list(wrapper)
         self.chosen_port = port is None  # a port free_port() picked may be taken before qbtd binds it: start() picks again
         self.port = port or free_port()
         self.username = username
@@ -121,7 +125,8 @@ class Qbtd:
             args += ["--password", self.password]
         self.log = open(self.data_dir.parent / f"qbtd-{self.port}.log", "ab")
         logged = self.log.tell()
-        self.proc = subprocess.Popen(args + self.extra, stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(self.wrapper + args + self.extra, stdout=self.log, stderr=subprocess.STDOUT,
+                                     env={**os.environ, **self.env} if self.env else None)
 
         def up():
             if self.proc.poll() is not None:
