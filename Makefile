@@ -5,8 +5,8 @@ APT_RUN  := g++ patch xz-utils libboost-dev libsqlite3-dev zlib1g-dev libssl-dev
 # qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates; ffmpeg
 # makes and plays test media; lame encodes the test MP3s; systemd checks the service unit (systemd-analyze);
 # nginx-light runs the reverse-proxy recipes of contrib/nginx; prometheus scrapes /metrics; debootstrap makes the
-# chroots of the newer real releases (contrib/reference-chroots).
-APT_TEST := $(APT_RUN) debootstrap python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus chromium chromium-driver fiu-utils faketime
+# chroots of the newer real releases (contrib/reference-chroots); fiu-utils fails POSIX calls for the fault tests.
+APT_TEST := $(APT_RUN) debootstrap python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus chromium chromium-driver fiu-utils
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 

@@ -180,6 +180,9 @@ void report_status(const lt::torrent_status &st, qbt_status_fn fn, void *context
     out.active_duration = std::chrono::duration_cast<std::chrono::seconds>(st.active_duration).count();
     out.seeding_duration = std::chrono::duration_cast<std::chrono::seconds>(st.seeding_duration).count();
     out.finished_duration = std::chrono::duration_cast<std::chrono::seconds>(st.finished_duration).count();
+    const lt::time_point active = std::max(st.last_upload, st.last_download);
+    out.last_activity_steady = active == lt::time_point{} ? 0
+        : std::chrono::duration_cast<std::chrono::seconds>(active.time_since_epoch()).count();
     fn(context, &out);
 }
 

@@ -42,6 +42,9 @@ public enum ErrorAnswer {
             logger.error("\(route()) failed: \(error)")
             return style == .json ? jsonError(.internalServerError, "\(error)") : Answer.plain(.internalServerError, "Internal Server Error")
         }
+        // A server-side failure the answer explains (a refused write, a full disk) is logged too: log/main is where
+        // an operator looks for what failed.
+        if answer.status.code >= 500 { logger.error("\(route()) failed: \(answer.message)") }
         var response = style == .json ? jsonError(answer.status, answer.message) : Answer.plain(answer.status, answer.message)
         for field in answer.headers { response.headers[field.name] = field.value }
         return response

@@ -152,7 +152,7 @@ public actor MusicLibrary {
     static let batch = 200
 
     private func runScan() async -> ScanReport {
-        let started = Date()
+        let started = ContinuousClock.now
         var report = ScanReport()
         let dirs = directories
         let (mp3s, lists) = await offPool { Self.walk(dirs) }
@@ -204,7 +204,8 @@ public actor MusicLibrary {
         let before = version
         if let stored = try? await library.read(Self.storedVersion) { version = stored }
         if version != before { for listener in listeners.values { listener.yield(version) } }
-        report.seconds = Date().timeIntervalSince(started)
+        let took = (ContinuousClock.now - started).components
+        report.seconds = Double(took.seconds) + Double(took.attoseconds) / 1e18
         return report
     }
 

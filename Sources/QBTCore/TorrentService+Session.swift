@@ -61,7 +61,6 @@ extension TorrentService {
     func enforceShareLimits() async {
         let action = settings[\.maxRatioAct]
         let globalMode = settings[\.shareLimitsMode]
-        let now = Int64(Date().timeIntervalSince1970)
         // Only torrents that have a limit can reach one: none at all (the default) costs nothing.
         let categoriesLimit = categoryTable.values.contains { $0.shareLimits.any }
         guard rowSettings.shareLimits.any || anyOwnShareLimit() || categoriesLimit else { return }
@@ -81,11 +80,10 @@ extension TorrentService {
             let inactiveLimit = r.inactiveSeedingTimeLimit != -2 ? r.inactiveSeedingTimeLimit
                 : category.inactiveSeedingTime != -2 ? category.inactiveSeedingTime : global.inactiveSeedingTime
             let ratio = TorrentFigures.ratio(view.status)
-            let lastActive = max(view.status.lastUpload, view.status.lastDownload, r.completedOn ?? 0)
             guard ratioLimit >= 0 || seedingLimit >= 0 || inactiveLimit >= 0 else { continue }
             let ratioReached = ratio >= 0 && ratio >= ratioLimit
             let seedingReached = view.status.finishedDuration >= Int64(seedingLimit) * 60
-            let inactiveReached = now - lastActive >= Int64(inactiveLimit) * 60
+            let inactiveReached = view.status.secondsInactive >= Int64(inactiveLimit) * 60
             // 5.3's modes: any limit that is set reached (MatchAny, the only rule before 5.3), or every one (MatchAll).
             let mode = r.shareLimitsMode ?? (category.mode != "Default" ? category.mode : globalMode)
             let reached = mode == "MatchAll"

@@ -53,7 +53,7 @@ extension TorrentStatus {
             completedTime: s.completed_time, lastSeenComplete: s.last_seen_complete, lastDownload: s.last_download,
             lastUpload: s.last_upload, creationDate: s.creation_date, activeDuration: s.active_duration,
             seedingDuration: s.seeding_duration, finishedDuration: s.finished_duration,
-            needSaveResume: s.need_save_resume)
+            needSaveResume: s.need_save_resume, lastActivitySteady: s.last_activity_steady)
     }
 }
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A snapshot of one torrent, as libtorrent reports it (no qBittorrent semantics here).
 public struct TorrentStatus: Sendable, Equatable {
     /// libtorrent's `torrent_status::state_t`.
@@ -65,6 +67,19 @@ public struct TorrentStatus: Sendable, Equatable {
     public var finishedDuration: Int64
     /// Changed since its fast-resume data was last saved (libtorrent's `need_save_resume`).
     public var needSaveResume = false
+    /// The last payload up or down, in seconds of the steady clock (CLOCK_MONOTONIC, libtorrent's); 0: never.
+    public var lastActivitySteady: Int64 = 0
+}
+
+extension TorrentStatus {
+    /// Seconds since it last moved payload, or since it finished when it has not since (qBittorrent's
+    /// inactive seeding time): durations of the steady clock, so a step of the wall clock changes nothing.
+    public var secondsInactive: Int64 {
+        guard lastActivitySteady > 0 else { return finishedDuration }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return min(max(0, Int64(now.tv_sec) - lastActivitySteady), finishedDuration)
+    }
 }
 
 /// One file of a torrent with metadata (pad files are left out; `index` is libtorrent's own).

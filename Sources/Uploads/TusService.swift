@@ -67,6 +67,25 @@ public actor TusService {
 
     func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
+    /// When each upload expires, on the steady clock: `expires_at` is the wall stamp clients see (`Upload-Expires`)
+    /// and the next start reads, but a step of the wall clock must neither expire an upload early nor keep it for
+    /// good. An upload first seen after a start gets what its stamp has left (at most the expiry).
+    private var deadlines: [String: ContinuousClock.Instant] = [:]
+
+    private func renew(_ id: String) {
+        deadlines[id] = .now + .seconds(configuration.tusExpiry)
+    }
+
+    func isExpired(_ record: TusUploadRecord) -> Bool {
+        let deadline = deadlines[record.id] ?? {
+            let left = min(max(0, Double(record.expiresAt - now())), configuration.tusExpiry)
+            let seeded = ContinuousClock.now + .milliseconds(Int64(left * 1000))
+            deadlines[record.id] = seeded
+            return seeded
+        }()
+        return ContinuousClock.now >= deadline
+    }
+
     // MARK: Creation
 
     public func create(length: Int64?, metadata: [String: String], concat: Concat?, destinations: Destinations) async throws -> TusUploadRecord {
@@ -98,6 +117,7 @@ public actor TusService {
         close(fd)
         do { try await store.tus.saveTusUpload(record) } catch { unlink(Self.dataPath(record)); throw error }
         hashes[id] = (RunningDigest("sha256")!, 0)
+        renew(id)
         if length == 0 { return try await finish(record) }
         return record
     }
@@ -149,6 +169,7 @@ public actor TusService {
         }
         guard fdatasync(out) == 0 else { unlink(path); throw UploadError.io("fdatasync failed") }
         do { try await store.tus.saveTusUpload(record) } catch { unlink(path); throw error }
+        renew(record.id)
         hashes[record.id] = (sha, record.length!)
         return try await finish(record)
     }
@@ -158,7 +179,7 @@ public actor TusService {
     /// The upload, or nil when unknown or expired (an expired one is removed on the spot).
     public func live(_ id: String) async throws -> TusUploadRecord? {
         guard id.count <= 64, let record = try await store.tus.tusUpload(id) else { return nil }
-        if record.expiresAt <= now(), leases[id] == nil {
+        if isExpired(record), leases[id] == nil {
             try await remove(record)
             return nil
         }
@@ -249,6 +270,7 @@ public actor TusService {
         try holdsLease(writer)
         try await store.tus.setTusOffset(writer.id, offset: writer.position, length: writer.length,
                                      expiresAt: now() + Int64(configuration.tusExpiry))
+        renew(writer.id)
         if let sha = writer.sha256 { hashes[writer.id] = (sha, writer.position) }
     }
 
@@ -342,12 +364,13 @@ public actor TusService {
         try await store.tus.deleteTusUpload(record.id)
         if !record.isFinished { unlink(Self.dataPath(record)) }
         hashes[record.id] = nil
+        deadlines[record.id] = nil
     }
 
     /// Removes every expired upload; run at start and then every minute. A write SQLite refuses throws, and the
     /// uploads it did not remove are tried again at the next sweep.
     public func sweep() async throws {
-        for record in try await store.tus.tusUploads() where record.expiresAt <= now() && leases[record.id] == nil {
+        for record in try await store.tus.tusUploads() where isExpired(record) && leases[record.id] == nil {
             try await remove(record)
         }
     }

@@ -22,6 +22,11 @@ public enum UploadError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
+        case .diskFull(let available, let margin) where available >= margin:
+            // The write itself was refused with ENOSPC or EDQUOT while statvfs sees room: a quota, or a filesystem
+            // full by its own count (inodes, reserved blocks).
+            "the disk refused the write (no space left on the device, or a quota reached) although \(available) bytes "
+                + "are free; free some space, raise the quota or upload elsewhere"
         case .diskFull(let available, let margin):
             "not enough free space: \(available) bytes free, and \(margin) must stay free; free some space or upload less"
         case .tooLarge(let limit): "the upload is larger than the \(limit)-byte limit (--max-upload-size)"

@@ -3,7 +3,6 @@ fail with EIO or ENOSPC around chosen requests (SQLite's, libtorrent's and qbtd'
 is lost across a clean or a SIGKILL restart, nothing refused is half there, the databases pass integrity_check, qbtd
 stays up, log/main says what failed, and a torrent whose data writes failed is `error` and recovers with a recheck.
 The scenarios live in Tests/soak/faults_fiu.py (the fault campaign runs them all); each test runs one."""
-import shutil
 import sys
 from pathlib import Path
 
@@ -12,8 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "soak"))
 import faults_fiu  # noqa: E402
 
-pytestmark = pytest.mark.skipif(shutil.which("fiu-run") is None or not Path("/usr/lib/fiu/fiu_posix_preload.so").exists(),
-                                reason="needs fiu-utils and libfiu's POSIX preload")
+# fiu-utils (fiu-run and libfiu's POSIX preload) is installed by `make test` (APT_TEST).
 
 
 @pytest.mark.parametrize("scenario", faults_fiu.SCENARIOS, ids=lambda f: f.__name__)

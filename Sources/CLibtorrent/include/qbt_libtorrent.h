@@ -272,6 +272,8 @@ typedef struct qbt_status_s {
     int64_t active_duration;    // seconds
     int64_t seeding_duration;
     int64_t finished_duration;
+    int64_t last_activity_steady; // the last payload up or down on libtorrent's steady clock (CLOCK_MONOTONIC), in
+                                  // seconds; 0 never: durations measured against it survive wall-clock steps
 } qbt_status;
 
 qbt_result qbt_get_status(qbt_session *session, const char *id, qbt_status_fn fn, void *context);

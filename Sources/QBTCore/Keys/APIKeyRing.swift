@@ -89,12 +89,12 @@ public actor APIKeyRing {
         guard var record = byHash[hash] else { return nil }
         let now = Int64(Date().timeIntervalSince1970)
         if let last = record.lastUsedAt, last <= now, now - last < Self.lastUseResolution {
-            recent.note(hash: hash, scope: record.keyScope, until: last + Self.lastUseResolution)
+            recent.note(hash: hash, scope: record.keyScope, seconds: last + Self.lastUseResolution - now)
             return record
         }
         record.lastUsedAt = now
         byHash[hash] = record
-        recent.note(hash: hash, scope: record.keyScope, until: now + Self.lastUseResolution)
+        recent.note(hash: hash, scope: record.keyScope, seconds: Self.lastUseResolution)
         // Bookkeeping, written after the answer: a failed write leaves the time in memory and is tried again a
         // minute later (logged); it never refuses the key.
         let store = self.store, id = record.id, logger = self.logger

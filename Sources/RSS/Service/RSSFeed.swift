@@ -14,8 +14,8 @@ public struct RSSFeed: Sendable {
     public var articles: [FeedArticle] = []
     var etag: String?
     var lastModified: String?
-    /// When the schedule refreshes it next (nil: at once).
-    var nextRefresh: Date?
+    /// When the schedule refreshes it next, on the steady clock (nil: at once).
+    var nextRefresh: ContinuousClock.Instant?
 
     init(uid: String, url: String, refreshInterval: Int) {
         self.uid = uid

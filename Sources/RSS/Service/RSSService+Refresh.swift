@@ -53,20 +53,21 @@ extension RSSService {
 
     /// Refreshes the feeds that are due; returns the seconds until the next one is (nil: no feed).
     func refreshDue(global: TimeInterval) -> TimeInterval? {
-        let now = Date()
+        // The steady clock: a step of the wall clock neither stops the refreshes nor fires them all at once.
+        let now = ContinuousClock.now
         var soonest: TimeInterval?
         for (path, item) in items {
             guard var feed = item.feed else { continue }
             let own = TimeInterval(min(max(0, feed.refreshInterval), Int(Self.longestInterval)))
             let interval = own > 0 ? own : global
             var next = feed.nextRefresh ?? now
-            if next.timeIntervalSince(now) <= 1 {
-                next = now.addingTimeInterval(interval)
+            if next - now <= .seconds(1) {
+                next = now + .seconds(interval)
                 feed.nextRefresh = next
                 items[path] = .feed(feed)
                 refresh(uid: feed.uid)
             }
-            let left = next.timeIntervalSince(now)
+            let left = (next - now).seconds
             soonest = min(soonest ?? left, left)
         }
         return soonest.map { min(max(1, $0), Self.longestSleep) }
@@ -176,4 +177,9 @@ extension RSSService {
         log.add("RSS feed at '\(url)' updated. Added \(outcome.added.count) new articles.", kind: .info)
         articlesArrived(feedUID: uid, outcome.added)
     }
+}
+
+extension Duration {
+    /// The duration in seconds, fractions included.
+    var seconds: TimeInterval { TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18 }
 }

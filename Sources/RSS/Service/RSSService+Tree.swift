@@ -60,7 +60,7 @@ extension RSSService {
         guard var feed = items[path]?.feed else { throw RSSError.feedMissing(path) }
         let old = feed.refreshInterval
         feed.refreshInterval = seconds
-        if let next = feed.nextRefresh { feed.nextRefresh = next.addingTimeInterval(TimeInterval(seconds - old)) }
+        if let next = feed.nextRefresh { feed.nextRefresh = next + .seconds(seconds - old) }
         items[path] = .feed(feed)
         try await saveTree()
         await reschedule(refreshAll: false)

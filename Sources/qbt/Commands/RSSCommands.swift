@@ -79,8 +79,8 @@ struct RSS: AsyncParsableCommand {
         func run() async throws {
             let client = try await global.client()
             try await client.rss.refresh(path)
-            let deadline = Date().addingTimeInterval(wait)
-            while Date() < deadline {
+            let deadline = ContinuousClock.now + .seconds(wait)
+            while ContinuousClock.now < deadline {
                 let feeds = RSS.feeds(try await client.rss.items(withData: true)).filter { RSS.within($0.path, path) }
                 let loading = feeds.filter { ($0.feed["isLoading"] as? Bool) == true }.count
                 status("refreshing: \(feeds.count - loading)/\(feeds.count) feed\(feeds.count == 1 ? "" : "s") done…")

@@ -28,9 +28,9 @@ struct Search: AsyncParsableCommand {
             let client = try await global.client()
             let text = pattern.joined(separator: " ")
             let id = try await client.search.start(pattern: text, plugins: plugins, category: category)
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = ContinuousClock.now + .seconds(timeout)
             var total = 0
-            while Date() < deadline {
+            while ContinuousClock.now < deadline {
                 let state = try await client.search.status(id)
                 total = state?.total ?? total
                 status("searching \"\(text)\": \(total) result\(total == 1 ? "" : "s")…")

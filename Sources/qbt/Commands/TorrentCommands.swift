@@ -135,11 +135,11 @@ struct Add: AsyncParsableCommand {
 
     func waitForDownload(_ client: QBTClient, _ hashes: [String]) async throws {
         var bar = ProgressBar("downloading")
-        let deadline = Date().addingTimeInterval(TimeInterval(timeout))
-        let listedBy = Date().addingTimeInterval(30)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        let listedBy = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             let torrents = try await client.torrents(TorrentQuery(hashes: hashes))
-            if torrents.isEmpty, Date() > listedBy {
+            if torrents.isEmpty, ContinuousClock.now > listedBy {
                 bar.finish()
                 throw QBTClientError.conflict("the server accepted the torrent but does not list it: see `qbt log`")
             }

@@ -44,7 +44,7 @@ struct Upload: AsyncParsableCommand {
         var bar = ProgressBar("uploading")
         var sent: Int64 = 0
         var landed: [(Item, String)] = []
-        let started = Date()
+        let started = ContinuousClock.now
         for item in items {
             let key = UploadJournal.key(server: client.baseURL.absoluteString, item: item, to: to, category: category)
             var location: String?
@@ -77,7 +77,7 @@ struct Upload: AsyncParsableCommand {
                 offset = answer.offset
                 path = answer.path ?? path
                 let done = sent + offset
-                let rate = Double(done) / max(Date().timeIntervalSince(started), 0.001)
+                let rate = Double(done) / max((ContinuousClock.now - started) / .seconds(1), 0.001)
                 bar.update(total > 0 ? Double(done) / Double(total) : 1,
                            detail: "\(Output.bytes(done)) of \(Output.bytes(total)) at \(Output.rate(Int64(rate)))")
             }
