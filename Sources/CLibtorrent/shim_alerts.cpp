@@ -11,6 +11,23 @@ static std::string alert_torrent_id(const lt::torrent_alert *a) {
     }
 }
 
+// What a file error was doing, as the header's QBT_FILE_OP_*.
+static int32_t file_operation(lt::operation_t op) {
+    switch (op) {
+    case lt::operation_t::file_read: case lt::operation_t::partfile_read: return QBT_FILE_OP_READ;
+    case lt::operation_t::file_open: return QBT_FILE_OP_OPEN;
+    case lt::operation_t::file_write: case lt::operation_t::partfile_write:
+    case lt::operation_t::file_fallocate: case lt::operation_t::file_truncate: return QBT_FILE_OP_WRITE;
+    default: return QBT_FILE_OP_OTHER;
+    }
+}
+
+// The errno of a system error; -1 for libtorrent's own errors.
+static int32_t system_errno(const lt::error_code &error) {
+    return error.category() == boost::system::generic_category() || error.category() == boost::system::system_category()
+        ? error.value() : -1;
+}
+
 // The trackers and web seeds a torrent added with these parameters has, as libtorrent's torrent constructor makes
 // them (the .torrent's, then the parameters' ones, unless resume data said to override them), one per line:
 // "t <url>" or "w <url>". Read from the parameters, so an add costs no round trip to the network thread.
@@ -131,16 +148,15 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn 
             case lt::file_error_alert::alert_type: {
                 auto *a = static_cast<lt::file_error_alert *>(alert);
                 ev.kind = QBT_EVENT_FILE_ERROR;
-                switch (a->op) {
-                case lt::operation_t::file_read: case lt::operation_t::partfile_read: ev.piece = QBT_FILE_OP_READ; break;
-                case lt::operation_t::file_open: ev.piece = QBT_FILE_OP_OPEN; break;
-                case lt::operation_t::file_write: case lt::operation_t::partfile_write:
-                case lt::operation_t::file_fallocate: case lt::operation_t::file_truncate:
-                    ev.piece = QBT_FILE_OP_WRITE; break;
-                default: ev.piece = QBT_FILE_OP_OTHER; break;
-                }
-                ev.state = a->error.category() == boost::system::generic_category()
-                        || a->error.category() == boost::system::system_category() ? a->error.value() : -1;
+                ev.piece = file_operation(a->op);
+                ev.state = system_errno(a->error);
+                break;
+            }
+            case lt::fastresume_rejected_alert::alert_type: {
+                auto *a = static_cast<lt::fastresume_rejected_alert *>(alert);
+                ev.kind = QBT_EVENT_RESUME_REJECTED;
+                ev.piece = file_operation(a->op);
+                ev.state = a->error == lt::errors::mismatching_file_size ? ENOENT : system_errno(a->error);
                 break;
             }
             case lt::hash_failed_alert::alert_type:
@@ -230,7 +246,7 @@ int qbt_session_pop_events(qbt_session *session, qbt_event_fn fn, qbt_status_fn 
             switch (ev.kind) {
             case QBT_EVENT_DELETE_FAILED: case QBT_EVENT_TORRENT_ERROR: case QBT_EVENT_FILE_ERROR:
             case QBT_EVENT_LISTEN_FAILED: case QBT_EVENT_STORAGE_MOVE_FAILED: case QBT_EVENT_ALERTS_DROPPED:
-            case QBT_EVENT_FILE_RENAME_FAILED: case QBT_EVENT_RESUME_DATA_FAILED:
+            case QBT_EVENT_FILE_RENAME_FAILED: case QBT_EVENT_RESUME_DATA_FAILED: case QBT_EVENT_RESUME_REJECTED:
             case QBT_EVENT_READ_PIECE:
                 if (message.empty()) message = alert->message();
                 break;

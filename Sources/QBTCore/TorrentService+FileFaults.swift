@@ -19,6 +19,22 @@ extension TorrentService {
                 + "(\(fault.message)). Bring the files back, then start or recheck it", kind: .critical)
     }
 
+    /// Files that are not there when the torrent comes back (a NAS not mounted yet at start, a deleted folder):
+    /// libtorrent would check the torrent, find nothing, and download it all again into the empty folder. qBittorrent
+    /// shows `missingFiles` and waits; so does qbtd, until a start or a recheck says to go on.
+    func resumeRejected(_ id: TorrentID, _ fault: FileFault) async {
+        guard let entry = torrents[id] else { return }
+        guard fault.isMissingFiles else {
+            logger.info("torrent \(id): fast-resume data rejected (\(fault)); checking its files")
+            return
+        }
+        torrents[id]?.facts.fileFault = fault
+        torrents[id]?.facts.halted = true
+        try? await engine.pause(id)
+        log.add("Torrent \"\(entry.record.name.isEmpty ? id : entry.record.name)\" stopped: its files are missing "
+                + "(\(fault.message)). Bring them back (mount their disk), then recheck or start it", kind: .critical)
+    }
+
     /// A start or a recheck tries again from a clean slate.
     func clearFileFault(_ id: TorrentID) {
         torrents[id]?.facts.fileFault = nil

@@ -278,6 +278,8 @@ public actor TorrentService {
         case .fileError(let id, let fault):
             logger.warning("torrent \(id): \(fault)")
             await fileFailed(id, fault)
+        case .resumeRejected(let id, let fault):
+            await resumeRejected(id, fault)
         case .torrentError(let id, let why):
             logger.warning("torrent \(id): \(why)")
         case .trackerStatus(let id, let url, let status, let message):

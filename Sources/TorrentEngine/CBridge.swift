@@ -106,14 +106,8 @@ extension RawEvent {
         case QBT_EVENT_RESUMED: self = .event(.resumed(id))
         case QBT_EVENT_CHECKED: self = .event(.checked(id))
         case QBT_EVENT_TORRENT_ERROR: self = .event(.torrentError(id, message))
-        case QBT_EVENT_FILE_ERROR:
-            let operation: FileFault.Operation = switch Int(e.piece) {
-            case Int(QBT_FILE_OP_READ): .read
-            case Int(QBT_FILE_OP_OPEN): .open
-            case Int(QBT_FILE_OP_WRITE): .write
-            default: .other
-            }
-            self = .event(.fileError(id, FileFault(operation: operation, code: e.state >= 0 ? e.state : nil, message: message)))
+        case QBT_EVENT_FILE_ERROR: self = .event(.fileError(id, Self.fault(e, message)))
+        case QBT_EVENT_RESUME_REJECTED: self = .event(.resumeRejected(id, Self.fault(e, message)))
         case QBT_EVENT_LISTEN_SUCCEEDED: self = .event(.listening(port: Int(e.state)))
         case QBT_EVENT_LISTEN_FAILED: self = .event(.listenFailed(message))
         case QBT_EVENT_STORAGE_MOVED: self = .event(.storageMoved(id))
@@ -133,5 +127,16 @@ extension RawEvent {
             self = .readPiece(id, piece, e.data.map { Array(UnsafeBufferPointer(start: $0, count: e.size)) }, message)
         default: return nil
         }
+    }
+
+    /// A FILE_ERROR's or RESUME_REJECTED's operation, errno and message.
+    static func fault(_ e: qbt_event, _ message: String) -> FileFault {
+        let operation: FileFault.Operation = switch Int(e.piece) {
+        case Int(QBT_FILE_OP_READ): .read
+        case Int(QBT_FILE_OP_OPEN): .open
+        case Int(QBT_FILE_OP_WRITE): .write
+        default: .other
+        }
+        return FileFault(operation: operation, code: e.state >= 0 ? e.state : nil, message: message)
     }
 }

@@ -22,6 +22,9 @@ public enum EngineEvent: Sendable, Equatable {
     case checked(TorrentID)
     case torrentError(TorrentID, String)
     case fileError(TorrentID, FileFault)
+    /// The fast-resume data did not match the files on disk (they are missing or shorter): libtorrent checks the whole
+    /// torrent next, and would download again what it does not find.
+    case resumeRejected(TorrentID, FileFault)
     case listening(port: Int)
     case listenFailed(String)
     case storageMoved(TorrentID)
@@ -42,7 +45,7 @@ extension EngineEvent {
         case .added(let id), .metadataReceived(let id), .finished(let id), .removed(let id), .filesDeleted(let id),
              .deleteFailed(let id, _), .pieceFinished(let id, _), .piecesForgotten(let id, _), .hashFailed(let id, _), .stateChanged(let id, _),
              .paused(let id), .resumed(let id), .checked(let id), .torrentError(let id, _), .fileError(let id, _),
-             .storageMoved(let id), .storageMoveFailed(let id, _), .fileRenamed(let id, _, _),
+             .resumeRejected(let id, _), .storageMoved(let id), .storageMoveFailed(let id, _), .fileRenamed(let id, _, _),
              .fileRenameFailed(let id, _, _), .trackerStatus(let id, _, _, _), .fileCompleted(let id, _):
             id
         case .listening, .listenFailed, .peerBlocked:

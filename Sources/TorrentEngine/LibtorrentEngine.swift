@@ -391,7 +391,7 @@ public actor LibtorrentEngine: TorrentEngine {
                     savedMarks[id] = nil  // file names and places are in the resume data: the next periodic save takes it
                 case .finished(let id), .stateChanged(let id, _),
                      .paused(let id), .resumed(let id), .checked(let id), .torrentError(let id, _), .fileError(let id, _),
-                     .storageMoveFailed(let id, _):
+                     .resumeRejected(let id, _), .storageMoveFailed(let id, _):
                     touchedIDs.insert(id)
                 default: break
                 }

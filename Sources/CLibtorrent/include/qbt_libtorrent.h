@@ -71,6 +71,8 @@ typedef enum {
     QBT_EVENT_PEER_BLOCKED,     // message = ip
     QBT_EVENT_ADD_FAILED,       // an async add refused: state 1 for a duplicate; message = why
     QBT_EVENT_FILE_COMPLETED,   // piece = the file's index
+    QBT_EVENT_RESUME_REJECTED,  // the fast-resume data did not match the files (a full check follows): piece and state
+                                // as FILE_ERROR's (a file of the wrong size is reported as ENOENT, missing files)
     // FILE_ERROR: piece = the operation (QBT_FILE_OP_*), state = the errno (-1 when the error is not the system's)
 } qbt_event_kind;
 
