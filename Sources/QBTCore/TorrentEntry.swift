@@ -53,6 +53,9 @@ struct TorrentWork: Sendable {
     /// Renames of `.!qB` files not yet confirmed, and whether it finished while they were in flight.
     var renamesInFlight = 0
     var finishAfterRenames = false
+    /// Its files were missing when it came back: libtorrent's check found nothing, so a start checks them again
+    /// (they may be back) rather than download everything.
+    var recheckOnStart = false
 }
 
 /// Everything the service holds about one torrent, in one value: removing a torrent is removing its entry.

@@ -11,7 +11,7 @@ extension TorrentService {
             try await update(id) { $0.stopped = stopped; if stopped { $0.stopCondition = nil } }
             // A stop by hand ends the free-space guard's hold; a start clears the last file error (the engine's
             // error goes with it), and a held torrent stays held until its space is back.
-            if stopped { torrents[id]?.facts.diskHold = nil } else { clearFileFault(id) }
+            if stopped { torrents[id]?.facts.diskHold = nil } else { await clearFileFault(id, starting: true) }
             await applyRunState(id)
             try? await engine.saveResumeData(id)
         }
@@ -23,7 +23,7 @@ extension TorrentService {
         for id in known(ids) {
             // Without metadata there is nothing to check (and a stopped magnet stays stopped), as in qBittorrent.
             guard (try? engine.status(id).hasMetadata) == true else { continue }
-            clearFileFault(id)  // libtorrent's recheck clears its error too
+            await clearFileFault(id)  // libtorrent's recheck clears its error too
             try? await engine.recheck(id)
             if torrents[id]?.record.stopped == true {
                 try? await update(id) { $0.stopped = false; $0.stopCondition = StopCondition.filesChecked.rawValue }

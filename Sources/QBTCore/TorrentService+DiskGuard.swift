@@ -79,7 +79,7 @@ extension TorrentService {
 
     private func letGo(_ id: TorrentID, path: String, free: Int64) async {
         torrents[id]?.facts.diskHold = nil
-        clearFileFault(id)
+        await clearFileFault(id)
         await applyRunState(id)
         log.add("Torrent \"\(torrents[id]?.record.name ?? id)\" started again by qbtd's free-space guard: "
                 + "\(Self.mebibytes(free)) free on \(path)", kind: .info)

@@ -30,14 +30,20 @@ extension TorrentService {
         }
         torrents[id]?.facts.fileFault = fault
         torrents[id]?.facts.halted = true
+        torrents[id]?.work.recheckOnStart = true
         try? await engine.pause(id)
         log.add("Torrent \"\(entry.record.name.isEmpty ? id : entry.record.name)\" stopped: its files are missing "
                 + "(\(fault.message)). Bring them back (mount their disk), then recheck or start it", kind: .critical)
     }
 
-    /// A start or a recheck tries again from a clean slate.
-    func clearFileFault(_ id: TorrentID) {
+    /// A start or a recheck tries again from a clean slate; a start of a torrent whose files were missing when it
+    /// came back checks them first (qBittorrent reloads it from its fast-resume data for the same reason).
+    func clearFileFault(_ id: TorrentID, starting: Bool = false) async {
         torrents[id]?.facts.fileFault = nil
         torrents[id]?.facts.halted = false
+        if torrents[id]?.work.recheckOnStart == true {
+            torrents[id]?.work.recheckOnStart = false
+            if starting { try? await engine.recheck(id) }
+        }
     }
 }
