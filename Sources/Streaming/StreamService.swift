@@ -119,6 +119,8 @@ public actor StreamService {
     var scheduled: [TorrentID: (deadlines: [Int], prefetch: [Int: Int])] = [:]
     /// Stream-cache torrents being removed: their folder goes once libtorrent has deleted the files.
     var releasing: Set<TorrentID> = []
+    /// The last write a torrent's disk refused, until a piece of it is written again: why its readers cannot wait.
+    var writeFaults: [TorrentID: String] = [:]
     /// Stream-cache torrents whose evicted pieces are being forgotten and punched out.
     var forgetting: Set<TorrentID> = [] {
         didSet { for id in oldValue.subtracting(forgetting) { for c in forgetWaiters.removeValue(forKey: id) ?? [] { c.resume() } } }
@@ -169,6 +171,7 @@ public actor StreamService {
         }
         switch event {
         case .pieceFinished(let id, let piece):
+            writeFaults[id] = nil  // it writes again
             have[id]?.insert(piece)
             wakeReaders(id, piece)
             if streams.values.contains(where: { $0.torrentID == id && $0.owned }) {
@@ -189,6 +192,7 @@ public actor StreamService {
         case .fileError(let id, let fault) where fault.operation == .write:
             // libtorrent stops downloading the torrent (upload mode, or an error): its parked readers would only
             // stall. A reader of pieces already on disk goes on.
+            writeFaults[id] = fault.message
             for (piece, parked) in waiters[id] ?? [:] {
                 for key in parked.keys { resume(id, piece, key, with: .storage(fault.message)) }
             }
@@ -292,7 +296,8 @@ public actor StreamService {
             if backgroundPriority(streamed) == 0 {
                 for f in streamed { try? await engine.setPiecesPriority(id, pieces: Range(f.pieceRange), priority: 0) }
             }
-            try? await engine.resume(id)
+            try? await engine.resume(id)  // which also lets a torrent a full disk stopped try again
+            writeFaults[id] = nil
         }
         let total = files.map { $0.offset + $0.size }.max() ?? 0
         let pieceCount = max(status.numPieces, Int((total + Int64(status.pieceLength) - 1) / Int64(max(1, status.pieceLength))))
@@ -475,6 +480,11 @@ public actor StreamService {
         let stall = configuration.stallTimeout
         // Stopped while the schedule was being set: no waiter may outlive its stream.
         guard streams[token] != nil else { throw Failure.stopped }
+        // A torrent that cannot write (libtorrent's upload mode after a full or read-only disk, or its error) fetches
+        // nothing: waiting would only be a stall.
+        if let fault = writeFaults[id], let status = engine.snapshot.status(id), status.uploadMode || !status.error.isEmpty {
+            throw Failure.storage(fault)
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             // Checked and registered in one turn of the actor, where the piece's event sets its bit and wakes its
             // readers: it cannot be missed. From then on only that event wakes it; the timer only ends a stall.

@@ -218,3 +218,48 @@ def test_files_missing_at_start_are_not_downloaded_again(qbtd, tmp_path):
         props = s.get(q.url("torrents/properties"), params={"hash": seeder.id}, timeout=10).json()
         assert props["total_downloaded_session"] == 0, props["total_downloaded_session"]
         seeder.verify(dl)
+
+
+def test_stream_into_a_full_cache_ends_with_the_reason(qbtd, tmp_path):
+    """A stream of a torrent qbtd does not have, its stream cache on a full filesystem: the read ends as soon as
+    libtorrent cannot write the piece (not after the 60 s stall timeout), and the log says what to do."""
+    import os
+
+    import requests
+
+    from test_stream import FileSeeder, prepare
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    with mounted(cache):
+        mount("-t", "tmpfs", "-o", "size=8m", "tmpfs", cache)
+        payload = os.urandom(24 << 20)
+        seeder = FileSeeder(tmp_path / "seed", "film", {"film.mkv": payload}, piece_size=256 << 10)
+        q = qbtd(extra=["--stream-cache-dir", str(cache)])
+        s = q.session()
+        r = prepare(s, q, magnetUri=seeder.magnet)
+        assert r.status_code == 200, r.text
+        stream = r.json()
+        with open(cache / "ballast", "wb") as f:  # the rest of the filesystem, to the last block
+            try:
+                while True:
+                    f.write(b"\0" * (64 << 10))
+                    f.flush()
+            except OSError:
+                pass
+        started = time.monotonic()
+        got = b""
+        try:
+            with requests.get(stream["playbackUrl"], headers={"Range": f"bytes={16 << 20}-{(17 << 20) - 1}"},
+                              stream=True, timeout=90) as answer:
+                if answer.status_code == 206:
+                    for block in answer.iter_content(64 << 10):
+                        got += block
+                else:
+                    assert answer.status_code == 507, (answer.status_code, answer.text)
+        except requests.exceptions.RequestException:
+            pass  # the body ended short: the connection closes
+        assert len(got) < 1 << 20, "the whole range came although nothing could be written"
+        assert time.monotonic() - started < 30, "the read waited for the stall timeout"
+        log = [line["message"] for line in s.get(q.url("log/main"), params={"last_known_id": -1}, timeout=10).json()]
+        assert any("No space left on device" in m for m in log), log[-5:]
