@@ -7,7 +7,7 @@ import Uploads
 extension UploadError: HTTPAnswer {
     public var status: HTTPResponse.Status {
         switch self {
-        case .diskFull: .init(code: 507)
+        case .diskFull, .diskRefused: .init(code: 507)
         case .tooLarge: .init(code: 413)
         case .badName, .badRequest, .escapes: .init(code: 400)
         case .outsideRoots: .init(code: 409)

@@ -18,9 +18,10 @@ public struct SpaceGuard: Sendable {
         try check()
     }
 
-    /// The error for a full disk, with the free space as it is now.
+    /// The error for a write the disk refused (ENOSPC, EDQUOT), with the free space as it is now.
     public func diskFull() -> UploadError {
-        .diskFull(available: DiskSpace.available(at: path) ?? 0, margin: margin)
+        let available = DiskSpace.available(at: path) ?? 0
+        return available > margin ? .diskRefused(available: available) : .diskFull(available: available, margin: margin)
     }
 
     public func check(needing bytes: Int64 = 0) throws {

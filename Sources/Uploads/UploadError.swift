@@ -3,6 +3,9 @@ import Foundation
 /// Why an upload was refused or stopped (the HTTP layer says how each answers: `UploadHTTP`).
 public enum UploadError: Error, CustomStringConvertible, Equatable {
     case diskFull(available: Int64, margin: Int64)
+    /// A write refused with ENOSPC or EDQUOT while statvfs sees room beyond the margin: a quota, or a filesystem full
+    /// by its own count (inodes, reserved blocks).
+    case diskRefused(available: Int64)
     case tooLarge(limit: Int64)
     case badName(UploadName.Problem)
     case badRequest(String)
@@ -22,9 +25,7 @@ public enum UploadError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case .diskFull(let available, let margin) where available >= margin:
-            // The write itself was refused with ENOSPC or EDQUOT while statvfs sees room: a quota, or a filesystem
-            // full by its own count (inodes, reserved blocks).
+        case .diskRefused(let available):
             "the disk refused the write (no space left on the device, or a quota reached) although \(available) bytes "
                 + "are free; free some space, raise the quota or upload elsewhere"
         case .diskFull(let available, let margin):
