@@ -69,9 +69,9 @@ def qbtd(tmp_path):
         q.stop()
 
 
-def test_full_disk_error_clears_on_start(qbtd, tmp_path):
-    """Guard off: a 64 MiB download into a 40 MiB filesystem ends in `error` with "No space left on device"; once the
-    filesystem grows, `start` completes it from the pieces it had (qbtd kept it in error for good before)."""
+@contextmanager
+def downloading_into_40_mib(qbtd, tmp_path, floor):
+    """A 64 MiB download from a loopback seeder into a 40 MiB tmpfs, the guard's floor set to `floor` MiB."""
     dl = tmp_path / "dl"
     dl.mkdir()
     with mounted(dl):
@@ -79,8 +79,15 @@ def test_full_disk_error_clears_on_start(qbtd, tmp_path):
         seeder = Seeder(tmp_path / "seed", [64 << 20], piece_size=256 << 10, upload_limit=16 << 20)
         q = qbtd()
         s = q.session()
-        set_floor(s, q, 0)
+        set_floor(s, q, floor)
         add(s, q, seeder, dl)
+        yield dl, seeder, q, s
+
+
+def test_full_disk_error_clears_on_start(qbtd, tmp_path):
+    """Guard off: a 64 MiB download into a 40 MiB filesystem ends in `error` with "No space left on device"; once the
+    filesystem grows, `start` completes it from the pieces it had (qbtd kept it in error for good before)."""
+    with downloading_into_40_mib(qbtd, tmp_path, floor=0) as (dl, seeder, q, s):
         wait_for(lambda: info(s, q)["state"] == "error", 60, what="error on the full disk")
         t = info(s, q)
         assert "No space left on device" in t["qbtd_reason"] and str(dl) in t["qbtd_reason"], t["qbtd_reason"]
@@ -98,15 +105,7 @@ def test_full_disk_error_clears_on_start(qbtd, tmp_path):
 def test_free_space_guard_holds_and_lets_go(qbtd, tmp_path):
     """Guard at 64 MiB: the download into a 40 MiB filesystem is held (`stoppedDL`, the reason names the path and the
     floor) before a byte is refused; the filesystem grows and it starts and completes by itself."""
-    dl = tmp_path / "dl"
-    dl.mkdir()
-    with mounted(dl):
-        mount("-t", "tmpfs", "-o", "size=40m", "tmpfs", dl)
-        seeder = Seeder(tmp_path / "seed", [64 << 20], piece_size=256 << 10, upload_limit=16 << 20)
-        q = qbtd()
-        s = q.session()
-        set_floor(s, q, 64)
-        add(s, q, seeder, dl)
+    with downloading_into_40_mib(qbtd, tmp_path, floor=64) as (dl, seeder, q, s):
         wait_for(lambda: info(s, q)["state"] == "stoppedDL", 20, what="held by the guard")
         reason = info(s, q)["qbtd_reason"]
         assert "free-space guard" in reason and str(dl) in reason and "64 MiB" in reason, reason
