@@ -340,9 +340,6 @@ class Scenarios:
                                                                               "infohash_v2")]
         return "\n".join(texts + self.logged)
 
-    def downloaded(self, t):
-        return max(t.get("downloaded", 0), t.get("downloaded_session", 0))
-
     # -- guard ------------------------------------------------------------------------------------------------------
 
     def scenario_guard(self, srv, hashes):
@@ -606,6 +603,12 @@ class Scenarios:
             info, _ = self.watch(srv, seeding, lambda i: any(i[h]["state"] in ERRORED for h in seeding), window, sc, t0)
             got2 = leecher.done()
             before = {h: info.get(h, {}).get("state") for h in seeding}
+            if vanish:
+                # Files a torrent holds open still read the detached filesystem; a stop and a start must look again.
+                F.expect(sc, "with its mount gone, a stopped and started torrent shows error/missingFiles",
+                         all(v in ERRORED for v in before.values()),
+                         f"states {', '.join(f'{h[:8]} {v}' for h, v in before.items())} {window} s after "
+                         f"{srv.stop_route} + {srv.start_route}")
             rechecked = None
             if vanish and not any(info.get(h, {}).get("state") in ERRORED for h in seeding):
                 # Open files still read the detached filesystem: a recheck reads the path as it is now.
@@ -950,7 +953,7 @@ class NoxRun(Scenarios):
     def run(self):
         from qbtnox import QbittorrentNox
         F = self.F
-        nox = None
+        nox, seeders = None, []
         try:
             self.workdir.mkdir(parents=True, exist_ok=True)
             fs = self.workdir / "fs-downloads"
@@ -988,6 +991,8 @@ class NoxRun(Scenarios):
         finally:
             if nox:
                 nox.stop()
+            for seeder in seeders:
+                seeder.session.pause()
             self.mounts.cleanup()
         self.log(F.report(self.seed, 0, label="fault campaign against qbittorrent-nox 4.5.2"))
         return F
