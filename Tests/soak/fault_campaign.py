@@ -132,6 +132,35 @@ def guard_reason(t):
     return "disk full" in reason or "free-space guard" in reason
 
 
+def open_files(pid):
+    """Paths a process has mapped or open."""
+    out = set()
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6:
+                    out.add(parts[5].strip())
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                out.add(os.readlink(f"/proc/{pid}/fd/{fd}"))
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return out
+
+
+def listening_ports(pid):
+    """TCP ports a process listens on (ss)."""
+    out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True, timeout=10).stdout
+    ports = set()
+    for line in out.splitlines():
+        if f"pid={pid}," in line:
+            ports.add(int(line.split()[3].rsplit(":", 1)[1]))
+    return ports
+
+
 def free_bytes(path):
     st = os.statvfs(path)
     return st.f_bavail * st.f_frsize
@@ -235,20 +264,45 @@ HEADER = ("| server | faults injected | items checked | lost | torrents recovere
 class Leecher:
     """A python-libtorrent session on 127.0.0.1 downloading `seeder`'s torrent (slowly) from the server under test."""
 
-    def __init__(self, root, seeder, limit=128 << 10):
+    def __init__(self, root, seeder, limit=128 << 10, skip=None):
+        """`skip`: a file index not wanted until want() is called."""
         self.session = loopback_session(free_port())
+        c = lt.alert.category_t
+        self.session.apply_settings({"alert_mask": c.error_notification | c.peer_notification | c.connect_notification})
         params = lt.add_torrent_params()
         params.ti = seeder.info
         params.save_path = str(root)
+        if skip is not None:
+            params.file_priorities = [0 if i == skip else 1 for i in range(seeder.info.num_files())]
         self.handle = self.session.add_torrent(params)
         self.handle.set_download_limit(limit)
+        self.closed = threading.Event()
         port = self.session.listen_port()
         self.peer = f"127.0.0.1:{port}"
 
-    def done(self):
-        return self.handle.status().total_wanted_done
+    def done(self, file=None):
+        """Bytes the peer has: of the torrent, or of one file."""
+        if file is not None:
+            return self.handle.file_progress()[file]
+        return self.handle.status().total_done
+
+    def peers(self):
+        """How the peer stands with each connection: interested, choked, requests queued; and the last few distinct
+        peer alerts (why connections closed)."""
+        said = []
+        for a in self.session.pop_alerts():
+            text = f"{type(a).__name__}: {a.message()}"
+            if text not in said:
+                said.append(text)
+        out = [f"alerts: {said[-4:]}"] if said else []
+        for p in self.handle.get_peer_info():
+            f = p.flags
+            out.append(f"{p.ip[0]}:{p.ip[1]} {'interested' if f & lt.peer_info.interesting else 'not interested'}"
+                       f", {'choked' if f & lt.peer_info.choked else 'unchoked'}, {p.download_queue_length} queued")
+        return "; ".join(out) or "no connection"
 
     def close(self):
+        self.closed.set()
         self.session.remove_torrent(self.handle)
         self.session.pause()
 
@@ -270,6 +324,13 @@ class Server:
     def session(self):
         self.s = self.q.session()
         return self.s
+
+    def peer_ports(self):
+        """Where the server listens for peers: known, or its listening ports but the WebAPI's. A seed does not dial
+        a peer again that it once saw with all it wanted, so the peer must connect to it."""
+        if self.peer_port:
+            return [self.peer_port]
+        return sorted(listening_ports(self.q.proc.pid) - {self.q.port})
 
     def savepath(self, name):
         return name if self.relative else str(self.save_root / name)
@@ -541,19 +602,33 @@ class Scenarios:
 
     # -- read-only and vanished ----------------------------------------------------------------------------------
 
-    def leech(self, srv, root, seeder):
+    def leech(self, srv, root, seeder, skip=None):
         """A peer downloading `seeder`'s torrent from the server: the server is told of it (addPeers), and it
         connects to the server's peer port."""
-        leecher = Leecher(root, seeder)
+        leecher = Leecher(root, seeder, skip=skip)
 
         def connect():
             srv.post("torrents/addPeers", hashes=seeder.id, peers=leecher.peer)
-            if srv.peer_port:
-                leecher.handle.connect_peer(("127.0.0.1", srv.peer_port))
+            for port in srv.peer_ports():
+                leecher.handle.connect_peer(("127.0.0.1", port))
 
         connect()
         wait_for(lambda: leecher.done() > 0 or connect(), 30, interval=1,
                  what="the peer to get data from the seeding torrent")
+        # A seed closes a connection to a peer that has all it wants (redundant): the peer is introduced again every
+        # 2 s for as long as the scenario lasts, from a session of its own.
+        s = srv.q.session()
+
+        def keep():
+            while not leecher.closed.wait(2):
+                try:
+                    s.post(srv.q.url("torrents/addPeers"), data={"hashes": seeder.id, "peers": leecher.peer}, timeout=5)
+                    for port in srv.peer_ports():
+                        leecher.handle.connect_peer(("127.0.0.1", port))
+                except Exception:  # noqa: BLE001 -- the server may be between a stop and a start
+                    pass
+
+        threading.Thread(target=keep, daemon=True).start()
         return leecher
 
     def scenario_mount(self, srv, hashes, seeders, leecher_root, vanish):
@@ -566,8 +641,21 @@ class Scenarios:
         if not F.expect(sc, "torrents are seeding", bool(seeding), f"states {[info[h]['state'] for h in hashes]}"):
             F.verdicts[sc] = "not run: nothing seeding"
             return
-        target = seeding[0]
-        leecher = self.leech(srv, leecher_root / sc.replace(" ", "-"), seeders[target])
+        target = seeding[-1] if vanish else seeding[0]
+        fresh = []
+        if vanish:
+            # Open files keep reading the detached filesystem: the peer leaves out, until the mount is gone, the
+            # largest file of the torrent the server does not hold open, so the server must open it (and fail).
+            held = open_files(srv.q.proc.pid)
+            files = seeders[target].info.files()
+            base = Path(info[target]["save_path"])
+            real = [i for i in range(files.num_files()) if not files.file_flags(i) & lt.file_storage.flag_pad_file]
+            fresh = sorted((i for i in real if str(base / files.file_path(i)) not in held),
+                           key=lambda i: -files.file_size(i))
+            F.saw(sc, f"the server holds {len(real) - len(fresh)} of the torrent's {len(real)} files open; the peer "
+                      "wants " + (f"{files.file_path(fresh[0])} once the mount is gone" if fresh else "every file"))
+        leecher = self.leech(srv, leecher_root / sc.replace(" ", "-"), seeders[target],
+                             skip=fresh[0] if fresh else None)
         self.logged = []
         srv.new_log()
         t0 = time.monotonic()
@@ -575,6 +663,8 @@ class Scenarios:
             if vanish:
                 ok, err = self.mounts.lazy_unmount(srv.mount)
                 F.fault(sc, f"umount -l {srv.mount}" + ("" if ok else f": FAILED {err}"))
+                if fresh:
+                    leecher.handle.file_priority(fresh[0], 7)
             else:
                 ok, err = self.mounts.remount(srv.mount, "ro")
                 F.fault(sc, f"mount -o remount,bind,ro {srv.mount}" + ("" if ok else f": FAILED {err}"))
@@ -589,10 +679,14 @@ class Scenarios:
                         srv.post(srv.start_route, hashes=h)
             F.expect(sc, "the fault could be injected", ok, err)
             F.affected += len(seeding)
-            got0 = leecher.done()
+            time.sleep(1)  # requests already on the wire are answered from memory
+            # What the peer gets of the file the server must open, when there is one; else of the torrent.
+            watched = fresh[0] if fresh else None
+            got0 = leecher.done(watched)
             window = 8 if self.short else 20
             info, _ = self.watch(srv, seeding, lambda i: False, window, sc, t0)
-            got1 = leecher.done()
+            got1 = leecher.done(watched)
+            F.saw(sc, f"the peer after {window} s: {leecher.peers()}")
             # Files opened anew: stop and start (a seeding torrent's files are reopened).
             for h in seeding:
                 srv.post(srv.stop_route, hashes=h)
@@ -601,7 +695,7 @@ class Scenarios:
                 srv.post(srv.start_route, hashes=h)
             srv.post("torrents/addPeers", hashes=target, peers=leecher.peer)
             info, _ = self.watch(srv, seeding, lambda i: any(i[h]["state"] in ERRORED for h in seeding), window, sc, t0)
-            got2 = leecher.done()
+            got2 = leecher.done(watched)
             before = {h: info.get(h, {}).get("state") for h in seeding}
             if vanish:
                 # Files a torrent holds open still read the detached filesystem; a stop and a start must look again.
@@ -625,7 +719,8 @@ class Scenarios:
             text = "\n".join(self.reasons(srv, h, info) for h in seeding)
             errored = [h for h in seeding if states[h] in ERRORED]
             serving = got2 > got1 or got1 > got0
-            F.saw(sc, f"peer got {got0} -> {got1} (first {window} s) -> {got2} bytes (after stop/start); "
+            F.saw(sc, f"peer got {got0} -> {got1} (first {window} s) -> {got2} bytes (after stop/start)"
+                      f"{' of the file the server must open' if watched is not None else ''}; "
                       f"states {states}")
             path_named = str(srv.mount) in text or str(srv.save_root) in text
             F.expect(sc, "no silent stall: the peer keeps getting data, or the torrents show error/missingFiles",
