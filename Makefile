@@ -97,11 +97,13 @@ fuzz: deps-test libtorrent
 fuzz-short: libtorrent
 	Fuzz/run.sh 10000
 
-# The crash campaign (SIGKILL at 20 moments under load; nothing acknowledged may be lost) and the 10-minute soak
+# The crash campaign (SIGKILL at 20 moments under load; nothing acknowledged may be lost), the fault campaign (full,
+# read-only and vanished disks under the same load, qbittorrent-nox 4.5.2 beside it; needs root) and the 10-minute soak
 # (200 clients polling sync/maindata against 2,000 torrents while streams play and uploads run), on the release build.
 soak: deps-test libtorrent $(VENV)/.ready
 	swift build -c release --product qbtd
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Tests/soak/crash_campaign.py --kills $${KILLS:-20} $(if $(SEED),--seed $(SEED))
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Tests/soak/fault_campaign.py --nox $(if $(SEED),--seed $(SEED))
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/soak.py --minutes $${MINUTES:-10}
 
 # Shell completions for qbt, written by the binary itself and kept in the tree (a test checks they are current).

@@ -121,6 +121,7 @@ class Figures:
         self.near_checkpoint = 0   # kills within 0.5 s after a checkpoint write
         self.at_checkpoint = Counter()  # kills sent the moment a checkpoint began writing a main database file
         self.acked = Counter()     # acknowledged operations, by kind
+        self.refused = Counter()   # error answers a fault explains (see Campaign.refusable): not acknowledged
         self.lock = threading.Lock()
 
     def check(self, kind, item, ok, what=""):
@@ -150,6 +151,10 @@ class Figures:
         with self.lock:
             self.acked[kind] += n
 
+    def refuse(self, kind):
+        with self.lock:
+            self.refused[kind] += 1
+
     @property
     def lost_total(self):
         return len(self.lost) + self.lost_count
@@ -166,8 +171,10 @@ class Figures:
                  + f"; kills within 0.5 s after one: {self.near_checkpoint}",
                  "kills the moment a checkpoint began writing the database: "
                  + (", ".join(f"{k} {v}" for k, v in sorted(self.at_checkpoint.items())) or "none"),
-                 "acknowledged operations: " + ", ".join(f"{k} {v}" for k, v in sorted(self.acked.items())),
-                 "items checked (distinct / checks):"]
+                 "acknowledged operations: " + ", ".join(f"{k} {v}" for k, v in sorted(self.acked.items()))]
+        if self.refused:
+            lines.append("refused (not acknowledged): " + ", ".join(f"{k} {v}" for k, v in sorted(self.refused.items())))
+        lines.append("items checked (distinct / checks):")
         for k in kinds + sorted(set(self.checked) - set(kinds)):
             if k in self.checked:
                 lines.append(f"  {k:18} {len(self.items.get(k, ())):7} / {self.checked[k]}")
@@ -278,8 +285,13 @@ class Monitor(threading.Thread):
             return self.fired
 
 
+class Refused(Exception):
+    """An error answer that the fault under way explains (Campaign.refusable): the operation is not acknowledged."""
+
+
 class Worker(threading.Thread):
-    """Keeps doing one kind of operation until the cycle ends; an exception while qbtd is up is an error."""
+    """Keeps doing one kind of operation until the cycle ends; an exception while qbtd is up is an error, but for a
+    refusal the campaign's fault explains (Refused), which only counts as not acknowledged."""
 
     kind = "?"
     pause = (0.05, 0.2)  # seconds between operations
@@ -296,7 +308,10 @@ class Worker(threading.Thread):
         try:
             self.prepare()
             while not self.c.stop.is_set() and time.monotonic() < deadline:
-                self.step()
+                try:
+                    self.step()
+                except Refused:
+                    self.F.refuse(self.inflight or self.kind)
                 self.inflight = None
                 self.c.stop.wait(self.rng.uniform(*self.pause))
         except Exception as e:  # noqa: BLE001
@@ -308,6 +323,8 @@ class Worker(threading.Thread):
         self.s = self.q.session()
 
     def expect(self, r, *codes):
+        if (r.status_code not in codes or r.text == "Fails.") and self.c.refusable(r):
+            raise Refused(f"{r.request.method} {r.url} answered {r.status_code}: {r.text[:200]}")
         if r.status_code not in codes:
             raise AssertionError(f"{r.request.method} {r.url} answered {r.status_code}: {r.text[:200]}")
         return r
@@ -686,6 +703,14 @@ class Campaign:
 
     # -- helpers ----------------------------------------------------------------------------------------------------
 
+    def scanned_dirs(self):
+        """Where uploads' data files and temp files are looked for (the data directory holds the uploads folder)."""
+        return [self.data_dir]
+
+    def refusable(self, r):
+        """Whether an error answer is one the campaign's fault explains (none here: a kill answers nothing)."""
+        return False
+
     def tus_url(self, u):
         return self.q.url(f"tus/{u.id}")
 
@@ -703,7 +728,9 @@ class Campaign:
             if ok != "ok":
                 raise AssertionError(f"/music/db is damaged: {ok}")
         finally:
-            os.unlink(path)
+            for leftover in (path, path + "-wal", path + "-shm"):  # sqlite3 opens a WAL database with its -shm
+                if os.path.exists(leftover):
+                    os.unlink(leftover)
         return int(r.headers["ETag"].strip('W/"')), tracks
 
     def info(self, s):
@@ -862,7 +889,8 @@ class Campaign:
             p = Path(m["path"])
             F.check("multipart uploads", m["name"], p.is_file() and sha256(p) == m["sha256"],
                     f"{p} is {'missing' if not p.is_file() else 'different'}")
-        data_files = {p.name[len(".qbtd-tus-"):-len(".part")]: p for p in self.data_dir.rglob(".qbtd-tus-*.part")}
+        data_files = {p.name[len(".qbtd-tus-"):-len(".part")]: p for root in self.scanned_dirs()
+                      for p in root.rglob(".qbtd-tus-*.part")}
         for u in L.tus:
             if u.landed:
                 p = Path(u.landed)
@@ -922,18 +950,19 @@ class Campaign:
     def verify_temp_files(self):
         F = self.figures
         left = []
-        for dirpath, _, files in os.walk(self.data_dir):
-            for name in files:
-                if name.startswith(".qbtd-") or name.endswith((".tmp", ".part", ".parts", "-journal")) or ".tmp-" in name:
-                    left.append(Path(dirpath) / name)
+        for root in self.scanned_dirs():
+            for dirpath, _, files in os.walk(root):
+                for name in files:
+                    if name.startswith(".qbtd-") or name.endswith((".tmp", ".part", ".parts", "-journal")) or ".tmp-" in name:
+                        left.append((root, Path(dirpath) / name))
         bad = []
-        for p in left:
+        for root, p in left:
             if p.name.startswith(".qbtd-tus-") and p.name.endswith(".part"):
                 uid = p.name[len(".qbtd-tus-"):-len(".part")]
                 r = requests.head(self.q.url(f"tus/{uid}"), auth=AUTH, headers=TUS, timeout=TIMEOUT)
                 if r.status_code == 200 and "Qbtd-Upload-Path" not in r.headers:
                     continue  # the data file of an upload still in progress
-            bad.append(str(p.relative_to(self.data_dir)))
+            bad.append(str(p.relative_to(root)) if root == self.data_dir else str(p))
         F.check("temp-file scans", f"after restart {self.cycle}", True)
         # Each file left counts once, as a lost item, when first seen (it stays from then on).
         for rel in bad:
