@@ -6,12 +6,14 @@ import TorrentEngine
 extension TorrentService {
     /// Stops (pauses) or starts torrents, and remembers it.
     public func setStopped(_ ids: [TorrentID], _ stopped: Bool) async throws {
+        let gone = stopped ? [:] : await contentMissing(known(ids))
         for id in known(ids) {
             // A stop by hand ends any stop condition, as in qBittorrent.
             try await update(id) { $0.stopped = stopped; if stopped { $0.stopCondition = nil } }
             // A stop by hand ends the free-space guard's hold; a start clears the last file error (the engine's
             // error goes with it), and a held torrent stays held until its space is back.
             if stopped { torrents[id]?.facts.diskHold = nil } else { await clearFileFault(id, starting: true) }
+            if let fault = gone[id] { await halt(id, fault) }
             await applyRunState(id)
             try? await engine.saveResumeData(id)
         }
@@ -23,11 +25,14 @@ extension TorrentService {
         for id in known(ids) {
             // Without metadata there is nothing to check (and a stopped magnet stays stopped), as in qBittorrent.
             guard (try? engine.status(id).hasMetadata) == true else { continue }
+            let halted = torrents[id]?.facts.halted == true
             await clearFileFault(id)  // libtorrent's recheck clears its error too
             try? await engine.recheck(id)
             if torrents[id]?.record.stopped == true {
                 try? await update(id) { $0.stopped = false; $0.stopCondition = StopCondition.filesChecked.rawValue }
                 await applyRunState(id)
+            } else if halted {
+                await applyRunState(id)  // qbtd paused it for its files: the check needs it running
             }
         }
     }

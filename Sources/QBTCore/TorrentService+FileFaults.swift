@@ -1,4 +1,5 @@
 import Foundation
+import SystemKit
 import TorrentEngine
 
 /// What qbtd does when a torrent's files fail. libtorrent stops downloading on a failed write (upload mode for a full
@@ -12,11 +13,35 @@ extension TorrentService {
         if entry.facts.fileFault == nil { torrents[id]?.facts.fileFault = fault }
         guard fault.operation == .read || fault.operation == .open, !entry.facts.halted, !entry.record.stopped,
               let status = try? engine.status(id), status.isFinished || status.isSeeding else { return }
+        await halt(id, fault)
+    }
+
+    /// Stops it for a fault of its files, shown as `missingFiles` or `error` until a start or a recheck.
+    func halt(_ id: TorrentID, _ fault: FileFault) async {
+        guard let entry = torrents[id] else { return }
         torrents[id]?.facts.fileFault = fault
         torrents[id]?.facts.halted = true
         try? await engine.pause(id)
         log.add("Torrent \"\(entry.record.name.isEmpty ? id : entry.record.name)\" stopped: its data cannot be read "
                 + "(\(fault.message)). Bring the files back, then start or recheck it", kind: .critical)
+    }
+
+    /// Finished torrents among `ids` whose content (the single file, or the root folder) is not on disk: a start
+    /// looks before it seeds, so a vanished mount shows at once instead of at the first peer's request (files still
+    /// open would go on reading the detached filesystem). One stat each, off the pool.
+    func contentMissing(_ ids: [TorrentID]) async -> [TorrentID: FileFault] {
+        let candidates: [(TorrentID, String)] = ids.compactMap { id in
+            guard let status = try? engine.status(id), status.hasMetadata, status.isFinished || status.isSeeding,
+                  !status.contentPath.isEmpty, status.contentPath != status.savePath else { return nil }
+            return (id, status.contentPath)
+        }
+        guard !candidates.isEmpty else { return [:] }
+        let absent = await offPool { candidates.filter { !FileManager.default.fileExists(atPath: $0.1) } }
+        var out: [TorrentID: FileFault] = [:]
+        for (id, path) in absent {
+            out[id] = FileFault(operation: .open, code: ENOENT, message: "\(path): No such file or directory")
+        }
+        return out
     }
 
     /// Files that are not there when the torrent comes back (a NAS not mounted yet at start, a deleted folder):

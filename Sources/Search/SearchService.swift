@@ -38,6 +38,8 @@ public actor SearchService {
     var jobs: [String: [Int: SearchJob]] = [:]
     /// The warm interpreter that forks plugin runs, for the Python last used (made at the first search).
     var forkServer: NovaForkServer?
+    /// Whether the nova3 helper scripts are in place (they could not be written at start when the disk was full).
+    var scriptsInstalled = false
 
     public init(store: Store, dataDirectory: String, torrents: TorrentService, settings: ServerSettings,
                 log: EventLog, timeout: Duration = .seconds(180), maxOutput: Int = 16 << 20,
@@ -50,7 +52,9 @@ public actor SearchService {
         self.log = log
         self.timeout = timeout
         self.maxOutput = maxOutput
-        try NovaScripts.install(into: novaDirectory, quotedNames: quotedNames)
+        // Not fatal: a start with the data directory's disk full (or read-only) must still serve everything else.
+        // The next search with a nova3 plugin writes them again.
+        scriptsInstalled = installScripts()
         for record in try await store.searchPlugins.searchPlugins() { plugins[record.name] = record }
         if plugins[Self.builtinName] == nil {
             let builtin = SearchPluginRecord(name: Self.builtinName, kind: .builtin, version: "1.0",
@@ -69,6 +73,18 @@ public actor SearchService {
     }
 
     deinit { forkServer?.shutdown() }
+
+    /// Writes the nova3 helper scripts; a failure is logged (nova3 searches then fail until they can be written).
+    func installScripts() -> Bool {
+        do {
+            try NovaScripts.install(into: novaDirectory, quotedNames: quotedNames)
+            return true
+        } catch {
+            log.add("The nova3 search scripts could not be written to \(novaDirectory) (\(error.localizedDescription)): "
+                    + "nova3 searches fail until they can be; free space there", kind: .warning)
+            return false
+        }
+    }
 
     /// The fork server for `python`: the one running, or a new one (the old one ends when Python changed); nil
     /// when it cannot be made, and plugins then start as processes of their own.
@@ -103,6 +119,7 @@ public actor SearchService {
         let chosen = names.compactMap { plugins[$0] }
         let python = await python()
         if chosen.contains(where: { $0.kind == .nova3 }), python == nil { throw Failure.noPython }
+        if chosen.contains(where: { $0.kind == .nova3 }), !scriptsInstalled { scriptsInstalled = installScripts() }
         let running = jobs[owner, default: [:]].values.filter(\.isRunning).count
         guard running < Self.maxConcurrentSearches else { throw Failure.tooManySearches }
         guard runningJobs < Self.maxRunningSearchesOverall else { throw Failure.tooManySearchesOverall }

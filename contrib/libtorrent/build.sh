@@ -24,6 +24,9 @@
 # And libtorrent's clock is made steady (steady-clock.patch): with libstdc++ its high_resolution_clock is the system
 # clock, so every duration and timer of libtorrent's followed the wall clock, and a clock step back (NTP, a resume
 # from suspend) stalled every transfer until the wall clock caught up, while a step forward met seeding-time limits.
+# And a torrent's all-time totals count the payload of the current second too (stats-before-restart.patch): they
+# were folded in only at a second's tick, which a paused torrent never gets and which a restart then cleared, so a
+# torrent stopped by a full disk within a second of receiving lost most of it from `downloaded` (and its ratio).
 # 2.0.11 made one part of qbtd's 2.0.8 patches unnecessary, dropped: forget-pieces.patch kept a v2 piece layer from
 # calling a piece inconsistent when it had passed its check but its last blocks were still being written; 2.0.11's
 # torrent::have_piece() counts a piece once it passes (upstream commit 7f691246a, "torrent_status::num_pieces counts
@@ -43,7 +46,7 @@ DEBIAN_REVISION=1
 TARBALL=libtorrent-rasterbar_${VERSION}.orig.tar.xz
 SHA256=78ab1f98874be1a10438734f7870d8bc3bd5289e1af527d68170ed055c1f56b2
 PATCHES=(forget-pieces.patch stream-peers.patch piece-finished-on-disk.patch drive-info-once.patch partfile-export-eof.patch
-         picker-filter-accounting.patch steady-clock.patch)
+         picker-filter-accounting.patch steady-clock.patch stats-before-restart.patch)
 
 stamp="$OUT/.ready-$(cat build.sh "${PATCHES[@]}" <(echo "$SHA256") | sha256sum | cut -c1-16)"
 [ -f "$stamp" ] && exit 0
