@@ -398,7 +398,7 @@ def rate_limited_download(h, c):
     """A download under qbtd's own rate limit (1 MiB/s) keeps going after a 10 min step back: libtorrent hands out
     bandwidth on its tick, which must not wait for the wall clock to catch up."""
     from conftest import Seeder
-    seeder = Seeder(h.workdir / "rate-seed", [8 * 1024 * 1024])
+    seeder = Seeder(h.workdir / "rate-seed", [32 * 1024 * 1024])  # more than the 10 s of checks can finish at 1 MiB/s
     try:
         q, clock = h.start("rate")
         s = q.session()
