@@ -36,10 +36,15 @@ extension TorrentService {
     @discardableResult
     func checkDiskSpace() async -> Int64? {
         let floor = diskGuardFloor
-        let snapshot = engine.snapshot
         var watched: [String: [TorrentID]] = [:]  // save path → torrents that write there, or are held there
-        for (id, entry) in torrents {
-            guard let status = snapshot.status(id) else { continue }
+        // Through the engine's statuses first: only unfinished torrents (and those a full disk stopped) can write, only
+        // paused ones can be held, and a seedbox's torrents are mostly finished and running: most cost one look at
+        // their status.
+        for (id, published) in engine.snapshot.torrents {
+            let status = published.status
+            guard status.paused || status.uploadMode || !status.error.isEmpty
+                    || (!status.isFinished && status.totalWantedDone < status.totalWanted),
+                  let entry = torrents[id] else { continue }
             if entry.facts.diskHold != nil || (floor > 0 && Self.writes(entry, status)) {
                 watched[status.savePath, default: []].append(id)
             }

@@ -11,7 +11,9 @@ extension TorrentService {
     func fileFailed(_ id: TorrentID, _ fault: FileFault) async {
         guard let entry = torrents[id] else { return }
         if entry.facts.fileFault == nil { torrents[id]?.facts.fileFault = fault }
-        guard fault.operation == .read || fault.operation == .open, !entry.facts.halted, !entry.record.stopped,
+        // Only what lasts: files gone, I/O errors, permissions. A passing shortage (EMFILE, ENOMEM) is shown, not acted on.
+        let lasting = fault.isMissingFiles || [EIO, EACCES, EPERM].contains(fault.code ?? 0)
+        guard lasting, fault.operation == .read || fault.operation == .open, !entry.facts.halted, !entry.record.stopped,
               let status = try? engine.status(id), status.isFinished || status.isSeeding else { return }
         await halt(id, fault)
     }
