@@ -57,7 +57,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import crash_campaign as cc  # noqa: E402
 from crash_campaign import AUTH, TIMEOUT, TUS, Campaign, Figures, Monitor, Refused  # noqa: E402
-from conftest import Seeder, end_process, free_port, loopback_session, wait_for  # noqa: E402
+from conftest import QBTD, Seeder, end_process, free_port, loopback_session, wait_for  # noqa: E402
+import faults_clock  # noqa: E402
+import faults_fiu  # noqa: E402
 
 import libtorrent as lt  # noqa: E402
 import requests  # noqa: E402
@@ -1125,6 +1127,19 @@ def run_nox(workdir, seed, short, log):
     return NoxRun(workdir, seed, short, log).run()
 
 
+def summary(figures, others):
+    """One table: the disks' campaign and the other faults' rows."""
+    lines = ["| faults | injected | items checked | lost | torrents recovered | database checks | notes |",
+             "| --- | --- | --- | --- | --- | --- | --- |",
+             f"| full, read-only and vanished disks, full data disk | {len(figures.faults)} | {sum(figures.checked.values())} "
+             f"| {figures.lost_total} | {figures.recovered}/{figures.affected} | {len(figures.db_checks)} "
+             f"| {len(figures.failures)} behaviour checks failed of {figures.behaviour} |"]
+    for o in others:
+        lines.append(f"| {o['name']} | {o['faults']} | {o['checked']} | {o['lost']} | {o['recovered']} | {o['db_checks']} "
+                     f"| {o['notes']} |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)
@@ -1141,7 +1156,12 @@ def main(argv=None):
                              log=lambda text: print(text, flush=True))
     figures = campaign.run()
     nox = campaign.nox_figures
-    failed = bool(figures.lost_total or figures.errors or figures.failures)
+    # The other faults of the issue, each with its own harness (Tests/soak/faults_fiu.py, faults_clock.py; make test
+    # runs them as test_failing_writes and test_clock_jumps): one table with the disks' row.
+    others = [] if args.short else [module.run(workdir / name, QBTD) for name, module in
+                                    (("fiu", faults_fiu), ("clock", faults_clock))]
+    print(summary(figures, others), flush=True)
+    failed = bool(figures.lost_total or figures.errors or figures.failures or any(o["lost"] for o in others))
     if not failed and not args.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
     elif failed:
