@@ -204,8 +204,7 @@ public actor MusicLibrary {
         let before = version
         if let stored = try? await library.read(Self.storedVersion) { version = stored }
         if version != before { for listener in listeners.values { listener.yield(version) } }
-        let took = (ContinuousClock.now - started).components
-        report.seconds = Double(took.seconds) + Double(took.attoseconds) / 1e18
+        report.seconds = (ContinuousClock.now - started).inSeconds
         return report
     }
 

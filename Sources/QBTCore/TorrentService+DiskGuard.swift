@@ -22,8 +22,7 @@ extension TorrentService {
         while !Task.isCancelled {
             let margin = await checkDiskSpace()
             let now = (bytes: engine.snapshot.counters.receivedBytes, at: clock.now)
-            let elapsed = (now.at - last.at).components
-            let seconds = max(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18, 0.001)
+            let seconds = max((now.at - last.at).inSeconds, 0.001)
             let rate = max(Double(now.bytes - last.bytes) / seconds, 1)
             last = now
             let pause = margin.map { min(2.0, max(0.2, Double($0) / rate / 2)) } ?? 2.0

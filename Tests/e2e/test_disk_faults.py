@@ -160,20 +160,29 @@ def leecher(seeder, root, peer_port):
     return session, handle
 
 
-def test_vanished_files_under_a_seed_are_missing_files(qbtd, tmp_path):
-    """The save path of a seeding torrent is unmounted while a leecher asks for its data: `missingFiles` with the
-    path, not a seed that answers every request with a reject; mounted again, `start` seeds it to the leecher."""
+@contextmanager
+def downloaded_onto_a_bind_mount(qbtd, tmp_path, extra=()):
+    """A torrent from a loopback seeder downloaded in full into `dl`, a bind mount of `backing` (unmountable and
+    mountable again with its data)."""
     dl, backing = tmp_path / "dl", tmp_path / "backing"
     dl.mkdir()
     backing.mkdir()
     with mounted(dl):
         mount("--bind", backing, dl)
         seeder = Seeder(tmp_path / "seed", [6 << 20, 2 << 20], piece_size=256 << 10)
-        peer_port = free_port()
-        q = qbtd(extra=["--peer-listen", f"127.0.0.1:{peer_port}"])
+        q = qbtd(extra=list(extra))
         s = q.session()
         add(s, q, seeder, dl)
         wait_for(lambda: info(s, q)["progress"] == 1, 60, what="downloaded")
+        yield dl, backing, seeder, q, s
+
+
+def test_vanished_files_under_a_seed_are_missing_files(qbtd, tmp_path):
+    """The save path of a seeding torrent is unmounted while a leecher asks for its data: `missingFiles` with the
+    path, not a seed that answers every request with a reject; mounted again, `start` seeds it to the leecher."""
+    peer_port = free_port()
+    with downloaded_onto_a_bind_mount(qbtd, tmp_path, extra=["--peer-listen", f"127.0.0.1:{peer_port}"]) as (
+            dl, backing, seeder, q, s):
         del seeder.session  # qbtd is the only seed from here on
         subprocess.run(["umount", "-l", str(dl)], check=True)
         session, handle = leecher(seeder, tmp_path / "leech", peer_port)
@@ -191,16 +200,7 @@ def test_vanished_files_under_a_seed_are_missing_files(qbtd, tmp_path):
 def test_files_missing_at_start_are_not_downloaded_again(qbtd, tmp_path):
     """qbtd starts while the save path's disk is not mounted: `missingFiles`, nothing downloaded into the empty mount
     point even with the seeder connected; mounted, `start` checks the files and the torrent is complete again."""
-    dl, backing = tmp_path / "dl", tmp_path / "backing"
-    dl.mkdir()
-    backing.mkdir()
-    with mounted(dl):
-        mount("--bind", backing, dl)
-        seeder = Seeder(tmp_path / "seed", [6 << 20, 2 << 20], piece_size=256 << 10)
-        q = qbtd()
-        s = q.session()
-        add(s, q, seeder, dl)
-        wait_for(lambda: info(s, q)["progress"] == 1, 60, what="downloaded")
+    with downloaded_onto_a_bind_mount(qbtd, tmp_path) as (dl, backing, seeder, q, s):
         q.stop()
         subprocess.run(["umount", str(dl)], check=True)
         q.start()

@@ -67,7 +67,7 @@ extension RSSService {
                 items[path] = .feed(feed)
                 refresh(uid: feed.uid)
             }
-            let left = (next - now).seconds
+            let left = (next - now).inSeconds
             soonest = min(soonest ?? left, left)
         }
         return soonest.map { min(max(1, $0), Self.longestSleep) }
@@ -177,9 +177,4 @@ extension RSSService {
         log.add("RSS feed at '\(url)' updated. Added \(outcome.added.count) new articles.", kind: .info)
         articlesArrived(feedUID: uid, outcome.added)
     }
-}
-
-extension Duration {
-    /// The duration in seconds, fractions included.
-    var seconds: TimeInterval { TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18 }
 }
