@@ -4,12 +4,13 @@ answers a failure reason ("Unregistered torrent") get the codes and messages the
 working", 4, with the reason as the message). Both are compared live, each profile with the real release it names
 (qbtnox.REFERENCES: 4.6 with Debian 12's 4.5.2, 5.1 with trixie's 5.1.0, 5.3 with sid's 5.3.x)."""
 import os
+import socket
 import warnings
 
 import libtorrent as lt
 import pytest
 
-from conftest import BytesServer, free_port, wait_for
+from conftest import BytesServer, wait_for
 from qbtnox import REFERENCES, QbittorrentNox
 
 
@@ -33,13 +34,27 @@ def tracked_torrent(tmp_path, failing_url, refused_url):
     return data, str(lt.torrent_info(lt.bdecode(data)).info_hashes().v1)
 
 
-def settled(session, base, torrent_id, urls):
-    """The two trackers' (status, msg) once neither is still being contacted."""
+def refusing_port():
+    """A port bound on 127.0.0.1 and never listened on: a connection to it is refused at once, and no other process can
+    take it while the socket is held (a port only found free could be taken and answer nothing, leaving the tracker
+    "updating" past the wait)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s
+
+
+def settled(session, base, torrent_id, urls, seen=None):
+    """The two trackers' (status, msg) once neither is still being contacted; `seen` keeps the last rows read, for the
+    failure's message."""
     r = session.get(base + "/api/v2/torrents/trackers", params={"hash": torrent_id}, timeout=10)
     if r.status_code != 200:  # not there yet: qBittorrent adds in the background
+        if seen is not None:
+            seen["last"] = (r.status_code, r.text[:200])
         return None
     rows = r.json()
     got = {r["url"]: (r["status"], r["msg"]) for r in rows if r["url"] in urls}
+    if seen is not None:
+        seen["last"] = got
     return got if len(got) == 2 and all(status in (4, 5) for status, _ in got.values()) else None
 
 
@@ -80,7 +95,8 @@ def agree(reference, got, want, what):
 @pytest.mark.parametrize("profile", list(REFERENCES))
 def test_failing_trackers_as_qbittorrent_reports_them(profile, qbtd_factory, tmp_path):
     failing = FailingTracker()
-    refused = f"http://127.0.0.1:{free_port()}/announce"
+    held = refusing_port()
+    refused = f"http://127.0.0.1:{held.getsockname()[1]}/announce"
     data, torrent_id = tracked_torrent(tmp_path, failing.url, refused)
     urls = {failing.url, refused}
 
@@ -89,7 +105,11 @@ def test_failing_trackers_as_qbittorrent_reports_them(profile, qbtd_factory, tmp
         s = nox.session()
         r = s.post(nox.url("torrents/add"), files={"torrents": ("t.torrent", data)})
         assert r.status_code == 200, (r.status_code, r.text)
-        want = wait_for(lambda: settled(s, nox.base, torrent_id, urls), 60, what="qbittorrent-nox's trackers")
+        seen = {}
+        try:
+            want = wait_for(lambda: settled(s, nox.base, torrent_id, urls, seen), 90, what="qbittorrent-nox's trackers")
+        except AssertionError as e:
+            raise AssertionError(f"{e}; the trackers as last read: {seen.get('last')!r}") from None
     finally:
         nox.stop()
     # Every release: the failure reason as the message, the refused tracker "not working" with a message of its own.
@@ -101,6 +121,7 @@ def test_failing_trackers_as_qbittorrent_reports_them(profile, qbtd_factory, tmp
     s = q.session()
     assert s.post(q.url("torrents/add"), files={"torrents": ("t.torrent", data)}).status_code == 200
     got = wait_for(lambda: settled(s, q.base, torrent_id, urls), 60, what=f"qbtd's trackers ({profile})")
+    held.close()
     print(f"{profile}: qbittorrent-nox {reference.package_version} {want}, qbtd {got}")
     agree(reference, got[failing.url], want[failing.url], "the tracker answering a failure reason")
     agree(reference, got[refused][0], want[refused][0], "the tracker refusing connections")
