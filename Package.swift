@@ -105,10 +105,19 @@ let package = Package(
         .target(
             name: "WebAPI",
             dependencies: ["HTTPKit", "QBTCore", "SystemKit", "Store", "TorrentEngine", "FormData", "Search", "RSS", "Music", "HTTPFetch",
-                           .product(name: "HashTreeCollections", package: "swift-collections")]
+                           .product(name: "HashTreeCollections", package: "swift-collections"),
+                           .product(name: "NIOCore", package: "swift-nio")]
         ),
         // `/api/v2/qbtd/*`: API keys, the routes and OpenAPI document, the preference catalogue, Torznab indexers.
         .target(name: "QbtdAPI", dependencies: ["HTTPKit", "QBTCore", "SystemKit", "Store", "Search", "OpenAPIDocument"]),
+        // `sync/maindata` pushed: `/api/v2/qbtd/events` (Server-Sent Events) and `/api/v2/qbtd/events/ws` (WebSocket).
+        .target(
+            name: "PushHTTP",
+            dependencies: ["HTTPKit", "WebAPI", "QBTCore",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+        ),
         // Stream playback over HTTP: `/api/v2/stream/*` and the `/stream/<token>` bodies (Range, sendfile).
         .target(
             name: "StreamHTTP",
@@ -145,7 +154,7 @@ let package = Package(
         .target(
             name: "QBTServer",
             dependencies: [
-                "HTTPKit", "WebAPI", "QbtdAPI", "StreamHTTP", "MusicHTTP", "UploadHTTP", "WebUI",
+                "HTTPKit", "WebAPI", "QbtdAPI", "StreamHTTP", "MusicHTTP", "UploadHTTP", "PushHTTP", "WebUI",
                 "QBTCore", "SystemKit", "Search", "Streaming", "RSS", "Uploads", "Music", "Tunnel", "FileRegions", "Store", "TorrentEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

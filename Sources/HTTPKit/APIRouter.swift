@@ -17,6 +17,8 @@ public struct APIRouter: Sendable {
     let credentials: Credentials
     let identity: Identity
     let logger: Logger
+    /// Each client's calls in lanes of their own (`ClientLanes`).
+    let lanes = ClientLanes()
 
     public init(controllers: [any APIController], sessions: SessionManager, gate: WebGate, keys: APIKeyRing,
                 credentials: Credentials, identity: Identity, logger: Logger) {
@@ -63,6 +65,22 @@ public struct APIRouter: Sendable {
         case fresh(String, SessionMemory)
     }
 
+    /// Whose lane a call takes (`ClientLanes`).
+    static func client(_ caller: APICaller) -> String {
+        caller.sessionID.map { "session " + $0 } ?? caller.apiKeyID.map { "key " + $0 } ?? "address " + caller.clientIP
+    }
+
+    /// Calls whose cost grows with the library or a torrent's size: full listings, a torrent's files, logs, results.
+    static func isHeavy(_ scope: String, _ action: String, _ p: Parameters) -> Bool {
+        switch (scope, action) {
+        case ("torrents", "info"): p["hashes"] == nil
+        case ("sync", "maindata"): (p.int("rid") ?? 0) == 0
+        case ("torrents", "files"), ("torrents", "export"), ("torrents", "pieceStates"), ("log", "main"), ("log", "peers"),
+             ("search", "results"), ("rss", "items"): true
+        default: false
+        }
+    }
+
     func respond(_ request: Request, _ context: QBTRequestContext) async -> Response {
         let scope = context.parameters.get("scope") ?? ""
         let name = context.parameters.get("action") ?? ""
@@ -89,7 +107,9 @@ public struct APIRouter: Sendable {
             }
             if action.methods == .postOnly && method != .post { throw QBitError.methodNotAllowed }
             let params = try await Self.parameters(request, context)
-            let reply = try await action.handler(params, caller)
+            let reply = try await lanes.run(Self.client(caller), heavy: Self.isHeavy(scope, name, params)) {
+                try await action.handler(params, caller)
+            }
             if case .file(let file) = reply {  // its own HEAD answer, with the file's length
                 var response = file.response(request, context)
                 handOver(auth, caller, &response)
@@ -164,15 +184,7 @@ public struct APIRouter: Sendable {
     public func admitted(_ request: Request, _ context: QBTRequestContext, area: APIKeyScope.Area,
                          _ body: (APICaller) async throws -> Response) async -> Response {
         await ErrorAnswer.guarding(.json, route: "\(request.method) \(request.uri.path)", logger: logger) {
-            guard case .passed(let caller, let auth) = try await check(request, context) else {
-                throw HTTPRefusal(.unauthorized, "Unauthorized")
-            }
-            guard caller.sync != nil else {
-                throw HTTPRefusal(.forbidden, "Forbidden: log in, or send an API key (Authorization: Bearer) or Basic credentials")
-            }
-            if let keyScope = caller.keyScope, !keyScope.permits(area) {
-                throw HTTPRefusal(.forbidden, Self.outOfScope(keyScope))
-            }
+            let (caller, auth) = try await pass(request, context, area: area)
             // The body's own error answers carry the cookie of a session made on this request too.
             var response: Response
             do { response = try await body(caller) } catch {
@@ -182,6 +194,26 @@ public struct APIRouter: Sendable {
             handOver(auth, caller, &response)
             return response
         }
+    }
+
+    /// The caller of a route outside the table, once the gate let it through and its key (if any) reaches `area`;
+    /// else the refusal (401, 403) `admitted` answers. A WebSocket upgrade asks here before it upgrades.
+    public func authorized(_ request: Request, _ context: QBTRequestContext, area: APIKeyScope.Area) async throws -> APICaller {
+        try await pass(request, context, area: area).caller
+    }
+
+    func pass(_ request: Request, _ context: QBTRequestContext, area: APIKeyScope.Area) async throws
+        -> (caller: APICaller, auth: Authentication) {
+        guard case .passed(let caller, let auth) = try await check(request, context) else {
+            throw HTTPRefusal(.unauthorized, "Unauthorized")
+        }
+        guard caller.sync != nil else {
+            throw HTTPRefusal(.forbidden, "Forbidden: log in, or send an API key (Authorization: Bearer) or Basic credentials")
+        }
+        if let keyScope = caller.keyScope, !keyScope.permits(area) {
+            throw HTTPRefusal(.forbidden, Self.outOfScope(keyScope))
+        }
+        return (caller, auth)
     }
 
     /// Who asks for a WebUI file, after the same CSRF (skipped for the web root, as in qBittorrent) and Host checks:

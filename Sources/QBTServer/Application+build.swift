@@ -7,6 +7,7 @@ import Logging
 import Music
 import MusicHTTP
 import Prometheus
+import PushHTTP
 import QBTCore
 import QbtdAPI
 import RSS
@@ -111,12 +112,14 @@ public func buildApplication(
     // torrents/info and sync/maindata share one set of encoded rows.
     let rows = RowCache(identity: identity)
     Task { rows.prepare(await service.currentBoard()) }  // while the server starts, not in the first listing
+    let sync = SyncController(service: service, settings: settings, identity: identity, rows: rows)
+    let feed = MainDataFeed(sync: sync)  // sync/maindata pushed, to every listener from one loop
     let controllers: [any APIController] = [
         AuthController(credentials: credentials, sessions: sessions, identity: identity, gate: gate),
         AppController(identity: identity, service: service, settings: settings, credentials: credentials, keys: keys,
                       webUI: (config.host, config.port), music: music, https: https, onShutdown: onShutdown),
         LogController(log: config.eventLog),
-        SyncController(service: service, settings: settings, identity: identity, rows: rows),
+        sync,
         TransferController(service: service, settings: settings, identity: identity),
         TorrentsController(service: service, settings: settings, identity: identity, rows: rows,
                            searchPlugins: { Set(await search.pluginList.map(\.record.name)) }),
@@ -152,9 +155,11 @@ public func buildApplication(
     UploadRoutes(api: api, configuration: uploadSettings, board: uploadBoard, service: service).addRoutes(to: router)
     TusRoutes(api: api, tus: tus, service: service).addRoutes(to: router)
     musicRoutes.addRoutes(to: router)
+    EventStreamRoutes(api: api, feed: feed).addRoutes(to: router)
     // WebSocket upgrades go to their own router (Hummingbird runs only it for an `Upgrade: websocket` request).
     let sockets = Router(context: QBTRequestContext.self)
     MusicSocket(routes: musicRoutes).addRoutes(to: sockets)
+    EventSocket(api: api, feed: feed).addRoutes(to: sockets)
     routeList.fill((router.routes + sockets.routes).map { ($0.method.rawValue, $0.path.description) }, api: api.routes)
 
     // Unencrypted music segments over plain HTTP skip the router when their key and track are ready (see there).
@@ -175,7 +180,7 @@ public func buildApplication(
         },
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName),
         services: [
-            EngineLifecycle(service: service, before: { await rss.shutdown() }),
+            EngineLifecycle(service: service, before: { await feed.close(); await rss.shutdown() }),
             Periodic(every: .seconds(60), startAtOnce: false) {  // expired tus uploads
                 do { try await tus.sweep() } catch { logger.warning("expired tus uploads stay until the next sweep: \(error)") }
             },

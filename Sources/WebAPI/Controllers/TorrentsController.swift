@@ -108,20 +108,25 @@ public struct TorrentsController: APIController {
         if offset < 0 || offset >= ids.count { offset = 0 }  // still out of range: from the start, as qBittorrent
         if offset > 0 { ids = Array(ids.dropFirst(offset)) }
         if limit > 0 { ids = Array(ids.prefix(limit)) }
+        // qbtd's includeFiles and includeProperties: each row also carries what torrents/files and
+        // torrents/properties answer for it, so a tool reads a library in one request.
+        let withFiles = p.bool("includeFiles") == true, withProperties = p.bool("includeProperties") == true
+        var out: [UInt8] = [UInt8(ascii: "[")]
         // 5.1's includeTrackers: each torrent's real trackers (not the DHT/PeX/LSD rows of torrents/trackers).
         if identity.profile != .v4_6, p.bool("includeTrackers") == true {
-            var infos: [JSONValue] = []
             for id in ids {
                 guard let view = board.entries[id]?.view else { continue }
                 var object = TorrentInfo(view, identity: identity).jsonObject(identity: identity)
                 object["trackers"] = .array(((try? await service.sources.trackers(id)) ?? []).map { Self.trackerJSON($0, identity) })
-                infos.append(.object(object))
+                if out.count > 1 { out.append(UInt8(ascii: ",")) }
+                JSONValue.object(object).write(into: &out)
+                await appendExtras(view, files: withFiles, properties: withProperties, to: &out)
             }
-            return .json(.array(infos))
+            out.append(UInt8(ascii: "]"))
+            return .jsonBytes(out)
         }
         // The rows encoded once for every caller; only the hash is written here.
         let current = rows.rows(for: board)
-        var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(ids.count * 1500 + 2)
         var first = true
         for id in ids {
@@ -129,9 +134,26 @@ public struct TorrentsController: APIController {
             if !first { out.append(UInt8(ascii: ",")) }
             row.writeWithHash(id, keys: current.keys, into: &out)
             first = false
+            if let view = board.entries[id]?.view { await appendExtras(view, files: withFiles, properties: withProperties, to: &out) }
         }
         out.append(UInt8(ascii: "]"))
         return .jsonBytes(out)
+    }
+
+    /// Adds `"files"` and `"properties"` (qbtd's includeFiles/includeProperties) inside the torrent object that
+    /// `out` ends with. A torrent whose files cannot be read (no metadata yet) gets `"files": []`.
+    func appendExtras(_ view: TorrentView, files: Bool, properties: Bool, to out: inout [UInt8]) async {
+        guard files || properties, out.last == UInt8(ascii: "}") else { return }
+        out.removeLast()
+        if files {
+            out.append(contentsOf: #","files":"#.utf8)
+            out.append(contentsOf: FileInfo.json((try? await fileInfos(view)) ?? []))
+        }
+        if properties {
+            out.append(contentsOf: #","properties":"#.utf8)
+            JSONValue.object(propertiesObject(view)).write(into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
     }
 
     /// Sorts by any key of the torrent object, as qBittorrent does; an unknown key is a 400.
@@ -168,38 +190,42 @@ public struct TorrentsController: APIController {
     }
 
     func properties(_ p: Parameters) async throws -> APIReply {
-        let view = try await view(p)
+        .json(.object(propertiesObject(try await view(p))))
+    }
+
+    func propertiesObject(_ view: TorrentView) -> [String: JSONValue] {
         var object = TorrentProperties(view, info: TorrentInfo(view, identity: identity), identity: identity).jsonObject
         if !identity.hasV5TorrentFields { for key in TorrentProperties.v5Fields { object[key] = nil } }
         // 5.3: the distributed copies, as torrents/info's `availability` (-1 while not downloading).
         if identity.profile >= .v5_3 { object["availability"] = .double(view.status.distributedCopies) }
-        return .json(.object(object))
+        return object
     }
 
     func files(_ p: Parameters) async throws -> APIReply {
         let view = try await view(p)
-        let files = try await service.files(view.id)
-        var wanted: Set<Int>?
-        if let indexes = p["indexes"] {
-            var set = Set<Int>()
-            for item in indexes.split(separator: "|", omittingEmptySubsequences: false) {
-                guard let i = Int(item), i >= 0 else { throw QBitError.conflict("\"\(item)\" is not a valid file index.") }
-                guard i >= 0, i < files.count else { throw QBitError.conflict("Index \(i) is out of bounds.") }
-                set.insert(i)
-            }
-            wanted = set
+        let files = try await fileInfos(view)
+        guard let indexes = p["indexes"] else { return .jsonBytes(FileInfo.json(files)) }
+        var wanted = Set<Int>()
+        for item in indexes.split(separator: "|", omittingEmptySubsequences: false) {
+            guard let i = Int(item), i >= 0 else { throw QBitError.conflict("\"\(item)\" is not a valid file index.") }
+            guard i >= 0, i < files.count else { throw QBitError.conflict("Index \(i) is out of bounds.") }
+            wanted.insert(i)
         }
+        return .jsonBytes(FileInfo.json(files.filter { wanted.contains($0.index) }))
+    }
+
+    /// Every file of a torrent as torrents/files lists it.
+    func fileInfos(_ view: TorrentView) async throws -> [FileInfo] {
+        let files = try await service.files(view.id)
         // qBittorrent's fractions: of each file's pieces, how many a connected peer has; -1 for every file when
         // libtorrent keeps no availability (a torrent that only seeds).
         let pieces = (try? await service.swarm.pieceAvailability(view.id)) ?? []
-        let out = files.enumerated().compactMap { index, file -> FileInfo? in
-            if let wanted, !wanted.contains(index) { return nil }
-            return FileInfo(index: index, name: file.path, size: file.size, progress: file.progress,
-                            priority: Self.qbtPriority(file.priority), is_seed: index == 0 ? view.status.isSeeding : nil,
-                            piece_range: [file.pieceRange.lowerBound, file.pieceRange.upperBound],
-                            availability: Self.fileAvailability(file.pieceRange, pieces: pieces))
+        return files.enumerated().map { index, file in
+            FileInfo(index: index, name: file.path, size: file.size, progress: file.progress,
+                     priority: Self.qbtPriority(file.priority), is_seed: index == 0 ? view.status.isSeeding : nil,
+                     piece_range: [file.pieceRange.lowerBound, file.pieceRange.upperBound],
+                     availability: Self.fileAvailability(file.pieceRange, pieces: pieces))
         }
-        return .jsonBytes(FileInfo.json(out))
     }
 
     static func fileAvailability(_ range: ClosedRange<Int>, pieces: [Int]) -> Double {

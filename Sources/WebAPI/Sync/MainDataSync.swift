@@ -30,22 +30,30 @@ public struct MainDataSync: Sendable {
             accepted = lastSent
             acceptedID = lastSentID
         }
+        let base = rid > 0 && rid == acceptedID ? accepted : nil
+        lastSentID = lastSentID % 1_000_000 + 1
+        lastSent = data
+        return Self.answer(from: base, to: data, rid: lastSentID).bytes
+    }
+
+    /// The answer taking a client from `base` to `data` (a full update when there is no base), numbered `rid`, and
+    /// whether it says anything beyond its number (a full update always does).
+    package static func answer(from base: MainData?, to data: MainData, rid: Int) -> (bytes: [UInt8], changes: Bool) {
         var rest: [String: JSONValue]
         var torrents: [UInt8]?
-        if rid > 0 && rid == acceptedID, let accepted {
-            rest = SyncDiff.changes(from: accepted.rest, to: data.rest, collections: Self.restCollections)
-            torrents = Self.torrentChanges(from: accepted.rows, to: data.rows)
-            let removed = data.rows.removed(since: accepted.rows)
+        if let base {
+            rest = SyncDiff.changes(from: base.rest, to: data.rest, collections: restCollections)
+            torrents = torrentChanges(from: base.rows, to: data.rows)
+            let removed = data.rows.removed(since: base.rows)
             if !removed.isEmpty { rest["torrents_removed"] = .array(removed.map { .string($0) }) }
         } else {
             rest = SyncDiff.full(data.rest)
             rest["full_update"] = .bool(true)
-            torrents = data.rows.rows.isEmpty ? nil : Self.allTorrents(data.rows)
+            torrents = data.rows.rows.isEmpty ? nil : allTorrents(data.rows)
         }
-        lastSentID = lastSentID % 1_000_000 + 1
-        lastSent = data
-        rest["rid"] = .int(Int64(lastSentID))
-        return Self.write(rest, torrents: torrents)
+        let changes = !rest.isEmpty || torrents != nil
+        rest["rid"] = .int(Int64(rid))
+        return (write(rest, torrents: torrents), changes)
     }
 
     static func allTorrents(_ rows: TorrentRows) -> [UInt8] {

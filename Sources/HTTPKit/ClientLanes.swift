@@ -1,0 +1,74 @@
+import Synchronization
+
+/// Each client's calls to the API's table run in lanes: at most `lanes` of one client's at once, and at most
+/// `heavyLanes` of its expensive ones (full listings, a torrent's files); the rest wait their turn in the order they
+/// came. A client that fires thousands of calls at once (qbit_manage on a big library) then waits behind itself, not
+/// in front of every other client. A client is its session, else its API key, else its address.
+public final class ClientLanes: Sendable {
+    public static let lanes = 8
+    public static let heavyLanes = 2
+
+    struct Lane {
+        var running = 0
+        var heavy = 0
+        var waiting: [(heavy: Bool, go: CheckedContinuation<Void, Never>)] = []
+
+        func fits(_ isHeavy: Bool) -> Bool { running < ClientLanes.lanes && (!isHeavy || heavy < ClientLanes.heavyLanes) }
+
+        mutating func take(_ isHeavy: Bool) {
+            running += 1
+            if isHeavy { heavy += 1 }
+        }
+    }
+
+    private let table = Mutex<[String: Lane]>([:])
+
+    public init() {}
+
+    /// Runs `body` once the client's lane has room for it.
+    public func run<T>(_ client: String, heavy: Bool, _ body: () async throws -> T) async throws -> T {
+        await enter(client, heavy: heavy)
+        defer { leave(client, heavy: heavy) }
+        return try await body()
+    }
+
+    func enter(_ client: String, heavy: Bool) async {
+        await withCheckedContinuation { (go: CheckedContinuation<Void, Never>) in
+            let now = table.withLock { table -> Bool in
+                var lane = table[client, default: Lane()]
+                defer { table[client] = lane }
+                if lane.waiting.isEmpty && lane.fits(heavy) {
+                    lane.take(heavy)
+                    return true
+                }
+                lane.waiting.append((heavy, go))
+                return false
+            }
+            if now { go.resume() }
+        }
+    }
+
+    /// Frees a place and lets the waiting calls that fit now go, first come first.
+    func leave(_ client: String, heavy: Bool) {
+        let ready = table.withLock { table -> [CheckedContinuation<Void, Never>] in
+            guard var lane = table[client] else { return [] }
+            lane.running -= 1
+            if heavy { lane.heavy -= 1 }
+            var ready: [CheckedContinuation<Void, Never>] = []
+            while let first = lane.waiting.first, lane.fits(first.heavy) {
+                lane.waiting.removeFirst()
+                lane.take(first.heavy)
+                ready.append(first.go)
+            }
+            table[client] = lane.running == 0 && lane.waiting.isEmpty ? nil : lane
+            return ready
+        }
+        for go in ready { go.resume() }
+    }
+
+    /// One client's calls running or waiting now.
+    func waitingOrRunning(_ client: String) -> Int { table.withLock { $0[client].map { $0.running + $0.waiting.count } ?? 0 } }
+
+    /// Clients with calls running or waiting now.
+    public var clients: Int { table.withLock { $0.count } }
+}
