@@ -50,7 +50,9 @@ EXTRA_PARAMETERS = {
     "torrents/info": [("filter", "string", False, "all, downloading, seeding, completed, stopped/paused, running/resumed, active, inactive, stalled, stalled_uploading, stalled_downloading, errored, checking, moving"),
                       ("category", "string", False, ""), ("tag", "string", False, ""), ("sort", "string", False, ""),
                       ("reverse", "boolean", False, ""), ("limit", "integer", False, ""), ("offset", "integer", False, ""),
-                      ("hashes", "string", False, "")],
+                      ("hashes", "string", False, ""),
+                      ("includeFiles", "boolean", False, "qbtd's own: each torrent also carries `files`, what torrents/files answers for it"),
+                      ("includeProperties", "boolean", False, "qbtd's own: each torrent also carries `properties`, what torrents/properties answers for it")],
 }
 
 # JSON answers with a schema of components.yaml (group/action → schema).
@@ -129,6 +131,12 @@ OTHER_ROUTES = {
     "/music/tracks/{id}/stream.m3u8": ("A track's HLS playlist", {"200": "application/vnd.apple.mpegurl", "401": "no key", "404": "no such track", "422": "not an MP3"}, None),
     "/music/tracks/{id}/segments/{segment}": ("One HLS segment", {"200": "audio/mpeg", "401": "no key", "404": "no such segment"}, None),
     "/music/tracks/{id}/key": ("A track's AES-128 key (--music-encrypt)", {"200": "16 bytes", "401": "no key", "404": "no such track"}, None),
+    "/api/v2/qbtd/events": ("sync/maindata pushed as Server-Sent Events (text/event-stream): each event is `id: <rid>`, `event: maindata` and one line of the JSON sync/maindata answers; "
+                            "the first is a diff from Last-Event-ID (or ?rid=) while that rid is among the last 64 events, else a full update; then one when something changed, at most 4 a second; "
+                            "`: keepalive` after 15 s of quiet; a client that fell behind gets `event: dropped` and the stream ends. The session cookie or an API key that reads sync/maindata",
+                            {"200": "text/event-stream", "400": "rid is not a whole number from 0 to 1000000", "401": "cross-site or bad Host", "403": "no session or key, or a key whose scope does not read"}, None),
+    "/api/v2/qbtd/events/ws": ("The same events over a WebSocket (Upgrade: websocket): each text message is one event's JSON; ?rid= resumes; a client that fell behind gets {\"dropped\": true, \"error\": …} and close 1013. Without an upgrade, 426",
+                               {"101": "switching protocols", "401": "cross-site or bad Host", "403": "no session or key, or a key whose scope does not read", "426": "upgrade required"}, None),
     "/music/ws": ("The music WebSocket (Upgrade: websocket); without an upgrade, 426", {"101": "switching protocols", "401": "no key", "426": "upgrade required"}, None),
 }
 

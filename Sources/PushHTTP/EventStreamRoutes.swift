@@ -40,6 +40,14 @@ public struct EventStreamRoutes: Sendable {
                 })
             }
         }
+        addPlainSocketPath(to: router)
+    }
+
+    /// The WebSocket's path without an upgrade (the upgrade goes to the sockets' router): 426 once admitted.
+    func addPlainSocketPath(to router: Router<QBTRequestContext>) {
+        router.get(RouterPath(EventSocket.path)) { request, context in
+            await api.admitted(request, context, area: Self.area) { _ in throw HTTPRefusal(.upgradeRequired, "open a WebSocket here") }
+        }
     }
 
     /// The rid a client resumes from: `Last-Event-ID` (what an `EventSource` sends back), else `rid`; 0 for none.

@@ -26,7 +26,7 @@ PROFILES = ("4.6", "5.1", "5.2", "5.3")
 # off, every outgoing connection (feeds, .torrent URLs, plugins, Torznab, trackers, peers) through a proxy at
 # 127.0.0.1:1 that refuses them, mail to 127.0.0.1:1, and --allowed-paths keeping every path it invents (and every
 # program) inside the test's folder.
-NOT_FUZZED = ("app/shutdown",)
+NOT_FUZZED = ("app/shutdown", "qbtd/events")  # the event stream never ends by itself
 NOWHERE = {"proxy_type": "HTTP", "proxy_ip": "127.0.0.1", "proxy_port": 1, "proxy_peer_connections": True,
            "proxy_bittorrent": True, "proxy_rss": True, "proxy_misc": True, "proxy_hostname_lookup": True,
            "mail_notification_smtp": "127.0.0.1:1"}
@@ -89,7 +89,7 @@ def test_responses_match_the_documented_schemas(qbtd_factory, seeder):
         op = operations.get("get")
         if not op or not path.startswith("/api/v2/") or "{" in path:
             continue
-        content = op["responses"]["200"].get("content", {}).get("application/json")
+        content = op["responses"].get("200", {}).get("content", {}).get("application/json")  # a WebSocket has only 101
         if not content or not content.get("schema"):
             continue
         params = {}
