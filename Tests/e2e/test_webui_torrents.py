@@ -1,6 +1,7 @@
 """qbtd's web interface, torrents section, in a real (headless) chromium: adding a torrent through the add dialog and
 watching it download from a loopback seeder, the file tree's priority select, sort/filter/search, delete from the
-page, and a 2,000-torrent list that stays virtualized. Screenshots: `torrents` (desktop) and `torrents-phone`."""
+page, a 2,000-torrent list that stays virtualized (and filters, sorts and takes a server's change), and a 3,000-file
+tree that does too. Screenshots: `torrents` (desktop) and `torrents-phone`."""
 import os
 import time
 
@@ -252,8 +253,60 @@ def test_two_thousand_torrents_virtualized(qbtd_factory):
             "return r.top >= l.top && r.bottom <= l.bottom + 1", last)
         assert inside
         assert driver.execute_script("return document.querySelectorAll('#torrent-list .tl-row').length") < 120
+        # The name filter works over the whole list (the rows it keeps were far below the window), then sorting.
+        search = driver.find_element(By.CSS_SELECTOR, "#torrent-search")
+        search.send_keys("bulk-19")
+        wait(driver, lambda d: count_text(d) == f"100 of {n} torrents")
+        wait(driver, lambda d: (row_names(d) or [""])[0] == "bulk-1900")
+        driver.find_element(By.CSS_SELECTOR, "button[data-sort='name']").click()
+        wait(driver, lambda d: (row_names(d) or [""])[0] == "bulk-1999")
+        driver.find_element(By.CSS_SELECTOR, "button[data-sort='name']").click()
+        for _ in range(len("bulk-19")):
+            search.send_keys(Keys.BACKSPACE)
+        wait(driver, lambda d: count_text(d) == f"{n} torrents")
+        # A change on the server reaches the row it shows (pushed, or polled where push is missing).
+        first = driver.execute_script("return document.querySelector('#torrent-list .tl-row').dataset.hash")
+        s.post(server.url("torrents/addTags"), data={"hashes": first, "tags": "smoke"}, timeout=10)
+        wait(driver, lambda d: d.execute_script(
+            "const r = document.querySelector(`#torrent-list .tl-row[data-hash='${arguments[0]}'] .c-tags`);"
+            "return r && r.textContent", first) == "smoke", timeout=15)
         # Updates are measured (the benchmark reads these).
         wait(driver, lambda d: len(d.execute_script("return window.qbtdMetrics.updates")) >= 2)
+        assert console_errors(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_file_tree_of_three_thousand_files_virtualized(qbtd_factory):
+    """A torrent of 3,000 files in 30 folders: the Files tab holds a window of rows, scrolls to the last file, and a
+    folder collapses (the rows after it move up)."""
+    server = qbtd_factory()
+    s = server.session()
+    files = [{"length": 1000, "path": [f"dir-{i // 100:02d}", f"file-{i:04d}.bin"]} for i in range(3000)]
+    data = lt.bencode({"info": {"name": "tree", "piece length": 1 << 22, "files": files, "pieces": os.urandom(20)}})
+    r = s.post(server.url("torrents/add"), files=[("torrents", ("tree.torrent", data))], data={"stopped": "true", "paused": "true"}, timeout=30)
+    assert r.status_code == 200, r.text
+    wait_for(lambda: len(s.get(server.url("torrents/info"), timeout=10).json()) == 1, 30, what="the torrent")
+    driver = open_browser()
+    try:
+        login(driver, server)
+        go(driver, "torrents")
+        visible(driver, "#torrent-list .tl-row").click()
+        clickable(driver, "#tab-files").click()
+        visible(driver, ".file-tree .ft-file")
+        count = lambda d: d.execute_script("return document.querySelectorAll('.file-tree .ft-row').length")  # noqa: E731
+        assert 0 < count(driver) < 150, count(driver)
+        scroller = driver.find_element(By.CSS_SELECTOR, ".ft-scroll")
+        driver.execute_script("arguments[0].scrollTop = arguments[0].scrollHeight", scroller)
+        visible(driver, "[data-testid='prio-2999']")
+        assert count(driver) < 150
+        driver.execute_script("arguments[0].scrollTop = 0", scroller)
+        toggle = clickable(driver, ".ft-toggle[data-key='/tree/dir-00']")
+        assert toggle.get_attribute("aria-expanded") == "true"
+        toggle.click()
+        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".ft-toggle[data-key='/tree/dir-00']").get_attribute("aria-expanded") == "false")
+        wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='prio-0']"))
+        visible(driver, ".ft-toggle[data-key='/tree/dir-01']")
         assert console_errors(driver) == []
     finally:
         driver.quit()

@@ -1,25 +1,39 @@
 // The files tab: `torrents/files` as a tree (folders collapse), with each file's progress and a priority select
 // (→ `torrents/filePrio`; a folder's select sets every file under it) and a Play button for video and audio files.
+// Virtualized for torrents of 10,000 files and more: the tree is flattened to the rows its open folders show, and
+// only the rows in view (plus an overscan) exist, at a fixed height (--ft-row) inside a spacer as tall as all rows.
+// Rows are keyed by their path: a row that stays in view keeps its element (and a focused select or toggle).
 import { h, attempt, bytes, percent } from "../dom.js";
 
 const PRIORITIES = [[0, "Do not download"], [1, "Normal"], [6, "High"], [7, "Maximum"]];
 const PLAYABLE = /\.(mp4|m4v|mkv|webm|mov|avi|ogv|mpg|mpeg|ts|m2ts|mp3|m4a|aac|flac|ogg|oga|opus|wav|wma)$/i;
+const OVERSCAN = 10;
 
 function buildTree(files) {
   const root = { name: "", folders: new Map(), files: [] };
-  for (const file of files) {
+  files.forEach((file, i) => {
     const parts = file.name.split("/");
     let node = root;
-    for (const part of parts.slice(0, -1)) {
-      if (!node.folders.has(part)) node.folders.set(part, { name: part, folders: new Map(), files: [] });
-      node = node.folders.get(part);
+    for (let p = 0; p < parts.length - 1; p++) {
+      const part = parts[p];
+      let next = node.folders.get(part);
+      if (!next) { next = { name: part, folders: new Map(), files: [] }; node.folders.set(part, next); }
+      node = next;
     }
-    node.files.push({ ...file, index: file.index ?? files.indexOf(file), base: parts[parts.length - 1] });
-  }
+    node.files.push({ ...file, index: file.index ?? i, base: parts[parts.length - 1] });
+  });
+  const finish = (node) => {
+    node.folderList = [...node.folders.values()].sort((a, b) => a.name.localeCompare(b.name));
+    node.files.sort((a, b) => a.base.localeCompare(b.base));
+    node.all = [...node.files];
+    for (const folder of node.folderList) { finish(folder); for (const f of folder.all) node.all.push(f); }
+    node.size = node.all.reduce((s, f) => s + f.size, 0);
+  };
+  finish(root);
   return root;
 }
 
-function leaves(node) { return [...node.files, ...[...node.folders.values()].flatMap(leaves)]; }
+function leaves(node) { return node.all; }
 
 export class FileTree {
   constructor(ctx) {
@@ -27,10 +41,21 @@ export class FileTree {
     this.hash = null;
     this.count = -1;
     this.collapsed = new Set();
-    this.rows = new Map();       // file index → { progress, select }
-    this.folders = [];           // { node, progress, size, select }
+    this.items = [];             // the rows the open folders show: { key, depth, folder?, file? }
+    this.shownRows = new Map();  // key → row element in the DOM
+    this.byIndex = new Map();    // file index → leaf
+    this.first = -1;
+    this.frame = 0;
+    this.rowBox = h("div", { class: "ft-rows" });
+    this.body = h("div", { class: "ft-body" }, this.rowBox);
+    this.scroller = h("div", { class: "ft-scroll", onscroll: () => this.schedule() }, this.body);
     // A list, not an ARIA tree: rows hold buttons and selects, and each folder's toggle carries aria-expanded.
-    this.element = h("div", { class: "file-tree", role: "list", "aria-label": "Files" });
+    this.element = h("div", { class: "file-tree", role: "list", "aria-label": "Files" },
+      h("div", { class: "ft-row ft-head", "aria-hidden": "true" },
+        h("span", {}, "Name"), h("span", { class: "num" }, "Size"), h("span", {}, "Progress"), h("span", {}, "Priority"), h("span", {})),
+      this.scroller);
+    this.resize = new ResizeObserver(() => { this.height = 0; this.schedule(); });
+    this.resize.observe(this.scroller);
   }
 
   /** Shows `files` of torrent `hash`; rebuilds only when the torrent or its file list changed. */
@@ -39,77 +64,132 @@ export class FileTree {
       this.hash = hash;
       this.count = files.length;
       this.tree = buildTree(files);
-      this.build();
+      this.byIndex = new Map(this.tree.all.map((f) => [f.index, f]));
+      this.flatten();
+      this.scroller.scrollTop = 0;
+      this.clear();
     }
-    const byIndex = new Map(files.map((f, i) => [f.index ?? i, f]));
-    for (const leaf of leaves(this.tree)) {
-      const f = byIndex.get(leaf.index);
-      if (f) { leaf.progress = f.progress; leaf.priority = f.priority; }
-    }
-    for (const row of this.rows.values()) {
-      const f = row.file;
-      const pct = percent(f.progress);
-      if (row.label.textContent !== pct) { row.label.textContent = pct; row.bar.style.width = pct; }
-      if (document.activeElement !== row.select && row.select.value !== String(f.priority)) row.select.value = String(f.priority);
-    }
-    for (const folder of this.folders) {
-      const all = leaves(folder.node), size = all.reduce((s, f) => s + f.size, 0);
-      const done = all.reduce((s, f) => s + f.size * (f.progress || 0), 0);
-      const pct = percent(size ? done / size : 1);
-      folder.label.textContent = pct; folder.bar.style.width = pct;
-      const prios = new Set(all.map((f) => f.priority));
-      if (document.activeElement !== folder.select) folder.select.value = prios.size === 1 ? String([...prios][0]) : "mixed";
+    files.forEach((f, i) => {
+      const leaf = this.byIndex.get(f.index ?? i);
+      if (leaf) { leaf.progress = f.progress; leaf.priority = f.priority; }
+    });
+    this.render();
+    for (const row of this.shownRows.values()) this.refresh(row);
+  }
+
+  clear() {
+    for (const row of this.shownRows.values()) row.remove();
+    this.shownRows.clear();
+    this.first = -1;
+  }
+
+  /** The rows the open folders show, in order. */
+  flatten() {
+    const items = [];
+    const walk = (node, depth, path) => {
+      for (const folder of node.folderList) {
+        const key = `${path}/${folder.name}`;
+        items.push({ key, depth, folder });
+        if (!this.collapsed.has(key)) walk(folder, depth + 1, key);
+      }
+      for (const file of node.files) items.push({ key: `#${file.index}`, depth, file });
+    };
+    walk(this.tree, 0, "");
+    this.items = items;
+  }
+
+  rowHeight() {
+    if (this.height) return this.height;
+    const height = this.element.isConnected ? parseFloat(getComputedStyle(this.element).getPropertyValue("--ft-row")) : 0;
+    if (height) this.height = height;
+    return height || 34;
+  }
+
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
+  }
+
+  /** Lays out the rows in view; reads the scroll position first, then writes. */
+  render() {
+    if (!this.tree) return;
+    const row = this.rowHeight(), n = this.items.length;
+    const view = this.scroller.clientHeight || 400, top = this.scroller.scrollTop;
+    this.body.style.height = `${n * row}px`;
+    const first = Math.max(0, Math.min(Math.floor(top / row) - OVERSCAN, n - 1));
+    const count = Math.max(0, Math.min(n - first, Math.ceil(view / row) + 2 * OVERSCAN));
+    if (first !== this.first) { this.first = first; this.rowBox.style.transform = `translateY(${first * row}px)`; }
+    const wanted = this.items.slice(first, first + count), keys = new Set(wanted.map((item) => item.key));
+    for (const [key, element] of this.shownRows) if (!keys.has(key)) { element.remove(); this.shownRows.delete(key); }
+    let previous = null;
+    for (const item of wanted) {
+      let element = this.shownRows.get(item.key);
+      if (!element) { element = this.makeRow(item); this.shownRows.set(item.key, element); this.refresh(element); }
+      if (previous ? previous.nextSibling !== element : this.rowBox.firstChild !== element) {
+        if (previous) previous.after(element); else this.rowBox.prepend(element);
+      }
+      previous = element;
     }
   }
 
-  build() {
-    this.rows = new Map();
-    this.folders = [];
-    const items = [];
-    const walk = (node, depth, path) => {
-      const folders = [...node.folders.values()].sort((a, b) => a.name.localeCompare(b.name));
-      for (const folder of folders) {
-        const key = `${path}/${folder.name}`, open = !this.collapsed.has(key);
-        const bar = h("span"), label = h("em");
-        const select = this.prioritySelect(`folder ${folder.name}`, () => leaves(folder).map((f) => f.index), true);
-        const toggle = h("button", { type: "button", class: "ft-toggle", "aria-expanded": String(open),
-          "aria-label": `${open ? "Collapse" : "Expand"} ${folder.name}`,
-          "data-key": key, onclick: () => this.toggle(key, open) },
-          open ? "▾" : "▸");
-        items.push(h("div", { class: "ft-row ft-folder", role: "listitem" },
-          h("span", { class: "ft-name", style: `padding-left:${depth * 16}px` }, toggle, h("span", { class: "ft-folder-name" }, folder.name)),
-          h("span", { class: "ft-size num" }, bytes(leaves(folder).reduce((s, f) => s + f.size, 0))),
-          h("div", { class: "progress ft-progress" }, bar, label), select, h("span", { class: "ft-play" })));
-        this.folders.push({ node: folder, bar, label, select });
-        if (open) walk(folder, depth + 1, key);
-      }
-      for (const file of [...node.files].sort((a, b) => a.base.localeCompare(b.base))) {
-        const bar = h("span"), label = h("em");
-        const select = this.prioritySelect(file.base, () => [file.index], false);
-        select.dataset.testid = `prio-${file.index}`;
-        const play = PLAYABLE.test(file.base) ? h("button", { type: "button", class: "ft-play-button", "data-testid": `play-${file.index}`,
-          "aria-label": `Play ${file.base}`, onclick: () => this.play(file) }, "▶ Play") : null;
-        items.push(h("div", { class: "ft-row ft-file", role: "listitem" },
-          h("span", { class: "ft-name", style: `padding-left:${depth * 16 + 22}px`, title: file.name }, file.base),
-          h("span", { class: "ft-size num" }, bytes(file.size)),
-          h("div", { class: "progress ft-progress" }, bar, label), select, h("span", { class: "ft-play" }, play)));
-        this.rows.set(file.index, { file, bar, label, select });
-      }
-    };
-    walk(this.tree, 0, "");
-    this.element.replaceChildren(h("div", { class: "ft-row ft-head", "aria-hidden": "true" },
-      h("span", {}, "Name"), h("span", { class: "num" }, "Size"), h("span", {}, "Progress"), h("span", {}, "Priority"), h("span", {})), ...items);
+  makeRow(item) {
+    const bar = h("span"), label = h("em");
+    let element;
+    if (item.folder) {
+      const folder = item.folder, open = !this.collapsed.has(item.key);
+      const select = this.prioritySelect(`folder ${folder.name}`, () => leaves(folder).map((f) => f.index), true);
+      const toggle = h("button", { type: "button", class: "ft-toggle", "aria-expanded": String(open),
+        "aria-label": `${open ? "Collapse" : "Expand"} ${folder.name}`,
+        "data-key": item.key, onclick: () => this.toggle(item.key, open) },
+        open ? "▾" : "▸");
+      element = h("div", { class: "ft-row ft-folder", role: "listitem" },
+        h("span", { class: "ft-name", style: `padding-left:${item.depth * 16}px` }, toggle, h("span", { class: "ft-folder-name" }, folder.name)),
+        h("span", { class: "ft-size num" }, bytes(folder.size)),
+        h("div", { class: "progress ft-progress" }, bar, label), select, h("span", { class: "ft-play" }));
+      element.parts = { bar, label, select, folder };
+    } else {
+      const file = item.file;
+      const select = this.prioritySelect(file.base, () => [file.index], false);
+      select.dataset.testid = `prio-${file.index}`;
+      const play = PLAYABLE.test(file.base) ? h("button", { type: "button", class: "ft-play-button", "data-testid": `play-${file.index}`,
+        "aria-label": `Play ${file.base}`, onclick: () => this.play(file) }, "▶ Play") : null;
+      element = h("div", { class: "ft-row ft-file", role: "listitem", "data-index": String(file.index) },
+        h("span", { class: "ft-name", style: `padding-left:${item.depth * 16 + 22}px`, title: file.name }, file.base),
+        h("span", { class: "ft-size num" }, bytes(file.size)),
+        h("div", { class: "progress ft-progress" }, bar, label), select, h("span", { class: "ft-play" }, play));
+      element.parts = { bar, label, select, file };
+    }
+    return element;
+  }
+
+  /** Brings one row's progress and priority up to date. */
+  refresh(element) {
+    const p = element.parts;
+    let pct, priority;
+    if (p.file) {
+      pct = percent(p.file.progress);
+      priority = String(p.file.priority);
+    } else {
+      const all = leaves(p.folder), size = p.folder.size;
+      let done = 0;
+      const prios = new Set();
+      for (const f of all) { done += f.size * (f.progress || 0); prios.add(f.priority); }
+      pct = percent(size ? done / size : 1);
+      priority = prios.size === 1 ? String([...prios][0]) : "mixed";
+    }
+    if (p.label.textContent !== pct) { p.label.textContent = pct; p.bar.style.width = pct; }
+    if (document.activeElement !== p.select && p.select.value !== priority) p.select.value = priority;
   }
 
   toggle(key, open) {
     if (open) this.collapsed.add(key); else this.collapsed.delete(key);
-    this.build();
-    this.set(this.hash, this.files());
-    const again = [...this.element.querySelectorAll(".ft-toggle")].find((b) => b.dataset.key === key);
-    if (again) again.focus();
+    this.flatten();
+    const old = this.shownRows.get(key);
+    if (old) { old.remove(); this.shownRows.delete(key); }
+    this.render();
+    const again = this.shownRows.get(key);
+    if (again) again.querySelector(".ft-toggle").focus();
   }
-
-  files() { return leaves(this.tree).sort((a, b) => a.index - b.index); }
 
   prioritySelect(name, indexes, folder) {
     const select = h("select", { "aria-label": `Priority of ${name}`, class: "ft-prio" },
@@ -119,7 +199,10 @@ export class FileTree {
       if (select.value === "mixed") return;
       const priority = Number(select.value), ids = indexes();
       const ok = await attempt(() => this.ctx.api.post("torrents/filePrio", { hash: this.hash, id: ids.join("|"), priority }), "Setting the priority");
-      if (ok !== undefined) for (const f of leaves(this.tree)) if (ids.includes(f.index)) f.priority = priority;
+      if (ok !== undefined) {
+        for (const id of ids) { const f = this.byIndex.get(id); if (f) f.priority = priority; }
+        for (const row of this.shownRows.values()) this.refresh(row);
+      }
     });
     return select;
   }

@@ -30,6 +30,7 @@ export class TorrentList {
     this.cursor = null;         // the keyboard position
     this.rows = [];             // the pooled row elements
     this.first = 0;
+    this.length = -1;
     this.frame = 0;
     this.headers = {};
     const head = h("div", { class: "tl-head", role: "row", "aria-rowindex": "1" }, COLUMNS.map((c) => {
@@ -65,24 +66,35 @@ export class TorrentList {
     this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
   }
 
-  /** Lays out the visible window; returns the milliseconds it took (also kept in qbtdMetrics.renders). */
+  /**
+   * Lays out the visible window; returns the milliseconds it took (also kept in qbtdMetrics.renders). Reads the
+   * scroll position first and only writes afterwards (no forced layout). Rows are a ring: scrolling by k rows moves
+   * the k rows that left one end to the other end and fills only those; the rows that stay keep their cells.
+   */
   render() {
     const started = performance.now();
     const shown = this.model.shown, n = shown.length;
-    this.body.style.height = `${n * ROW}px`;
-    this.element.setAttribute("aria-rowcount", String(n + 1));
-    this.empty.hidden = n > 0;
-    const height = this.element.clientHeight || 600;
-    const first = Math.max(0, Math.floor(this.element.scrollTop / ROW) - OVERSCAN);
+    const height = this.element.clientHeight || 600, scrollTop = this.element.scrollTop;
+    if (n !== this.length) {
+      this.length = n;
+      this.body.style.height = `${n * ROW}px`;
+      this.element.setAttribute("aria-rowcount", String(n + 1));
+      this.empty.hidden = n > 0;
+    }
+    const first = Math.max(0, Math.min(Math.floor(scrollTop / ROW) - OVERSCAN, n - 1));
     const count = Math.max(0, Math.min(n - first, Math.ceil(height / ROW) + 2 * OVERSCAN));
-    this.first = first;
-    this.rowBox.style.transform = `translateY(${first * ROW}px)`;
-    while (this.rows.length < count) { const row = this.makeRow(); this.rows.push(row); this.rowBox.append(row); }
-    while (this.rows.length > count) this.rows.pop().remove();
+    const rows = this.rows, shift = first - this.first;
+    if (shift !== 0 && Math.abs(shift) < rows.length) {
+      if (shift > 0) { const moving = rows.splice(0, shift); this.rowBox.append(...moving); rows.push(...moving); }
+      else { const moving = rows.splice(rows.length + shift, -shift); this.rowBox.prepend(...moving); rows.unshift(...moving); }
+    }
+    if (first !== this.first) { this.first = first; this.rowBox.style.transform = `translateY(${first * ROW}px)`; }
+    while (rows.length < count) { const row = this.makeRow(); rows.push(row); this.rowBox.append(row); }
+    if (rows.length > count) for (const row of rows.splice(count)) row.remove();
     const torrents = this.model.torrents;
     for (let i = 0; i < count; i++) {
       const hash = shown[first + i];
-      this.fill(this.rows[i], hash, torrents.get(hash), first + i);
+      this.fill(rows[i], hash, torrents.get(hash), first + i);
     }
     const ms = performance.now() - started;
     record("renders", ms);
@@ -93,7 +105,7 @@ export class TorrentList {
   renderChanged(changed) {
     const torrents = this.model.torrents;
     for (const row of this.rows) {
-      if (changed.has(row.dataset.hash)) this.fill(row, row.dataset.hash, torrents.get(row.dataset.hash), Number(row.dataset.index));
+      if (changed.has(row.hash)) this.fill(row, row.hash, torrents.get(row.hash), row.index);
     }
   }
 
@@ -111,18 +123,20 @@ export class TorrentList {
   fill(row, hash, t, index) {
     if (!t) return;
     const p = row.parts, values = p.values;
-    if (row.dataset.hash !== hash) {
+    if (row.hash !== hash) {
+      row.hash = hash;
       row.dataset.hash = hash;
       row.id = `row-${hash}`;
       values.length = 0;
     }
-    if (row.dataset.index !== String(index)) {
+    if (row.index !== index) {
+      row.index = index;
       row.dataset.index = String(index);
       row.setAttribute("aria-rowindex", String(index + 2));
     }
-    const selected = this.selected.has(hash);
-    if (row.ariaSelected !== String(selected)) row.setAttribute("aria-selected", String(selected));
-    row.classList.toggle("cursor", hash === this.cursor);
+    const selected = this.selected.has(hash), cursor = hash === this.cursor;
+    if (row.selected !== selected) { row.selected = selected; row.setAttribute("aria-selected", String(selected)); }
+    if (row.cursor !== cursor) { row.cursor = cursor; row.classList.toggle("cursor", cursor); }
     const set = (i, text) => { if (values[i] !== text) { values[i] = text; p.cells[i].textContent = text; } };
     if (values[0] !== t.name) { values[0] = t.name; p.cells[0].textContent = t.name; p.cells[0].title = t.name; }
     for (let i = 4; i < COLUMNS.length; i++) set(i, COLUMNS[i].text(t));
@@ -153,7 +167,7 @@ export class TorrentList {
   /** Drops selected hashes that left the list (deleted, or filtered out). */
   prune() {
     let changed = false;
-    for (const hash of this.selected) if (!this.model.index.has(hash)) { this.selected.delete(hash); changed = true; }
+    for (const hash of this.selected) if (!this.model.isShown(hash)) { this.selected.delete(hash); changed = true; }
     if (changed) this.callbacks.onSelection();
   }
 
@@ -166,10 +180,12 @@ export class TorrentList {
 
   repaintSelection() {
     for (const row of this.rows) {
-      row.setAttribute("aria-selected", String(this.selected.has(row.dataset.hash)));
-      row.classList.toggle("cursor", row.dataset.hash === this.cursor);
+      row.selected = this.selected.has(row.hash);
+      row.setAttribute("aria-selected", String(row.selected));
+      row.cursor = row.hash === this.cursor;
+      row.classList.toggle("cursor", row.cursor);
     }
-    if (this.cursor && this.model.index.has(this.cursor)) this.element.setAttribute("aria-activedescendant", `row-${this.cursor}`);
+    if (this.cursor && this.model.isShown(this.cursor)) this.element.setAttribute("aria-activedescendant", `row-${this.cursor}`);
     else this.element.removeAttribute("aria-activedescendant");
   }
 
@@ -178,7 +194,7 @@ export class TorrentList {
     if (!row) return;
     const hash = row.dataset.hash;
     this.element.focus({ preventScroll: true });
-    if (event.shiftKey && this.anchor && this.model.index.has(this.anchor)) {
+    if (event.shiftKey && this.anchor && this.model.isShown(this.anchor)) {
       this.selectRange(this.anchor, hash, event.ctrlKey || event.metaKey);
       this.cursor = hash;
       this.repaintSelection();
@@ -211,7 +227,7 @@ export class TorrentList {
     if (!shown.length) return;
     index = Math.max(0, Math.min(shown.length - 1, index));
     const hash = shown[index];
-    if (extend && this.anchor && this.model.index.has(this.anchor)) this.selectRange(this.anchor, hash, false);
+    if (extend && this.anchor && this.model.isShown(this.anchor)) this.selectRange(this.anchor, hash, false);
     else { this.selected = new Set([hash]); this.anchor = hash; }
     this.cursor = hash;
     this.scrollToIndex(index);
@@ -229,7 +245,7 @@ export class TorrentList {
 
   key(event) {
     if (event.target !== this.element) return;
-    const at = this.cursor && this.model.index.has(this.cursor) ? this.model.index.get(this.cursor) : -1;
+    const at = this.cursor && this.model.isShown(this.cursor) ? this.model.index.get(this.cursor) : -1;
     const page = Math.max(1, Math.floor(this.element.clientHeight / ROW) - 2);
     const moves = { ArrowDown: at + 1, ArrowUp: at < 0 ? 0 : at - 1, Home: 0, End: this.model.shown.length - 1,
       PageDown: at + page, PageUp: Math.max(0, at - page) };

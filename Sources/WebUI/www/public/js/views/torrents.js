@@ -1,7 +1,8 @@
 // The torrents section: toolbar, filter panel, the virtualized list and the details pane, kept current from
 // mainData's "update" events (no polling of its own). Each update's handling time goes to qbtdMetrics.updates (its
-// size, changed + removed torrents, to qbtdMetrics.updateSizes); `qbtdMetrics.firstList` = { count, at } is when the
-// list first showed torrents (ms since navigation).
+// size, changed + removed torrents, to qbtdMetrics.updateSizes), each sort's and filter's (model and list, the
+// whole list) to qbtdMetrics.sorts and .filters; `qbtdMetrics.firstList` = { count, at } is when the list first
+// showed torrents (ms since navigation).
 import { h, debounce } from "../dom.js";
 import { TorrentModel } from "../torrents/model.js";
 import { TorrentList, record } from "../torrents/list.js";
@@ -28,14 +29,17 @@ export async function mount(container, ctx) {
     },
     onDelete: () => actions.delete(),
     onSort: (key) => {
+      const started = performance.now();
       model.setSort(key);
       localStorage.setItem(SORT_KEY, JSON.stringify(model.sort));
       list.showSort();
       list.render();
+      record("sorts", performance.now() - started);
     },
   });
   const actions = new Actions(ctx, () => list.selectedHashes());
   const filters = new FilterPanel(model, (change) => {
+    const started = performance.now();
     model.setFilter(change);
     filters.update();
     list.prune();
@@ -43,13 +47,22 @@ export async function mount(container, ctx) {
     list.render();
     showCount();
     if (phone.matches) filters.setOpen(false);
+    record("filters", performance.now() - started);
   });
   const details = new DetailsPane(ctx, { onClose: () => { details.close(); list.element.focus(); } });
 
   const count = h("span", { id: "torrent-count", "aria-live": "polite" });
   const selectedCount = h("span", { id: "torrent-selected", class: "muted" });
   const search = h("input", { type: "search", id: "torrent-search", placeholder: "Filter by name", "aria-label": "Filter torrents by name",
-    oninput: debounce(() => { model.setFilter({ text: search.value }); list.prune(); list.element.scrollTop = 0; list.render(); showCount(); }, 120) });
+    oninput: debounce(() => {
+      const started = performance.now();
+      model.setFilter({ text: search.value });
+      list.prune();
+      list.element.scrollTop = 0;
+      list.render();
+      showCount();
+      record("filters", performance.now() - started);
+    }, 120) });
 
   const button = (id, label, onclick, { title, needsSelection = true, cls = "", queue = false } = {}) =>
     h("button", { type: "button", id, class: cls, title: title || label, "data-needs-selection": needsSelection ? "1" : null,
@@ -137,7 +150,7 @@ export async function mount(container, ctx) {
   document.addEventListener("click", closeMenus);
 
   // What mainData holds already (when coming back from another section).
-  model.apply({ full: true, changed: new Set(), removed: [], lists: true, state: false });
+  model.apply({ full: true, changed: new Set(), removed: [], lists: true, trackers: true, state: false });
   filters.update();
   list.render();
   showCount();
