@@ -54,7 +54,7 @@ bench: deps-bench libtorrent $(VENV)/.ready
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/stream_readers.py $(if $(READERS),--readers $(READERS))
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/upload_throughput.py $(UPLOAD_MIB)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/music_hls.py $(TRACKS_MUSIC)
-	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/webui_render.py --torrents $(or $(WEBUI_TORRENTS),2000)
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/webui_render.py --torrents $(or $(WEBUI_TORRENTS),50000)
 
 deps-bench:
 	@contrib/apt-ensure $(APT_TEST)
