@@ -136,17 +136,26 @@ qbt_result qbt_save_resume(qbt_session *session, const char *id, bool only_if_mo
     })
 }
 
-int qbt_save_resume_all(qbt_session *session) {
+int qbt_save_resume_all(qbt_session *session, bool only_if_modified) {
     try {
         std::vector<lt::torrent_handle> handles;
-        {
+        if (only_if_modified) {
+            // The torrents libtorrent marks modified, found in one trip to its network thread: asking every torrent
+            // brings an answer from each (one "not modified" alert apiece, 200,000 of them past the alert queue's
+            // 100,000 at a big session's stop).
+            auto modified = session->session.get_torrent_status(
+                [](const lt::torrent_status &st) { return st.need_save_resume; }, lt::status_flags_t{});
+            handles.reserve(modified.size());
+            for (auto &st : modified) handles.push_back(st.handle);
+        } else {
             std::lock_guard<std::mutex> lock(session->mutex);
             for (auto &entry : session->handles) handles.push_back(entry.second);
         }
         int asked = 0;
         for (auto &h : handles) {
             if (!h.is_valid()) continue;
-            h.save_resume_data(lt::resume_data_flags_t{});  // no info dict: see qbt_save_resume
+            // No info dict: see qbt_save_resume. A torrent saved meanwhile answers "not modified", which counts too.
+            h.save_resume_data(only_if_modified ? lt::torrent_handle::only_if_modified : lt::resume_data_flags_t{});
             ++asked;
         }
         return asked;

@@ -289,7 +289,7 @@ public actor LibtorrentEngine: TorrentEngine {
     public func saveResumeData(onlyIfModified: Bool) {
         guard !closed else { return }
         guard onlyIfModified else {
-            pendingResumeSaves += Int(qbt_save_resume_all(session.raw))
+            pendingResumeSaves += Int(qbt_save_resume_all(session.raw, false))
             return
         }
         let current = snapshot
@@ -316,16 +316,26 @@ public actor LibtorrentEngine: TorrentEngine {
         pendingResumeSaves += 1
     }
 
-    /// Saves every torrent's fast-resume data, waits (bounded) for it to be stored, then aborts the session.
+    /// Saves the fast-resume data of every torrent changed since its last save, waits (bounded) for it to be stored,
+    /// then aborts the session.
+    ///
+    /// Only the changed ones, as qBittorrent's shutdown (`only_if_modified`): every other torrent's data is stored
+    /// already (each is saved when added and whenever libtorrent marks it modified; counters alone leave it marked until
+    /// a save). Asking all of them made a stop with 200,000 stopped torrents encode and write 200,000 blobs that had
+    /// not changed, well past the wait, and the alert queue holds 100,000 answers.
     public func shutdown(timeout: Duration) async {
         guard !closed else { return }
-        saveResumeData(onlyIfModified: false)
+        pendingResumeSaves += Int(qbt_save_resume_all(session.raw, true))
         let deadline = ContinuousClock.now + timeout
         while pendingResumeSaves > 0 && ContinuousClock.now < deadline {
             await drainAsync()
             try? await Task.sleep(for: .milliseconds(20))
         }
         await drainAsync()
+        // A batch the drain task is storing is let finish (bounded): cancelled below, its SQLite write would throw
+        // CancellationError and the batch be lost (what a stop of 40,000 torrents did, past the wait above).
+        let storeDeadline = ContinuousClock.now + Self.storeWait
+        while storing > 0 && ContinuousClock.now < storeDeadline { try? await Task.sleep(for: .milliseconds(20)) }
         closed = true
         background.tasks.withLock { tasks in for task in tasks { task.cancel() } }
         notifier.wake.finish()
@@ -458,12 +468,19 @@ public actor LibtorrentEngine: TorrentEngine {
         hub.yield([event])
     }
 
+    /// Fast-resume batches handed to `onResumeData` and not stored yet (`shutdown` waits for them).
+    private var storing = 0
+    /// How long `shutdown` waits at most for a batch being stored, past its own timeout.
+    static let storeWait: Duration = .seconds(60)
+
     private func drainAsync() async {
         drain()
         while !unsavedResume.isEmpty {
             let batch = unsavedResume
             unsavedResume = []
+            storing += 1
             await onResumeData(batch)
+            storing -= 1
             pendingResumeSaves = max(0, pendingResumeSaves - batch.count)
         }
     }

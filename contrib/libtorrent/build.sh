@@ -27,6 +27,11 @@
 # And a torrent's all-time totals count the payload of the current second too (stats-before-restart.patch): they
 # were folded in only at a second's tick, which a paused torrent never gets and which a restart then cleared, so a
 # torrent stopped by a full disk within a second of receiving lost most of it from `downloaded` (and its ratio).
+# And a session's end takes time in proportion to its torrents, not to their square (shutdown-linear.patch): the abort
+# took each torrent out of the download queue one by one, in hash order, each removal renumbering every torrent behind
+# it; and the disk job pool (boost::object_pool) walked its address-ordered free list for every job freed, as every
+# torrent's stop job is at the end. A bare session's end with 80,000 stopped torrents took 61.5 s (9.1 s with the
+# queue emptied at once), with both 1.1 s; 200,000: 28.6 s with the queue alone, 2.0 s with both.
 # 2.0.11 made one part of qbtd's 2.0.8 patches unnecessary, dropped: forget-pieces.patch kept a v2 piece layer from
 # calling a piece inconsistent when it had passed its check but its last blocks were still being written; 2.0.11's
 # torrent::have_piece() counts a piece once it passes (upstream commit 7f691246a, "torrent_status::num_pieces counts
@@ -46,7 +51,7 @@ DEBIAN_REVISION=1
 TARBALL=libtorrent-rasterbar_${VERSION}.orig.tar.xz
 SHA256=78ab1f98874be1a10438734f7870d8bc3bd5289e1af527d68170ed055c1f56b2
 PATCHES=(forget-pieces.patch stream-peers.patch piece-finished-on-disk.patch drive-info-once.patch partfile-export-eof.patch
-         picker-filter-accounting.patch steady-clock.patch stats-before-restart.patch)
+         picker-filter-accounting.patch steady-clock.patch stats-before-restart.patch shutdown-linear.patch)
 
 stamp="$OUT/.ready-$(cat build.sh "${PATCHES[@]}" <(echo "$SHA256") | sha256sum | cut -c1-16)"
 [ -f "$stamp" ] && exit 0

@@ -193,11 +193,13 @@ qbt_result qbt_set_metadata(qbt_session *session, const char *id, const uint8_t 
 qbt_result qbt_connect_peer(qbt_session *session, const char *id, const char *ip, uint16_t port);
 qbt_result qbt_set_sequential(qbt_session *session, const char *id, bool sequential);
 qbt_result qbt_set_limits(qbt_session *session, const char *id, int32_t upload, int32_t download);
-/// Asks for fast-resume data; the answer arrives as a RESUME_DATA (or RESUME_DATA_FAILED) event. Only a save that is
-/// not `only_if_modified` carries the info dict (the periodic ones rely on the .torrent stored apart).
+/// Asks for fast-resume data; the answer arrives as a RESUME_DATA (or RESUME_DATA_FAILED) event. No save carries the
+/// info dict (the .torrent is stored apart).
 qbt_result qbt_save_resume(qbt_session *session, const char *id, bool only_if_modified);
-/// Asks every torrent for its fast-resume data, info dict included (at shutdown); returns how many were asked.
-int qbt_save_resume_all(qbt_session *session);
+/// Asks every torrent for its fast-resume data (never with the info dict, as qbt_save_resume), or with
+/// `only_if_modified` only those libtorrent marks modified since their last save (at shutdown, as qBittorrent);
+/// returns how many were asked, each of which answers with one RESUME_DATA or RESUME_DATA_FAILED event.
+int qbt_save_resume_all(qbt_session *session, bool only_if_modified);
 
 // Piece-level control, for streaming and selective download.
 /// `count` deadlines (`pieces[i]` in `ms[i]` milliseconds) in one call, the torrent's others cleared first when
