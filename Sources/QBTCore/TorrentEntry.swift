@@ -56,6 +56,8 @@ struct TorrentWork: Sendable {
     /// Its files were missing when it came back: libtorrent's check found nothing, so a start checks them again
     /// (they may be back) rather than download everything.
     var recheckOnStart = false
+    /// Its place in the download queue as the store has it (-1: not queued); a clean stop stores the ones that moved.
+    var storedQueuePosition = -1
 }
 
 /// Everything the service holds about one torrent, in one value: removing a torrent is removing its entry.

@@ -148,6 +148,7 @@ public actor TorrentService {
                     var restored = TorrentEntry(entry)
                     restored.remember(added)
                     restored.work.finished = entry.record.completedOn != nil
+                    restored.work.storedQueuePosition = entry.queuePosition ?? -1
                     torrents[added.id] = restored
                     if let p = ssl[added.id] {
                         try? await engine.setSSLCertificate(added.id, certificate: p.certificate, privateKey: p.privateKey,
@@ -173,7 +174,26 @@ public actor TorrentService {
         watchRetryTask?.cancel()
         extraTrackerTask?.cancel()
         await saveStatistics()
+        await saveQueuePositions()
         await engine.shutdown()
+    }
+
+    /// libtorrent keeps no queue position in fast-resume data: the stop stores the positions that moved since the
+    /// start, and the next start adds the queued torrents in that order (`Store.torrentsWithoutSources`).
+    func saveQueuePositions() async {
+        await engine.freshen()
+        let snapshot = engine.snapshot
+        var moved: [(id: String, position: Int)] = []
+        for (id, entry) in torrents {
+            let position = snapshot.status(id)?.queuePosition ?? -1
+            if position != entry.work.storedQueuePosition { moved.append((id, position)) }
+        }
+        do {
+            try await store.saveQueuePositions(moved)
+            for (id, position) in moved { torrents[id]?.work.storedQueuePosition = position }
+        } catch {
+            logger.error("could not store the queue's order (\(moved.count) torrent(s)); the next start queues them in the order they were added: \(error)")
+        }
     }
 
     /// Trackers and web seeds as the engine has them now (after metadata, or an edit).

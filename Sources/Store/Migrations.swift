@@ -164,6 +164,11 @@ extension Store {
                 t.add(column: "share_limits_mode", .text)
             }
         }
+        migrator.registerMigration("v14: queue positions") { db in
+            try db.alter(table: "torrents") { t in
+                t.add(column: "queue_position", .integer)  // libtorrent's at the last clean stop; NULL or -1: not queued
+            }
+        }
         return migrator
     }
 }

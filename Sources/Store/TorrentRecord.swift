@@ -91,9 +91,12 @@ public struct TorrentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
 public struct StoredTorrent: Sendable, Equatable {
     public var record: TorrentRecord
     public var tags: [String]
+    /// Its place in the download queue at the last clean stop (`saveQueuePositions`); nil when not queued.
+    public var queuePosition: Int?
 
-    public init(record: TorrentRecord, tags: [String]) {
+    public init(record: TorrentRecord, tags: [String], queuePosition: Int? = nil) {
         self.record = record
         self.tags = tags
+        self.queuePosition = queuePosition
     }
 }

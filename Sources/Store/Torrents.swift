@@ -33,17 +33,32 @@ extension Store {
     }
 
     /// Every torrent with its tags but without its .torrent and resume data (a restart reads those per batch,
-    /// with `sources(of:)`, while the engine takes the batch before).
+    /// with `sources(of:)`, while the engine takes the batch before): the queued ones first, in their queue's order
+    /// (libtorrent queues torrents in the order they are added), then the rest in the order they were added.
     public func torrentsWithoutSources() async throws -> [StoredTorrent] {
         try await db.read { db in
             let columns = try db.columns(in: TorrentRecord.databaseTableName).map(\.name)
                 .filter { $0 != "metainfo" && $0 != "resume_data" }
-            let records = try TorrentRecord.select(columns.map { Column($0) }).order(Column("added_on"), Column("id")).fetchAll(db)
+            let records = try TorrentRecord.select(columns.map { Column($0) })
+                .order(sql: "CASE WHEN queue_position >= 0 THEN 0 ELSE 1 END, CASE WHEN queue_position >= 0 THEN queue_position END, added_on, id").fetchAll(db)
+            var positions: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, queue_position FROM torrents WHERE queue_position >= 0") {
+                positions[row["id"]] = row["queue_position"]
+            }
             var tags: [String: [String]] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT torrent_id, tag FROM torrent_tags ORDER BY tag") {
                 tags[row["torrent_id"], default: []].append(row["tag"])
             }
-            return records.map { StoredTorrent(record: $0, tags: tags[$0.id] ?? []) }
+            return records.map { StoredTorrent(record: $0, tags: tags[$0.id] ?? [], queuePosition: positions[$0.id]) }
+        }
+    }
+
+    /// Records where torrents stand in libtorrent's download queue (-1: not queued), for the next start's order.
+    public func saveQueuePositions(_ items: [(id: String, position: Int)]) async throws {
+        guard !items.isEmpty else { return }
+        try await db.write { db in
+            let statement = try db.makeStatement(sql: "UPDATE torrents SET queue_position = ? WHERE id = ?")
+            for (id, position) in items { try statement.execute(arguments: [position, id]) }
         }
     }
 

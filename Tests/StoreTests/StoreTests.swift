@@ -26,9 +26,19 @@ final class StoreTests: XCTestCase {
                         "v6: stop conditions of torrents", "v7: comments set on torrents",
                         "v8: share limit actions of torrents", "v9: category download paths on with no path of their own",
                         "v10: RSS feeds, articles and auto-download rules", "v11: API key scopes",
-                        "v12: share limits modes of torrents", "v13: share limits of categories"]
+                        "v12: share limits modes of torrents", "v13: share limits of categories", "v14: queue positions"]
         XCTAssertEqual(try Store(path: path).appliedMigrations(), expected)
         XCTAssertEqual(try Store(path: path).appliedMigrations().count, expected.count)
+    }
+
+    func testARestartReadsTheQueuedTorrentsInTheirQueuesOrder() async throws {
+        let store = try Store(path: path)
+        for id in ["a", "b", "c", "d", "e"] { try await store.insert(record(id), tags: []) }
+        try await store.saveQueuePositions([("d", 0), ("b", 1), ("e", 2), ("a", -1)])
+        let read = try await Store(path: path).torrentsWithoutSources()
+        // Queued first, in queue order; then the rest in the order they were added (a not queued, c never stored).
+        XCTAssertEqual(read.map(\.record.id), ["d", "b", "e", "a", "c"])
+        XCTAssertEqual(read.map(\.queuePosition), [0, 1, 2, nil, nil])
     }
 
     func testSearchPluginsKeepTheirStateAcrossReopens() async throws {
