@@ -55,6 +55,8 @@ bench: deps-bench libtorrent $(VENV)/.ready
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/upload_throughput.py $(UPLOAD_MIB)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/music_hls.py $(TRACKS_MUSIC)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/webui_render.py --torrents $(or $(WEBUI_TORRENTS),50000)
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/push.py $(if $(PUSH_CLIENTS),--clients $(PUSH_CLIENTS))  # SSE against rid polling, 10,000 torrents
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/fairness.py $(if $(FAIRNESS_TORRENTS),--torrents $(FAIRNESS_TORRENTS))  # a WebUI's polls during a 2,000-request burst
 
 deps-bench:
 	@contrib/apt-ensure $(APT_TEST)

@@ -136,7 +136,7 @@ OTHER_ROUTES = {
                             "`: keepalive` after 15 s of quiet; a client that fell behind gets `event: dropped` and the stream ends. The session cookie or an API key that reads sync/maindata",
                             {"200": "text/event-stream", "400": "rid is not a whole number from 0 to 1000000", "401": "cross-site or bad Host", "403": "no session or key, or a key whose scope does not read"}, None),
     "/api/v2/qbtd/events/ws": ("The same events over a WebSocket (Upgrade: websocket): each text message is one event's JSON; ?rid= resumes; a client that fell behind gets {\"dropped\": true, \"error\": …} and close 1013. Without an upgrade, 426",
-                               {"101": "switching protocols", "401": "cross-site or bad Host", "403": "no session or key, or a key whose scope does not read", "426": "upgrade required"}, None),
+                               {"101": "switching protocols", "400": "the upgrade refused: cross-site, bad Host, no session or key, or a key whose scope does not read", "426": "upgrade required"}, None),
     "/music/ws": ("The music WebSocket (Upgrade: websocket); without an upgrade, 426", {"101": "switching protocols", "401": "no key", "426": "upgrade required"}, None),
 }
 
