@@ -325,7 +325,9 @@ public actor LibtorrentEngine: TorrentEngine {
     /// not changed, well past the wait, and the alert queue holds 100,000 answers.
     public func shutdown(timeout: Duration) async {
         guard !closed else { return }
-        pendingResumeSaves += Int(qbt_save_resume_all(session.raw, true))
+        let started = ContinuousClock.now
+        let asked = Int(qbt_save_resume_all(session.raw, true))
+        pendingResumeSaves += asked
         let deadline = ContinuousClock.now + timeout
         while pendingResumeSaves > 0 && ContinuousClock.now < deadline {
             await drainAsync()
@@ -336,10 +338,12 @@ public actor LibtorrentEngine: TorrentEngine {
         // CancellationError and the batch be lost (what a stop of 40,000 torrents did, past the wait above).
         let storeDeadline = ContinuousClock.now + Self.storeWait
         while storing > 0 && ContinuousClock.now < storeDeadline { try? await Task.sleep(for: .milliseconds(20)) }
+        let saved = ContinuousClock.now
         closed = true
         background.tasks.withLock { tasks in for task in tasks { task.cancel() } }
         notifier.wake.finish()
         qbt_session_free(session.raw)
+        logger.info("libtorrent stopped: fast-resume data of \(asked) changed torrent(s) saved in \(saved - started)\(pendingResumeSaves > 0 ? " (\(pendingResumeSaves) not answered in time)" : ""), the session closed in \(ContinuousClock.now - saved)")
         publisher.clear()
         hub.finish()
         for waiters in pieceReads.values { for w in waiters { w.resume(throwing: EngineError.failed("engine shut down")) } }

@@ -26,11 +26,12 @@ public struct SyncController: APIController {
             "maindata": .get { p, caller in
                 let data = await mainData()
                 let rid = p.int("rid") ?? 0
+                // A full answer for a big library is written away from the request threads (as torrents/info).
+                let size = rid == 0 ? data.rows.rows.count : 0
                 guard let slot = caller.sync else {
-                    var fresh = MainDataSync()
-                    return .jsonBytes(fresh.answer(rid: 0, data: data))
+                    return .jsonBytes(await Self.heavy(size) { var fresh = MainDataSync(); return fresh.answer(rid: 0, data: data) })
                 }
-                return .jsonBytes(slot.baselines.maindata.withLock { $0.answer(rid: rid, data: data) })
+                return .jsonBytes(await Self.heavy(size) { slot.baselines.maindata.withLock { $0.answer(rid: rid, data: data) } })
             },
             "torrentPeers": .get { p, caller in
                 // No hash is simply an unknown torrent: 404, as qBittorrent answers.
@@ -46,6 +47,10 @@ public struct SyncController: APIController {
                 return .json(.object(answer))
             },
         ]
+    }
+
+    static func heavy<T: Sendable>(_ size: Int, _ work: @escaping @Sendable () -> T) async -> T {
+        size >= TorrentsController.heavyListing ? await offPool(work) : work()
     }
 
     /// A full `torrentPeers` update is the data as it is, `"peers": {}` included (a full `maindata` update

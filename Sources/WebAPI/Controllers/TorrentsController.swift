@@ -1,6 +1,7 @@
 import Foundation
 import HTTPKit
 import QBTCore
+import SystemKit
 import TorrentEngine
 
 /// `/api/v2/torrents/*`. It translates parameters into `TorrentService` calls and back; no torrent logic here.
@@ -79,10 +80,72 @@ public struct TorrentsController: APIController {
 
     func info(_ p: Parameters) async throws -> APIReply {
         if let hashes = p["hashes"], hashes.isEmpty { return .json(.array([])) }
-        let filter = QBTFilter(p["filter"])
-        let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
         let board = await service.freshBoard()
         let subcategories = service.labels.subcategoriesEnabled
+        // qbtd's includeFiles and includeProperties: each row also carries what torrents/files and
+        // torrents/properties answer for it, so a tool reads a library in one request.
+        let withFiles = p.bool("includeFiles") == true, withProperties = p.bool("includeProperties") == true
+        let withTrackers = identity.profile != .v4_6 && p.bool("includeTrackers") == true
+        guard withFiles || withProperties || withTrackers else {
+            // A big library's listing is worked out away from the request threads, so other clients' calls go on.
+            return try await Self.heavy(board.order.count) { [self] in
+                .jsonBytes(Self.encode(try selected(p, board: board, subcategories: subcategories), rows: rows.rows(for: board)))
+            }
+        }
+        let ids = try await Self.heavy(board.order.count) { [self] in try selected(p, board: board, subcategories: subcategories) }
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        // 5.1's includeTrackers: each torrent's real trackers (not the DHT/PeX/LSD rows of torrents/trackers).
+        if withTrackers {
+            for id in ids {
+                guard let view = board.entries[id]?.view else { continue }
+                var object = TorrentInfo(view, identity: identity).jsonObject(identity: identity)
+                object["trackers"] = .array(((try? await service.sources.trackers(id)) ?? []).map { Self.trackerJSON($0, identity) })
+                if out.count > 1 { out.append(UInt8(ascii: ",")) }
+                JSONValue.object(object).write(into: &out)
+                await appendExtras(view, files: withFiles, properties: withProperties, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+            return .jsonBytes(out)
+        }
+        let current = rows.rows(for: board)
+        var first = true
+        for id in ids {
+            guard let row = current.rows[id] else { continue }
+            if !first { out.append(UInt8(ascii: ",")) }
+            row.writeWithHash(id, keys: current.keys, into: &out)
+            first = false
+            if let view = board.entries[id]?.view { await appendExtras(view, files: withFiles, properties: withProperties, to: &out) }
+        }
+        out.append(UInt8(ascii: "]"))
+        return .jsonBytes(out)
+    }
+
+    /// Listings of more torrents than this are made on a Dispatch thread (`offPool`), not the request threads.
+    static let heavyListing = 2000
+
+    static func heavy<T: Sendable>(_ size: Int, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        size >= heavyListing ? try await offPool(work) : try work()
+    }
+
+    /// The rows encoded once for every caller, in `ids`' order; only the hash is written here.
+    static func encode(_ ids: [TorrentID], rows current: TorrentRows) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(ids.count * 1500 + 2)
+        var first = true
+        for id in ids {
+            guard let row = current.rows[id] else { continue }
+            if !first { out.append(UInt8(ascii: ",")) }
+            row.writeWithHash(id, keys: current.keys, into: &out)
+            first = false
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
+    /// The torrents a `torrents/info` asks for, filtered, sorted and paged as qBittorrent does.
+    func selected(_ p: Parameters, board: TorrentBoard, subcategories: Bool) throws -> [TorrentID] {
+        let filter = QBTFilter(p["filter"])
+        let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
         var ids = board.order.filter { id in
             guard let view = board.entries[id]?.view else { return false }
             if let wanted, !wanted.contains(view.id) { return false }
@@ -108,36 +171,7 @@ public struct TorrentsController: APIController {
         if offset < 0 || offset >= ids.count { offset = 0 }  // still out of range: from the start, as qBittorrent
         if offset > 0 { ids = Array(ids.dropFirst(offset)) }
         if limit > 0 { ids = Array(ids.prefix(limit)) }
-        // qbtd's includeFiles and includeProperties: each row also carries what torrents/files and
-        // torrents/properties answer for it, so a tool reads a library in one request.
-        let withFiles = p.bool("includeFiles") == true, withProperties = p.bool("includeProperties") == true
-        var out: [UInt8] = [UInt8(ascii: "[")]
-        // 5.1's includeTrackers: each torrent's real trackers (not the DHT/PeX/LSD rows of torrents/trackers).
-        if identity.profile != .v4_6, p.bool("includeTrackers") == true {
-            for id in ids {
-                guard let view = board.entries[id]?.view else { continue }
-                var object = TorrentInfo(view, identity: identity).jsonObject(identity: identity)
-                object["trackers"] = .array(((try? await service.sources.trackers(id)) ?? []).map { Self.trackerJSON($0, identity) })
-                if out.count > 1 { out.append(UInt8(ascii: ",")) }
-                JSONValue.object(object).write(into: &out)
-                await appendExtras(view, files: withFiles, properties: withProperties, to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-            return .jsonBytes(out)
-        }
-        // The rows encoded once for every caller; only the hash is written here.
-        let current = rows.rows(for: board)
-        out.reserveCapacity(ids.count * 1500 + 2)
-        var first = true
-        for id in ids {
-            guard let row = current.rows[id] else { continue }
-            if !first { out.append(UInt8(ascii: ",")) }
-            row.writeWithHash(id, keys: current.keys, into: &out)
-            first = false
-            if let view = board.entries[id]?.view { await appendExtras(view, files: withFiles, properties: withProperties, to: &out) }
-        }
-        out.append(UInt8(ascii: "]"))
-        return .jsonBytes(out)
+        return ids
     }
 
     /// Adds `"files"` and `"properties"` (qbtd's includeFiles/includeProperties) inside the torrent object that
