@@ -165,8 +165,11 @@ extension Store {
             }
         }
         migrator.registerMigration("v14: queue positions") { db in
-            try db.alter(table: "torrents") { t in
-                t.add(column: "queue_position", .integer)  // libtorrent's at the last clean stop; NULL or -1: not queued
+            // libtorrent's download queue at the last clean stop, apart from the torrents' wide rows (a stop that
+            // moved every position rewrites these small rows, not every torrent's .torrent and resume data).
+            try db.create(table: "torrent_queue", options: [.withoutRowID]) { t in
+                t.primaryKey("torrent_id", .text).references("torrents", onDelete: .cascade)
+                t.column("position", .integer).notNull()
             }
         }
         return migrator

@@ -39,17 +39,21 @@ extension Store {
         try await db.read { db in
             let columns = try db.columns(in: TorrentRecord.databaseTableName).map(\.name)
                 .filter { $0 != "metainfo" && $0 != "resume_data" }
-            let records = try TorrentRecord.select(columns.map { Column($0) })
-                .order(sql: "CASE WHEN queue_position >= 0 THEN 0 ELSE 1 END, CASE WHEN queue_position >= 0 THEN queue_position END, added_on, id").fetchAll(db)
-            var positions: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, queue_position FROM torrents WHERE queue_position >= 0") {
-                positions[row["id"]] = row["queue_position"]
-            }
+            let list = columns.map { "t.\"\($0)\"" }.joined(separator: ", ")
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT \(list), q.position AS queue_position FROM torrents t LEFT JOIN torrent_queue q ON q.torrent_id = t.id
+                ORDER BY q.position IS NULL, q.position, t.added_on, t.id
+                """)
             var tags: [String: [String]] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT torrent_id, tag FROM torrent_tags ORDER BY tag") {
                 tags[row["torrent_id"], default: []].append(row["tag"])
             }
-            return records.map { StoredTorrent(record: $0, tags: tags[$0.id] ?? [], queuePosition: positions[$0.id]) }
+            var out: [StoredTorrent] = []
+            while let row = try rows.next() {
+                let record = try TorrentRecord(row: row)
+                out.append(StoredTorrent(record: record, tags: tags[record.id] ?? [], queuePosition: row["queue_position"]))
+            }
+            return out
         }
     }
 
@@ -57,8 +61,15 @@ extension Store {
     public func saveQueuePositions(_ items: [(id: String, position: Int)]) async throws {
         guard !items.isEmpty else { return }
         try await db.write { db in
-            let statement = try db.makeStatement(sql: "UPDATE torrents SET queue_position = ? WHERE id = ?")
-            for (id, position) in items { try statement.execute(arguments: [position, id]) }
+            // A torrent removed meanwhile is left out (its row is gone, and the queue's with it).
+            let place = try db.makeStatement(sql: """
+                INSERT INTO torrent_queue (torrent_id, position) SELECT id, ? FROM torrents WHERE id = ?
+                ON CONFLICT (torrent_id) DO UPDATE SET position = excluded.position
+                """)
+            let leave = try db.makeStatement(sql: "DELETE FROM torrent_queue WHERE torrent_id = ?")
+            for (id, position) in items {
+                if position >= 0 { try place.execute(arguments: [position, id]) } else { try leave.execute(arguments: [id]) }
+            }
         }
     }
 
