@@ -34,8 +34,18 @@ public actor MainDataFeed {
     private var loop: Task<Void, Never>?
     private var closed = false
 
+    /// How often the loop looks, and how many snapshots it keeps (the statics, but for tests).
+    private let every: Duration
+    private let keep: Int
+
     public init(sync: SyncController) {
-        make = { await sync.mainData() }
+        self.init(make: { await sync.mainData() })
+    }
+
+    init(make: @escaping @Sendable () async -> MainData, every: Duration = MainDataFeed.interval, keep: Int = MainDataFeed.held) {
+        self.make = make
+        self.every = every
+        self.keep = keep
     }
 
     /// A listener: its stream yields whenever a newer snapshot exists (and once at once when one does already).
@@ -75,7 +85,7 @@ public actor MainDataFeed {
     private func run() async {
         while !listeners.isEmpty && !Task.isCancelled {
             publish(await make())
-            try? await Task.sleep(for: Self.interval)
+            try? await Task.sleep(for: every)
         }
         loop = nil
         // A listener that came while the loop was ending has no loop yet.
@@ -95,7 +105,7 @@ public actor MainDataFeed {
         lastRID = rid
         lastPublished = .now
         snapshots.append((rid, data))
-        if snapshots.count > Self.held { snapshots.removeFirst(snapshots.count - Self.held) }
+        if snapshots.count > keep { snapshots.removeFirst(snapshots.count - keep) }
         answers = [:]
         if let diff { answers[diff.from] = diff.json }
         for listener in listeners.values { listener.yield() }
