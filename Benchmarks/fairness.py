@@ -29,8 +29,8 @@ import aiohttp
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from loadkit import (Corpus, Qbtd, Seeder, connect_active, cookie, fmt, log_tail, login, pct, populate,  # noqa: E402
-                     process_cpu, raise_nofile)
+from loadkit import (Corpus, Qbtd, Seeder, cookie, fmt, log_tail, login, pct,  # noqa: E402
+                     process_cpu, raise_nofile, start_populated)
 
 RID = re.compile(rb'"rid":(\d+)')
 
@@ -172,13 +172,7 @@ def main():
         (tmp / "data").mkdir()
         q = Qbtd(tmp / "data", resume_interval=15)
         try:
-            q.start()
-            s = login(q)
-            took = populate(q, s, corpus, a.torrents, q.data_dir / "downloads")
-            print(f"  {a.torrents} torrents added and listed in {took:.1f} s", flush=True)
-            if seeder:
-                print(f"  {connect_active(q, s, corpus, seeder)}/{a.active} active torrents connected to the seeder",
-                      flush=True)
+            s = start_populated(q, corpus, a.torrents, seeder, a.active)
             ids = [t.id for t in corpus.stopped(a.torrents - a.active) + corpus.active]
             plan = burst_plan(ids, a.requests, random.Random(40))
             a_jar, b_jar = cookie(login(q)), cookie(login(q))

@@ -72,6 +72,18 @@ def connect_active(q, s, corpus, seeder, wait=120, timeout=600):
             return len(connected)
 
 
+def start_populated(q, corpus, n, seeder, active):
+    """Starts `q`, logs in, adds `n` of the corpus's torrents and connects the active ones to `seeder` (if any),
+    saying what it did; the logged-in session."""
+    q.start()
+    s = login(q)
+    took = populate(q, s, corpus, n, q.data_dir / "downloads")
+    print(f"  {n} torrents added and listed in {took:.1f} s", flush=True)
+    if seeder:
+        print(f"  {connect_active(q, s, corpus, seeder)}/{active} active torrents connected to the seeder", flush=True)
+    return s
+
+
 def login(q, timeout=60):
     """A logged-in requests session (the SID cookie)."""
     s = requests.Session()

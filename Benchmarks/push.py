@@ -44,8 +44,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from loadkit import (KiB, Corpus, Qbtd, Seeder, connect_active, fmt, log_tail, login, pct, populate,  # noqa: E402
-                     process_cpu, raise_nofile)
+from loadkit import (KiB, Corpus, Qbtd, Seeder, fmt, log_tail, pct,  # noqa: E402
+                     process_cpu, raise_nofile, start_populated)
 
 KEY = "qbt_pushbenchkey0123456789abcd"
 MARK = re.compile(rb"pushmark-(\d{5})")
@@ -494,13 +494,7 @@ def main():
         (tmp / "data").mkdir()
         q = Qbtd(tmp / "data", resume_interval=15, extra=["--api-key", KEY])
         try:
-            q.start()
-            s = login(q)
-            took = populate(q, s, corpus, cfg.torrents, q.data_dir / "downloads")
-            print(f"  {cfg.torrents} torrents added and listed in {took:.1f} s", flush=True)
-            if seeder:
-                print(f"  {connect_active(q, s, corpus, seeder)}/{cfg.active} active torrents connected to the seeder",
-                      flush=True)
+            s = start_populated(q, corpus, cfg.torrents, seeder, cfg.active)
             t0 = time.monotonic()
             keys = [s.post(q.url("qbtd/createAPIKey"), data={"name": f"push-{i:04d}", "scope": "read-only"},
                            timeout=60).json()["key"] for i in range(max(cfg.clients))]

@@ -108,12 +108,7 @@ public struct TorrentsController: APIController {
             return .jsonBytes(out)
         }
         let current = rows.rows(for: board)
-        var first = true
-        for id in ids {
-            guard let row = current.rows[id] else { continue }
-            if !first { out.append(UInt8(ascii: ",")) }
-            row.writeWithHash(id, keys: current.keys, into: &out)
-            first = false
+        for id in ids where Self.append(id, current, to: &out) {
             if let view = board.entries[id]?.view { await appendExtras(view, files: withFiles, properties: withProperties, to: &out) }
         }
         out.append(UInt8(ascii: "]"))
@@ -131,15 +126,17 @@ public struct TorrentsController: APIController {
     static func encode(_ ids: [TorrentID], rows current: TorrentRows) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(ids.count * 1500 + 2)
-        var first = true
-        for id in ids {
-            guard let row = current.rows[id] else { continue }
-            if !first { out.append(UInt8(ascii: ",")) }
-            row.writeWithHash(id, keys: current.keys, into: &out)
-            first = false
-        }
+        for id in ids { _ = append(id, current, to: &out) }
         out.append(UInt8(ascii: "]"))
         return out
+    }
+
+    /// One torrent's shared row, with its hash, after a comma unless it is the array's first; false when it has none.
+    static func append(_ id: TorrentID, _ current: TorrentRows, to out: inout [UInt8]) -> Bool {
+        guard let row = current.rows[id] else { return false }
+        if out.count > 1 { out.append(UInt8(ascii: ",")) }
+        row.writeWithHash(id, keys: current.keys, into: &out)
+        return true
     }
 
     /// The torrents a `torrents/info` asks for, filtered, sorted and paged as qBittorrent does.
