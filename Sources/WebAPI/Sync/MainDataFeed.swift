@@ -67,10 +67,14 @@ public actor MainDataFeed {
     public var count: Int { listeners.count }
 
     /// The answer taking a listener at `rid` to the newest snapshot. `resuming`: the number is the client's own
-    /// (`Last-Event-ID`), and one not held gets a full update instead of `.behind`.
+    /// (`Last-Event-ID`, a connection's first answer): one not held gets a full update instead of `.behind`, and the
+    /// newest one `{"rid": N}` at once instead of nothing.
     public func answer(from rid: Int, resuming: Bool) -> Answer {
         guard let newest = snapshots.last else { return .current }
-        if rid == newest.rid && rid != 0 { return .current }
+        if rid == newest.rid && rid != 0 {
+            // A client back at the newest number is told so at once: nothing changed since.
+            return resuming ? .update(rid: rid, json: ByteBuffer(string: #"{"rid":\#(rid)}"#)) : .current
+        }
         let base = rid == 0 ? nil : snapshots.last(where: { $0.rid == rid })
         if base == nil && rid != 0 && !resuming { return .behind }
         let key = base?.rid ?? 0
