@@ -54,8 +54,8 @@ let package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
         // The system helpers features share: child processes, blocking work off the cooperative pool, save paths and
-        // their confinement, free space. Foundation only.
-        .target(name: "SystemKit"),
+        // their confinement, free space, worker threads. Foundation and CLinux only.
+        .target(name: "SystemKit", dependencies: ["CLinux"]),
         .target(name: "HTTPFetch", dependencies: ["CCurl", "SystemKit"]),
         .target(name: "TorrentEngine", dependencies: ["CLibtorrent", "CCrypto", "CLinux", .product(name: "Logging", package: "swift-log"),
                                                       .product(name: "HashTreeCollections", package: "swift-collections")]),

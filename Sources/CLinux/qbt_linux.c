@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 void qbt_start_writeback(int fd, int64_t offset, int64_t length) {
     sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
@@ -24,4 +26,8 @@ void qbt_name_this_thread(const char *name) {
     char kept[16];
     snprintf(kept, sizeof kept, "%s", name);
     pthread_setname_np(pthread_self(), kept);
+}
+
+void qbt_nice_this_thread(int nice) {
+    setpriority(PRIO_PROCESS, (id_t)gettid(), nice);
 }

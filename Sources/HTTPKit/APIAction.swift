@@ -11,6 +11,8 @@ public enum APIReply: Sendable {
     case json(Data)
     /// JSON from the fast serializer.
     case jsonBytes([UInt8])
+    /// JSON too big to hold whole, sent a part at a time as it is made (listings of a big library).
+    case jsonParts(JSONParts)
     /// A file download (`torrents/export`).
     case binary([UInt8], contentType: String, filename: String?)
     /// An explicit status with a plain-text body (5.2's 204/401 login answers).

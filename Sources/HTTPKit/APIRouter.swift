@@ -107,15 +107,17 @@ public struct APIRouter: Sendable {
             }
             if action.methods == .postOnly && method != .post { throw QBitError.methodNotAllowed }
             let params = try await Self.parameters(request, context)
-            let reply = try await lanes.run(Self.client(caller), heavy: Self.isHeavy(scope, name, params)) {
-                try await action.handler(params, caller)
-            }
+            let lane = await lanes.enter(Self.client(caller), heavy: Self.isHeavy(scope, name, params))
+            let reply: APIReply
+            do { reply = try await action.handler(params, caller) } catch { lane.leave(); throw error }
+            // An answer sent as it is made keeps its lane until it is sent; any other leaves it now.
+            if case .jsonParts = reply {} else { lane.leave() }
             if case .file(let file) = reply {  // its own HEAD answer, with the file's length
                 var response = file.response(request, context)
                 handOver(auth, caller, &response)
                 return response
             }
-            var response = response(for: reply)
+            var response = response(for: reply, lane: lane)
             handOver(auth, caller, &response)
             if method == .head { response.body = .init() }
             return response
@@ -345,7 +347,7 @@ public struct APIRouter: Sendable {
         return Parameters()
     }
 
-    func response(for reply: APIReply) -> Response {
+    func response(for reply: APIReply, lane: LanePass? = nil) -> Response {
         switch reply {
         case .empty: return Answer.plain(.ok, "")
         case .done: return identity.voidActionsNoContent ? Response(status: .noContent) : Answer.plain(.ok, "")
@@ -354,6 +356,7 @@ public struct APIRouter: Sendable {
             return code == 204 ? Response(status: .noContent) : Answer.plain(.init(code: code), text)
         case .json(let data): return Answer.jsonBody(.ok, data)
         case .jsonBytes(let bytes): return Answer.jsonBody(.ok, bytes)
+        case .jsonParts(let parts): return Answer.jsonParts(.ok, parts, lane: lane)
         case .accepted(let value): return Answer.jsonBody(.accepted, value.serialized())
         case .binary(let bytes, let type, let filename):
             var headers: HTTPFields = [.contentType: type]
@@ -362,7 +365,7 @@ public struct APIRouter: Sendable {
         case .file:  // answered with the request at hand (`respond`)
             return Answer.plain(.internalServerError, "")
         case .withHeaders(let inner, let headers):
-            var response = self.response(for: inner)
+            var response = self.response(for: inner, lane: lane)
             for (name, value) in headers {
                 if let field = HTTPField.Name(name) { response.headers.append(HTTPField(name: field, value: value)) }
             }

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import QBTCore
+import SystemKit
 
 /// The bodies every route answers with: JSON (qbtd's own routes and qBittorrent's JSON answers) and qBittorrent's
 /// plain text.
@@ -12,6 +13,17 @@ public enum Answer {
 
     public static func jsonBody(_ status: HTTPResponse.Status, _ bytes: some Sequence<UInt8>) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// JSON made a part at a time on the background threads, each part sent before the next is made (no
+    /// `Content-Length`: chunked). `lane`, the client's place for the call, is left once the last part is sent or
+    /// the answer is dropped unsent.
+    static func jsonParts(_ status: HTTPResponse.Status, _ parts: JSONParts, lane: LanePass?) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody { writer in
+            defer { lane?.leave() }
+            while let part = await inBackground({ parts.nextPart() }) { try await writer.write(part) }
+            try await writer.finish(nil)
+        })
     }
 
     public static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {

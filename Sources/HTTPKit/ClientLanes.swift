@@ -28,12 +28,19 @@ public final class ClientLanes: Sendable {
 
     /// Runs `body` once the client's lane has room for it.
     public func run<T>(_ client: String, heavy: Bool, _ body: () async throws -> T) async throws -> T {
-        await enter(client, heavy: heavy)
-        defer { leave(client, heavy: heavy) }
+        let pass = await enter(client, heavy: heavy)
+        defer { pass.leave() }
         return try await body()
     }
 
-    func enter(_ client: String, heavy: Bool) async {
+    /// Waits until the client's lane has room for a call, and takes it: the place is the caller's until it leaves
+    /// (an answer sent as it is made keeps it until it is sent).
+    func enter(_ client: String, heavy: Bool) async -> LanePass {
+        await wait(client, heavy: heavy)
+        return LanePass(lanes: self, client: client, heavy: heavy)
+    }
+
+    private func wait(_ client: String, heavy: Bool) async {
         await withCheckedContinuation { (go: CheckedContinuation<Void, Never>) in
             let now = table.withLock { table -> Bool in
                 var lane = table[client, default: Lane()]
@@ -72,4 +79,24 @@ public final class ClientLanes: Sendable {
 
     /// Clients with calls running or waiting now.
     public var clients: Int { table.withLock { $0.count } }
+}
+
+/// One call's place in its client's lane: left once, by `leave()` or when the pass is dropped.
+final class LanePass: Sendable {
+    let lanes: ClientLanes
+    let client: String
+    let heavy: Bool
+    private let left = Atomic<Bool>(false)
+
+    init(lanes: ClientLanes, client: String, heavy: Bool) {
+        self.lanes = lanes
+        self.client = client
+        self.heavy = heavy
+    }
+
+    func leave() {
+        if !left.exchange(true, ordering: .acquiringAndReleasing) { lanes.leave(client, heavy: heavy) }
+    }
+
+    deinit { leave() }
 }

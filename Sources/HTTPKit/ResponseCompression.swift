@@ -21,7 +21,7 @@ public struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMidd
 package enum ResponseCompression {
     /// Smaller bodies are sent as they are ("compressing them only wastes cpu cycles").
     static let threshold = 1024
-    /// Larger bodies are compressed off Swift's cooperative pool.
+    /// Larger bodies are compressed on the background threads, not Swift's cooperative pool.
     static let offPoolSize = 64 * 1024
     static let incompressibleTypes: Set<String> = ["image/gif", "image/jpeg", "image/png", "image/webp"]
 
@@ -42,15 +42,16 @@ package enum ResponseCompression {
     static func compressed(_ response: Response) async -> Response {
         let headers = response.headers
         guard response.status != .partialContent, response.status != .notModified,
-              headers[.contentEncoding] == nil, headers[.contentRange] == nil, headers[.acceptRanges] == nil,
-              let length = response.body.contentLength, length > threshold, length <= Int(UInt32.max),
-              !incompressibleTypes.contains(headers[.contentType] ?? "")
+              headers[.contentEncoding] == nil, headers[.contentRange] == nil, headers[.acceptRanges] == nil
+        else { return response }
+        guard let length = response.body.contentLength else { return streamed(response) }
+        guard length > threshold, length <= Int(UInt32.max), !incompressibleTypes.contains(headers[.contentType] ?? "")
         else { return response }
         let collector = BodyCollector(capacity: length)
-        var body = response.body
+        let body = response.body
         do { try await body.write(collector.writer) } catch { return response }
         let bytes = collector.bytes
-        let squeezed = length > offPoolSize ? await offPool { gzip(bytes) } : gzip(bytes)
+        let squeezed = length > offPoolSize ? await inBackground { gzip(bytes) } : gzip(bytes)
         var out = response
         guard let squeezed else {
             out.body = .init(byteBuffer: bytes)
@@ -58,6 +59,18 @@ package enum ResponseCompression {
         }
         out.headers[.contentEncoding] = "gzip"
         out.body = .init(byteBuffer: squeezed)
+        return out
+    }
+
+    /// A JSON answer sent as it is made (`JSONParts`: a big library's listing, always well over 1 KiB) is gzipped
+    /// as it goes, a part at a time; other bodies of unknown length (event streams, whose events must not wait in
+    /// a compressor) go as they are.
+    static func streamed(_ response: Response) -> Response {
+        guard response.headers[.contentType] == "application/json" else { return response }
+        var out = response
+        let body = response.body
+        out.headers[.contentEncoding] = "gzip"
+        out.body = ResponseBody { writer in try await body.write(GzipBodyWriter(parent: writer)) }
         return out
     }
 

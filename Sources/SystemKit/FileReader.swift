@@ -28,23 +28,15 @@ public final class FileReader: Sendable {
         }
     }
 
-    private let jobs = JobQueue()
+    private let threads: WorkerThreads
 
     public init(threads: Int, name: String) {
-        for i in 0..<max(1, threads) {
-            let thread = Thread { [jobs] in
-                while let job = jobs.next() { job() }
-            }
-            thread.name = "\(name)-\(i)"
-            thread.start()
-        }
+        self.threads = WorkerThreads(threads, name: name)
     }
 
     /// Runs `work` (a read, an open, a read and what is made of it) on one of the reader's threads.
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            jobs.add { continuation.resume(with: Result { try work() }) }
-        }
+        try await threads.run(work)
     }
 
     /// Up to `count` bytes of the open file at `offset`: fewer only where the file ends; none past its end.
@@ -74,36 +66,4 @@ public final class FileReader: Sendable {
 /// pread(2), by a name the reader's own `pread` does not hide.
 private func systemRead(_ descriptor: Int32, _ into: UnsafeMutableRawPointer, _ count: Int, _ offset: Int64) -> Int {
     pread(descriptor, into, count, off_t(offset))
-}
-
-/// The reader's queue: its threads sleep on the condition while it is empty.
-private final class JobQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
-    private var head = 0
-
-    func add(_ job: @escaping @Sendable () -> Void) {
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// The next job, waiting for one; never nil (the threads live as long as the process).
-    func next() -> (@Sendable () -> Void)? {
-        condition.lock()
-        defer { condition.unlock() }
-        while head == jobs.count { condition.wait() }
-        let job = jobs[head]
-        head += 1
-        if head == jobs.count {
-            jobs.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 1024, head * 2 >= jobs.count {
-            // A queue that never empties under load drops the jobs it has run, so it holds only those waiting.
-            jobs.removeFirst(head)
-            head = 0
-        }
-        return job
-    }
 }

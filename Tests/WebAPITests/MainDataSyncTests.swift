@@ -102,6 +102,29 @@ final class MainDataSyncTests: XCTestCase {
         }
     }
 
+    /// A big library's answers are sent a part at a time; joined, the parts are exactly the whole answers.
+    func testPartsJoinToTheWholeAnswers() async throws {
+        let (service, _) = try await makeService()
+        let rows = RowCache(identity: .qBittorrent5_1)
+        let rest: [String: JSONValue] = ["tags": .array([.string("t")]), "categories": .object([:]), "trackers": .object([:]),
+                                         "server_state": .object(["dl_info_speed": .int(0)])]
+        // No torrents at all: no "torrents" key, as the whole answer.
+        let empty = MainData(rows: rows.rows(for: await service.currentBoard()), rest: rest)
+        XCTAssertEqual(MainDataSync.fullParts(empty, rid: 3).joined(), MainDataSync.answer(from: nil, to: empty, rid: 3).bytes)
+        // Enough torrents for several parts.
+        _ = await service.add((1...600).map(Self.magnet), options: AddOptions())
+        let board = await service.currentBoard()
+        let data = MainData(rows: rows.rows(for: board), rest: rest)
+        let whole = MainDataSync.answer(from: nil, to: data, rid: 7).bytes
+        XCTAssertGreaterThan(whole.count, JSONParts.partSize)
+        XCTAssertEqual(MainDataSync.fullParts(data, rid: 7).joined(), whole)
+        let ids = board.order.reversed() + ["0000000000000000000000000000000000000000"]  // one gone: left out, no stray comma
+        let current = rows.rows(for: board)
+        XCTAssertEqual(TorrentsController.parts(Array(ids), rows: current).joined(), TorrentsController.encode(Array(ids), rows: current))
+        XCTAssertEqual(TorrentsController.parts([], rows: current).joined(), Array("[]".utf8))
+        _ = try JSONSerialization.jsonObject(with: Data(TorrentsController.parts(Array(ids), rows: current).joined()))
+    }
+
     func testFilesAreWrittenAsTheEncoderWritesThem() throws {
         let files = [
             FileInfo(index: 0, name: "a \"b\"/c\u{e9}.mkv", size: 123, progress: 0.5, priority: 1, is_seed: false,

@@ -22,6 +22,10 @@ const void *qbt_memmem(const void *haystack, size_t haystack_len, const void *ne
 /// Names the calling thread (pthread_setname_np; at most 15 bytes are kept), as `top -H` and gdb show it.
 void qbt_name_this_thread(const char *name);
 
+/// Sets the calling thread's niceness (setpriority on its thread id; Linux keeps one per thread). A thread can raise
+/// its own but, unprivileged, never lower it again.
+void qbt_nice_this_thread(int nice);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,13 +25,15 @@ public struct SyncController: APIController {
         [
             "maindata": .get { p, caller in
                 let data = await mainData()
-                let rid = p.int("rid") ?? 0
-                // A full answer for a big library is written away from the request threads (as torrents/info).
-                let size = rid == 0 ? data.rows.rows.count : 0
-                guard let slot = caller.sync else {
-                    return .jsonBytes(await Self.heavy(size) { var fresh = MainDataSync(); return fresh.answer(rid: 0, data: data) })
+                var fresh = MainDataSync()
+                let step = caller.sync.map { slot in slot.baselines.maindata.withLock { $0.advance(rid: p.int("rid") ?? 0, data: data) } }
+                    ?? fresh.advance(rid: 0, data: data)
+                // A full answer for a big library is made on the background threads and sent as it is made, from the
+                // shared rows (as torrents/info); a diff is small.
+                if step.base == nil && data.rows.rows.count >= TorrentsController.heavyListing {
+                    return .jsonParts(MainDataSync.fullParts(data, rid: step.rid))
                 }
-                return .jsonBytes(await Self.heavy(size) { slot.baselines.maindata.withLock { $0.answer(rid: rid, data: data) } })
+                return .jsonBytes(MainDataSync.answer(from: step.base, to: data, rid: step.rid).bytes)
             },
             "torrentPeers": .get { p, caller in
                 // No hash is simply an unknown torrent: 404, as qBittorrent answers.
@@ -47,10 +49,6 @@ public struct SyncController: APIController {
                 return .json(.object(answer))
             },
         ]
-    }
-
-    static func heavy<T: Sendable>(_ size: Int, _ work: @escaping @Sendable () -> T) async -> T {
-        size >= TorrentsController.heavyListing ? await offPool(work) : work()
     }
 
     /// A full `torrentPeers` update is the data as it is, `"peers": {}` included (a full `maindata` update

@@ -87,10 +87,14 @@ public struct TorrentsController: APIController {
         let withFiles = p.bool("includeFiles") == true, withProperties = p.bool("includeProperties") == true
         let withTrackers = identity.profile != .v4_6 && p.bool("includeTrackers") == true
         guard withFiles || withProperties || withTrackers else {
-            // A big library's listing is worked out away from the request threads, so other clients' calls go on.
-            return try await Self.heavy(board.order.count) { [self] in
-                .jsonBytes(Self.encode(try selected(p, board: board, subcategories: subcategories), rows: rows.rows(for: board)))
+            let current = rows.rows(for: board)
+            guard board.order.count >= Self.heavyListing else {
+                return .jsonBytes(Self.encode(try selected(p, board: board, subcategories: subcategories), rows: current))
             }
+            // A big library's listing is worked out on the background threads, so other clients' calls go first,
+            // and sent a part at a time from the shared rows: never a second copy of the whole answer.
+            let ids = try await inBackground { [self] in try selected(p, board: board, subcategories: subcategories) }
+            return .jsonParts(Self.parts(ids, rows: current))
         }
         let ids = try await Self.heavy(board.order.count) { [self] in try selected(p, board: board, subcategories: subcategories) }
         var out: [UInt8] = [UInt8(ascii: "[")]
@@ -115,11 +119,12 @@ public struct TorrentsController: APIController {
         return .jsonBytes(out)
     }
 
-    /// Listings of more torrents than this are made on a Dispatch thread (`offPool`), not the request threads.
+    /// Listings of more torrents than this are made on the background threads (`inBackground`), not the request
+    /// threads, and sent as they are made.
     static let heavyListing = 2000
 
     static func heavy<T: Sendable>(_ size: Int, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-        size >= heavyListing ? try await offPool(work) : try work()
+        size >= heavyListing ? try await inBackground(work) : try work()
     }
 
     /// The rows encoded once for every caller, in `ids`' order; only the hash is written here.
@@ -129,6 +134,15 @@ public struct TorrentsController: APIController {
         for id in ids { _ = append(id, current, to: &out) }
         out.append(UInt8(ascii: "]"))
         return out
+    }
+
+    /// The same, made a part at a time as it is sent.
+    static func parts(_ ids: [TorrentID], rows current: TorrentRows) -> JSONParts {
+        JSONParts(head: [UInt8(ascii: "[")], count: ids.count, tail: [UInt8(ascii: "]")]) { i, out in
+            guard let row = current.rows[ids[i]] else { return false }
+            row.writeWithHash(ids[i], keys: current.keys, into: &out)
+            return true
+        }
     }
 
     /// One torrent's shared row, with its hash, after a comma unless it is the array's first; false when it has none.

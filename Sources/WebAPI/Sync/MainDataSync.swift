@@ -1,5 +1,6 @@
 import HTTPKit
 import QBTCore
+import TorrentEngine
 
 /// What one `sync/maindata` answer was made of: the shared torrent rows (a reference, not a copy) and the small
 /// rest (categories, tags, trackers, server state).
@@ -26,6 +27,13 @@ public struct MainDataSync: Sendable {
 
     /// The answer to a poll with `rid` (the rules of `SyncState.answer`), written straight to JSON bytes.
     package mutating func answer(rid: Int, data: MainData) -> [UInt8] {
+        let step = advance(rid: rid, data: data)
+        return Self.answer(from: step.base, to: data, rid: step.rid).bytes
+    }
+
+    /// Takes a poll with `rid` and `data` as what it is answered: what the answer is a diff from (nil: a full
+    /// update) and the answer's own rid.
+    package mutating func advance(rid: Int, data: MainData) -> (base: MainData?, rid: Int) {
         if rid > 0 && rid == lastSentID, let lastSent {
             accepted = lastSent
             acceptedID = lastSentID
@@ -33,7 +41,26 @@ public struct MainDataSync: Sendable {
         let base = rid > 0 && rid == acceptedID ? accepted : nil
         lastSentID = lastSentID % 1_000_000 + 1
         lastSent = data
-        return Self.answer(from: base, to: data, rid: lastSentID).bytes
+        return (base, lastSentID)
+    }
+
+    /// A full update made a part at a time as it is sent (a big library's): the torrents come from the shared rows.
+    package static func fullParts(_ data: MainData, rid: Int) -> JSONParts {
+        let rest = fullRest(data, rid: rid)
+        let rows = data.rows
+        let hasTorrents = !rows.rows.isEmpty
+        let (head, tail) = frame(rest, torrents: hasTorrents)
+        return JSONParts(head: head + (hasTorrents ? [UInt8(ascii: "{")] : []), count: rows.sortedIDs.count,
+                         tail: (hasTorrents ? [UInt8(ascii: "}")] : []) + tail) { i, out in
+            writeTorrent(rows.sortedIDs[i], rows, into: &out)
+        }
+    }
+
+    static func fullRest(_ data: MainData, rid: Int) -> [String: JSONValue] {
+        var rest = SyncDiff.full(data.rest)
+        rest["full_update"] = .bool(true)
+        rest["rid"] = .int(Int64(rid))
+        return rest
     }
 
     /// The answer taking a client from `base` to `data` (a full update when there is no base), numbered `rid`, and
@@ -47,8 +74,7 @@ public struct MainDataSync: Sendable {
             let removed = data.rows.removed(since: base.rows)
             if !removed.isEmpty { rest["torrents_removed"] = .array(removed.map { .string($0) }) }
         } else {
-            rest = SyncDiff.full(data.rest)
-            rest["full_update"] = .bool(true)
+            rest = fullRest(data, rid: rid)
             torrents = data.rows.rows.isEmpty ? nil : allTorrents(data.rows)
         }
         let changes = !rest.isEmpty || torrents != nil
@@ -62,13 +88,20 @@ public struct MainDataSync: Sendable {
         out.append(UInt8(ascii: "{"))
         for (i, id) in rows.sortedIDs.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            JSONValue.writeString(id, into: &out)
-            out.append(contentsOf: ":{".utf8)
-            rows.rows[id]!.writePairs(rows.keys, hash: nil, into: &out)
-            out.append(UInt8(ascii: "}"))
+            _ = writeTorrent(id, rows, into: &out)
         }
         out.append(UInt8(ascii: "}"))
         return out
+    }
+
+    /// `"<hash>":{…}`, a torrent as a full update has it.
+    static func writeTorrent(_ id: TorrentID, _ rows: TorrentRows, into out: inout [UInt8]) -> Bool {
+        guard let row = rows.rows[id] else { return false }
+        JSONValue.writeString(id, into: &out)
+        out.append(contentsOf: ":{".utf8)
+        row.writePairs(rows.keys, hash: nil, into: &out)
+        out.append(UInt8(ascii: "}"))
+        return true
     }
 
     /// New torrents whole, changed ones with only their changed keys; nil when nothing changed.
@@ -96,19 +129,31 @@ public struct MainDataSync: Sendable {
 
     /// The answer object, keys sorted, with the pre-encoded `torrents` spliced in.
     static func write(_ rest: [String: JSONValue], torrents: [UInt8]?) -> [UInt8] {
+        let (head, tail) = frame(rest, torrents: torrents != nil)
+        return head + (torrents ?? []) + tail
+    }
+
+    /// The answer object, keys sorted, split where the value of `torrents` goes (the whole object in `head` when
+    /// there is no `torrents`).
+    static func frame(_ rest: [String: JSONValue], torrents: Bool) -> (head: [UInt8], tail: [UInt8]) {
         var keys = Array(rest.keys)
-        if torrents != nil { keys.append("torrents") }
+        if torrents { keys.append("torrents") }
         keys.sort()
-        var out: [UInt8] = []
-        out.reserveCapacity((torrents?.count ?? 0) + 1024)
-        out.append(UInt8(ascii: "{"))
+        var head: [UInt8] = [UInt8(ascii: "{")]
+        var tail: [UInt8] = []
         for (i, key) in keys.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            JSONValue.writeString(key, into: &out)
-            out.append(UInt8(ascii: ":"))
-            if key == "torrents", let torrents { out.append(contentsOf: torrents) } else { rest[key]!.write(into: &out) }
+            if i > 0 { tail.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(key, into: &tail)
+            tail.append(UInt8(ascii: ":"))
+            if key == "torrents" {
+                head.append(contentsOf: tail)
+                tail = []
+            } else {
+                rest[key]!.write(into: &tail)
+            }
         }
-        out.append(UInt8(ascii: "}"))
-        return out
+        tail.append(UInt8(ascii: "}"))
+        guard torrents else { return (head + tail, []) }
+        return (head, tail)
     }
 }
