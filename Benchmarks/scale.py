@@ -237,6 +237,7 @@ class Run:
         self.torrents, self.active = torrents, active      # stopped ones, active ones
         self.n = len(torrents) + len(active)
         self.rows = {}                  # (endpoint, clients) -> (req/s, latencies ms, errors)
+        self.peaks = {}                 # (endpoint, clients) -> the most resident memory during that row
         self.figures = {}               # name -> value
 
     def url(self, path):
@@ -397,11 +398,14 @@ class Run:
                 if key != "rid" and clients > 4 and self.n > FULL_ROWS_CAP:
                     print(f"  {self.name}: {label}, {clients} clients: not run above {FULL_ROWS_CAP:,} torrents", flush=True)
                     continue
-                rps, lat, errors, client_cpu = poll(self, sessions[:clients], key)
+                with PeakRSS(self.server.proc.pid) as peak:
+                    rps, lat, errors, client_cpu = poll(self, sessions[:clients], key)
                 self.rows[(key, clients)] = rps, lat, errors
+                self.peaks[(key, clients)] = peak.most
                 print(f"  {self.name}: {label}, {clients} clients: {len(lat)} requests, {rps:.1f} req/s, "
                       f"p99 {fmt(pct(lat, 99))} ms" + (f", {errors} errors" if errors else "") +
-                      f" (the clients used {client_cpu:.0%} of a core)", flush=True)
+                      f" (the clients used {client_cpu:.0%} of a core); peak resident {peak.most / MiB:,.0f} MiB",
+                      flush=True)
         self.figures["rss"] = self.rss()
         time.sleep(2)
         c0, w0 = self.cpu_seconds(), time.monotonic()
@@ -429,6 +433,30 @@ class Run:
 
 
 CLIENT_PROCESSES = 4   # a row's clients are spread over this many processes (threads within each)
+
+
+class PeakRSS:
+    """The most resident memory a process had while the block ran, read every 50 ms."""
+
+    def __init__(self, pid):
+        self.pid, self.most, self.done = pid, 0, threading.Event()
+
+    def sample(self):
+        while not self.done.is_set():
+            try:
+                self.most = max(self.most, vm(self.pid, "VmRSS"))
+            except (OSError, ValueError, AssertionError):  # the process just ended
+                pass
+            self.done.wait(0.05)
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join(5)
 
 
 def poll(run, sessions, key):
@@ -869,7 +897,15 @@ def main():
             ok = max(stops) <= STOP_TARGET
             misses += not ok
             print(f"clean stop (SIGTERM to exit): {stops[0]:.1f} s after the adds, {stops[1]:.1f} s at the end "
-                  f"(target ≤ {STOP_TARGET} s): {verdict(ok)}\n")
+                  f"(target ≤ {STOP_TARGET} s): {verdict(ok)}")
+            before = alone.figures["rss before requests"]
+            for key, label in ENDPOINTS[:2]:
+                for clients in CONCURRENCY:
+                    if (key, clients) in alone.peaks:
+                        peak = alone.peaks[(key, clients)]
+                        print(f"`{label}` at {clients} clients: peak resident {peak / MiB:,.0f} MiB, "
+                              f"{(peak - before) / MiB:+,.0f} MiB over the memory before the requests")
+            print()
             memory_table(alone, lt_per_torrent)
 
     print(f"\n{misses} target(s) missed" if misses else "\nevery target met")

@@ -11,6 +11,10 @@ extension LibtorrentEngine {
     static let demandWindow: Duration = .seconds(3)
     /// A snapshot younger than this is fresh enough for any reader (the one-second refresh).
     static let freshness: Duration = .milliseconds(1000)
+    /// While readers keep the statuses coming every second, a snapshot younger than this is fresh enough: the next
+    /// one is on its way, and a reader does not wait for it. (Waiting, a web interface's poll took as long as
+    /// libtorrent's answer under another client's burst of calls, up to `freshWait`.)
+    static let steadyFreshness: Duration = .milliseconds(2000)
     /// The most a reader waits for libtorrent's answer before it takes the snapshot as it is.
     static let freshWait: Duration = .milliseconds(250)
 
@@ -50,17 +54,20 @@ extension LibtorrentEngine {
         lastDemand.withLock { $0.map { ContinuousClock.now - $0 < Self.demandWindow } ?? false }
     }
 
-    /// Returns once the snapshot is at most about a second old: at once when the last answer is that recent, else
-    /// once libtorrent answered a post (the one in flight, or one made now) or `freshWait` passed. Readers arriving
+    /// Returns once the snapshot is at most about a second old: at once when the last answer is that recent (or two
+    /// seconds, while readers keep the one-second posts coming), else once libtorrent answered a post (the one in flight, or one made now) or `freshWait` passed. Readers arriving
     /// meanwhile wait for the same answer.
     public func freshen() async {
+        let steady = demandedRecently
         noteDemand()
         guard !closed else { return }
+        let age = ContinuousClock.now - lastAnswered
+        if steady && age < Self.steadyFreshness { return }
         let post: UInt64
         if let pending = freshWaiters.last?.post {
             post = pending
         } else {
-            guard ContinuousClock.now - lastAnswered >= Self.freshness else { return }
+            guard age >= Self.freshness else { return }
             // The next state update drained answers the post in flight, or the one made here; counting answers
             // this way survives alerts libtorrent may have dropped.
             post = statesSeen + 1
