@@ -3,13 +3,13 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
-import ServiceLifecycle
 import WebAPI
 
 /// `GET /api/v2/qbtd/events/ws`: the event stream of `EventStreamRoutes` over a WebSocket, for clients that keep one
 /// socket: each text message is the JSON of one event (a `sync/maindata` answer); `?rid=` resumes. A client that fell
 /// too far behind is sent `{"error": …, "dropped": true}` and a close (1013, try again later). The upgrade is
-/// authenticated as the API is (the session cookie, or `Authorization: Bearer`); refused, it answers 401 or 403.
+/// authenticated as the API is (the session cookie, or `Authorization: Bearer`); refused, it answers 400 (how
+/// Hummingbird refuses an upgrade; the same path without one says 403 or 426).
 public struct EventSocket: Sendable {
     let api: APIRouter
     let feed: MainDataFeed
@@ -33,35 +33,20 @@ public struct EventSocket: Sendable {
     }
 
     func session(from resume: Int, _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async throws {
-        let (id, updates) = await feed.listen()
-        defer { Task { [feed] in await feed.leave(id) } }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            // The client's frames are read (and dropped) only to see it leave; its leaving ends the session.
-            group.addTask { [feed] in
-                for try await _ in inbound {}
-                await feed.leave(id)
-            }
+            // The client's frames are read (and dropped) only to see it leave; its leaving ends the session (the
+            // follower's task is cancelled, which ends its place in the feed).
             group.addTask {
-                var sent = resume, resuming = true
-                try await withGracefulShutdownHandler {
-                    for await _ in updates {
-                        switch await feed.answer(from: sent, resuming: resuming) {
-                        case .update(let rid, let json):
-                            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: json)))
-                            sent = rid
-                            resuming = false
-                        case .current:
-                            continue
-                        case .behind:
-                            try await outbound.write(.text(PushRID.droppedSocketJSON))
-                            try await outbound.close(.init(codeNumber: 1013), reason: "fell behind: reconnect")
-                            return
-                        }
-                    }
-                } onGracefulShutdown: {
-                    Task { [feed] in await feed.leave(id) }
-                }
-                try? await outbound.close(.goingAway, reason: "server stopping")
+                for try await _ in inbound {}
+            }
+            group.addTask { [feed] in
+                let ending = try await FeedFollower(feed: feed).follow(from: resume, send: { _, json in
+                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: json)))
+                }, quiet: {}, dropped: {
+                    try await outbound.write(.text(PushRID.droppedSocketJSON))
+                    try await outbound.close(.init(codeNumber: 1013), reason: "fell behind: reconnect")
+                })
+                if ending == .ended { try? await outbound.close(.goingAway, reason: "server stopping") }
             }
             try await group.next()
             group.cancelAll()

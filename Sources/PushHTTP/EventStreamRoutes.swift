@@ -4,7 +4,6 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import QBTCore
-import ServiceLifecycle
 import WebAPI
 
 /// `GET /api/v2/qbtd/events`: `sync/maindata` as Server-Sent Events. Each event is `id: <rid>`, `event: maindata` and
@@ -62,38 +61,17 @@ public struct EventStreamRoutes: Sendable {
 
     func stream(from resume: Int, into writer: inout any ResponseBodyWriter) async throws {
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
-        let (id, updates) = await feed.listen()
-        let pulse = Task { [feed] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: Self.keepalive)
-                await feed.nudge(id)
-            }
-        }
-        defer {
-            pulse.cancel()
-            Task { [feed] in await feed.leave(id) }
-        }
-        var sent = resume, resuming = true, lastWrite = ContinuousClock.now
-        try await withGracefulShutdownHandler {
-            for await _ in updates {
-                switch await feed.answer(from: sent, resuming: resuming) {
-                case .update(let rid, let json):
-                    try await writer.write(contentsOf: [ByteBuffer(string: "id: \(rid)\nevent: maindata\ndata: "), json, Self.end])
-                    sent = rid
-                    resuming = false
-                    lastWrite = .now
-                case .current:
-                    guard ContinuousClock.now - lastWrite >= Self.keepalive - .seconds(1) else { continue }
-                    try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
-                    lastWrite = .now
-                case .behind:
-                    try await writer.write(ByteBuffer(string: "event: dropped\ndata: \(PushRID.droppedJSON)\n\n"))
-                    return
-                }
-            }
-        } onGracefulShutdown: {
-            Task { [feed] in await feed.leave(id) }
-        }
+        var lastWrite = ContinuousClock.now
+        try await FeedFollower(feed: feed, nudgeEvery: Self.keepalive).follow(from: resume, send: { rid, json in
+            try await writer.write(contentsOf: [ByteBuffer(string: "id: \(rid)\nevent: maindata\ndata: "), json, Self.end])
+            lastWrite = .now
+        }, quiet: {
+            guard ContinuousClock.now - lastWrite >= Self.keepalive - .seconds(1) else { return }
+            try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
+            lastWrite = .now
+        }, dropped: {
+            try await writer.write(ByteBuffer(string: "event: dropped\ndata: \(PushRID.droppedJSON)\n\n"))
+        })
         try await writer.finish(nil)
     }
 
