@@ -1,5 +1,6 @@
 import HTTPKit
 import NIOCore
+import SystemKit
 
 /// `sync/maindata` pushed (qbtd's `/api/v2/qbtd/events`): one loop for every listener makes the server's snapshot
 /// at most `interval` apart while anyone listens, numbers each one that differs from the last, and keeps the last
@@ -69,7 +70,7 @@ public actor MainDataFeed {
     /// The answer taking a listener at `rid` to the newest snapshot. `resuming`: the number is the client's own
     /// (`Last-Event-ID`, a connection's first answer): one not held gets a full update instead of `.behind`, and the
     /// newest one `{"rid": N}` at once instead of nothing.
-    public func answer(from rid: Int, resuming: Bool) -> Answer {
+    public func answer(from rid: Int, resuming: Bool) async -> Answer {
         guard let newest = snapshots.last else { return .current }
         if rid == newest.rid && rid != 0 {
             // A client back at the newest number is told so at once: nothing changed since.
@@ -79,10 +80,14 @@ public actor MainDataFeed {
         if base == nil && rid != 0 && !resuming { return .behind }
         let key = base?.rid ?? 0
         if let made = answers[key] { return .update(rid: newest.rid, json: made) }
-        let bytes = MainDataSync.answer(from: base?.data, to: newest.data, rid: newest.rid).bytes
+        let (from, to, newestRID) = (base?.data, newest.data, newest.rid)
+        // A big library's full update is made on the background threads, not the actor's (the request threads).
+        let bytes = from == nil && to.rows.rows.count >= TorrentsController.heavyListing
+            ? await inBackground { MainDataSync.answer(from: nil, to: to, rid: newestRID).bytes }
+            : MainDataSync.answer(from: from, to: to, rid: newestRID).bytes
         let json = ByteBuffer(bytes: bytes)
-        answers[key] = json
-        return .update(rid: newest.rid, json: json)
+        if snapshots.last?.rid == newestRID { answers[key] = json }  // unless a newer snapshot came meanwhile
+        return .update(rid: newestRID, json: json)
     }
 
     /// While anyone listens: a snapshot every `interval`, published when it says anything new.
