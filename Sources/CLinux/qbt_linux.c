@@ -2,6 +2,7 @@
 #include "qbt_linux.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,4 +31,8 @@ void qbt_name_this_thread(const char *name) {
 
 void qbt_nice_this_thread(int nice) {
     setpriority(PRIO_PROCESS, (id_t)gettid(), nice);
+}
+
+int qbt_give_back_free_memory(void) {
+    return malloc_trim(0);
 }

@@ -17,10 +17,13 @@ public enum Answer {
 
     /// JSON made a part at a time on the background threads, each part sent before the next is made (no
     /// `Content-Length`: chunked). `lane`, the client's place for the call, is left once the last part is sent or
-    /// the answer is dropped unsent.
+    /// the answer is dropped unsent; then the freed heap goes back to the system (`FreeMemory`).
     static func jsonParts(_ status: HTTPResponse.Status, _ parts: JSONParts, lane: LanePass?) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody { writer in
-            defer { lane?.leave() }
+            defer {
+                lane?.leave()
+                FreeMemory.shared.giveBackSoon()  // the parts were freed, but glibc keeps them
+            }
             while let part = await inBackground({ parts.nextPart() }) { try await writer.write(part) }
             try await writer.finish(nil)
         })

@@ -26,6 +26,9 @@ void qbt_name_this_thread(const char *name);
 /// its own but, unprivileged, never lower it again.
 void qbt_nice_this_thread(int nice);
 
+/// Hands the heap's free memory back to the system (glibc's malloc_trim(0)); 1 when some was.
+int qbt_give_back_free_memory(void);
+
 #ifdef __cplusplus
 }
 #endif
