@@ -3,8 +3,9 @@ import Synchronization
 /// Each client's calls to the API's table run in lanes: at most `lanes` of one client's at once (four, as a browser
 /// opens six connections to a host; with eight, a 2,000-call burst finished no sooner), and at most `heavyLanes` of
 /// its expensive ones (full listings, a torrent's files; one, as with two a burst's listings kept both cores busy and
-/// another client's polls waited 1.5× longer at the median); the rest wait their turn in the order they came. A client that fires thousands of calls at once (qbit_manage on a big library) then waits behind itself, not
-/// in front of every other client. A client is its session, else its API key, else its address.
+/// another client's polls waited 1.5× longer at the median); the rest wait their turn in the order they came. A
+/// client that fires thousands of calls at once (qbit_manage on a big library) then waits behind itself, not in front
+/// of every other client. A client is its session, else its API key, else its address.
 public final class ClientLanes: Sendable {
     public static let lanes = 4
     public static let heavyLanes = 1

@@ -38,8 +38,8 @@ final class GzipStream: @unchecked Sendable {
             }
             if failed { return nil }
             input.moveReaderIndex(forwardBy: used)
-            if input.readableBytes == 0 && !full && (!finish || ended != 0) { return output }
-            if finish && ended != 0 { return output }
+            // Finishing, the member's end says all is out; otherwise all input taken and room left over.
+            if finish ? ended != 0 : input.readableBytes == 0 && !full { return output }
         }
     }
 }

@@ -48,7 +48,7 @@ public final class JSONParts: Sendable {
         }
     }
 
-    /// The whole answer at once (for tests and small answers).
+    /// The whole answer at once (the tests compare it with the answer made whole).
     public func joined() -> [UInt8] {
         var all: [UInt8] = []
         while let part = nextPart() { all.append(contentsOf: part.readableBytesView) }

@@ -77,13 +77,20 @@ final class StreamedAnswerTests: XCTestCase {
 
     func testAListingKeepsItsHeavyLaneUntilSent() async throws {
         let lanes = ClientLanes()
-        let first = await lanes.enter("c", heavy: true)
         let parts = JSONParts(head: [], count: 0, tail: Array("[]".utf8)) { _, _ in false }
-        let response = Answer.jsonParts(.ok, parts, lane: first)
-        let second = Task { await lanes.enter("c", heavy: true) }
+        // The answer alone holds the first call's place: were it dropped or left early, the second would go in.
+        let response = Answer.jsonParts(.ok, parts, lane: await lanes.enter("c", heavy: true))
+        let entered = Mutex(false)
+        let second = Task {
+            let pass = await lanes.enter("c", heavy: true)
+            entered.withLock { $0 = true }
+            return pass
+        }
         // The second heavy call waits while the first answer is unsent.
-        for _ in 0..<50 { await Task.yield() }
+        for _ in 0..<1000 where lanes.waitingOrRunning("c") < 2 { await Task.yield() }
         XCTAssertEqual(lanes.waitingOrRunning("c"), 2)
+        for _ in 0..<200 { await Task.yield() }
+        XCTAssertFalse(entered.withLock { $0 }, "a second expensive call went in while the first answer was unsent")
         let sink = Sink()
         try await response.body.write(SinkWriter(sink: sink))
         XCTAssertEqual(sink.bytes, Array("[]".utf8))

@@ -30,7 +30,7 @@ public struct SyncController: APIController {
                     ?? fresh.advance(rid: 0, data: data)
                 // A full answer for a big library is made on the background threads and sent as it is made, from the
                 // shared rows (as torrents/info); a diff is small.
-                if step.base == nil && data.rows.rows.count >= TorrentsController.heavyListing {
+                if step.base == nil && TorrentsController.isBig(data.rows.rows.count) {
                     return .jsonParts(MainDataSync.fullParts(data, rid: step.rid))
                 }
                 return .jsonBytes(MainDataSync.answer(from: step.base, to: data, rid: step.rid).bytes)

@@ -88,7 +88,7 @@ public struct TorrentsController: APIController {
         let withTrackers = identity.profile != .v4_6 && p.bool("includeTrackers") == true
         guard withFiles || withProperties || withTrackers else {
             let current = rows.rows(for: board)
-            guard board.order.count >= Self.heavyListing else {
+            guard Self.isBig(board.order.count) else {
                 return .jsonBytes(Self.encode(try selected(p, board: board, subcategories: subcategories), rows: current))
             }
             // A big library's listing is worked out on the background threads, so other clients' calls go first,
@@ -123,8 +123,11 @@ public struct TorrentsController: APIController {
     /// threads, and sent as they are made.
     static let heavyListing = 2000
 
+    /// Whether a listing of `count` torrents is big: made on the background threads and sent as it is made.
+    static func isBig(_ count: Int) -> Bool { count >= heavyListing }
+
     static func heavy<T: Sendable>(_ size: Int, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-        size >= heavyListing ? try await inBackground(work) : try work()
+        isBig(size) ? try await inBackground(work) : try work()
     }
 
     /// The rows encoded once for every caller, in `ids`' order; only the hash is written here.

@@ -82,7 +82,7 @@ public actor MainDataFeed {
         if let made = answers[key] { return .update(rid: newest.rid, json: made) }
         let (from, to, newestRID) = (base?.data, newest.data, newest.rid)
         // A big library's full update is made on the background threads, not the actor's (the request threads).
-        let bytes = from == nil && to.rows.rows.count >= TorrentsController.heavyListing
+        let bytes = from == nil && TorrentsController.isBig(to.rows.rows.count)
             ? await inBackground { MainDataSync.answer(from: nil, to: to, rid: newestRID).bytes }
             : MainDataSync.answer(from: from, to: to, rid: newestRID).bytes
         let json = ByteBuffer(bytes: bytes)

@@ -78,7 +78,7 @@ public struct MainDataSync: Sendable {
             torrents = data.rows.rows.isEmpty ? nil : allTorrents(data.rows)
         }
         let changes = !rest.isEmpty || torrents != nil
-        rest["rid"] = .int(Int64(rid))
+        rest["rid"] = .int(Int64(rid))  // (a full update's rest has it already)
         return (write(rest, torrents: torrents), changes)
     }
 
