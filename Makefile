@@ -45,7 +45,7 @@ e2e-test: $(VENV)/.ready references
 BENCH_BIN := $(CURDIR)/.build/release/qbtd
 bench: deps-bench libtorrent $(VENV)/.ready
 	swift build -c release
-	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/loopback_download.py $(MIB)
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/loopback_download.py $(or $(MIB),256 4096)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/scale.py $(SCALE_TORRENTS)
 	.build/release/qbtd-encode-benchmark 10000  # a full 10,000-torrent maindata: shared rows against a dictionary per torrent
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/search_load.py $(RESULTS)

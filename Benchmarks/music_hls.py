@@ -3,7 +3,10 @@
 frame index built for the request) and warm; segments per second served to 16 concurrent transfers; against
 `ffmpeg -c:a copy -f hls` segmenting the same 1-hour file in the same run, and nginx (sendfile on) serving ffmpeg's
 segments to the same curl load: the most a server can give that client on this machine. The CPU each server and
-curl spent per segment is printed too.
+curl spent per segment is printed too. qbtd cuts a segment on its first request and keeps it (CutSegments): one request
+for each segment first, timed apart, then the 20,000. Then a second qbtd with `--music-encrypt` serves the same hour: one request for
+each segment first (each is encrypted, AES-128-CBC, and kept), then the same 20,000 requests (files made before,
+sent as nginx sends its own); the issue's target is >= 0.8x nginx's rate with encryption, >= 1.0x without.
 
 Tracks are one short LAME encode copied with a fresh ID3v2 tag each (scanning reads every file whole). Everything
 stays on 127.0.0.1.
@@ -11,6 +14,7 @@ stays on 127.0.0.1.
     music_hls.py [TRACKS] (default 2000)
 """
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -94,7 +98,6 @@ def main():
             scan = time.perf_counter() - t0
             db = requests.get(q.base + "/music/db", headers=H).content
             (tmp / "db.sqlite").write_bytes(db)
-            import sqlite3
             with sqlite3.connect(tmp / "db.sqlite") as c:
                 count = c.execute("SELECT COUNT(*) FROM tracks WHERE error IS NULL").fetchone()[0]
                 hour_id = c.execute("SELECT id FROM tracks WHERE path LIKE '%hour.mp3'").fetchone()[0]
@@ -113,7 +116,10 @@ def main():
             warms = [timed(url)[0] for _ in range(50)]
             segments = sum(1 for line in timed(url)[1].splitlines() if line.startswith("segments/"))
 
-            # The same curl load on qbtd and then on nginx serving ffmpeg's segments of the same hour.
+            # The same curl load on qbtd and then on nginx serving ffmpeg's segments of the same hour; qbtd cuts each
+            # segment on its first request (the first pass, timed apart) and sends the cut file after.
+            cutting = served(tmp, "cutting", [f"{q.base}/music/tracks/{hour_id}/segments/{i}.mp3" for i in range(segments)],
+                             [q.proc.pid], [f"Authorization: Bearer {KEY}"])
             ours = served(tmp, "qbtd", [f"{q.base}/music/tracks/{hour_id}/segments/{(i * 7) % segments}.mp3"
                                         for i in range(REQUESTS)], [q.proc.pid], [f"Authorization: Bearer {KEY}"])
             ts = sorted(out.glob("*.ts"), key=lambda p: int("".join(c for c in p.stem if c.isdigit()) or 0))
@@ -128,6 +134,27 @@ def main():
         finally:
             q.stop()
 
+        # Encrypted: the hour alone in a library of its own, on a qbtd of its own.
+        (tmp / "lib-encrypted").mkdir()
+        os.link(hour, tmp / "lib-encrypted" / "hour.mp3")
+        (tmp / "data-encrypted").mkdir()
+        q = Qbtd(tmp / "data-encrypted", extra=["--music-dir", str(tmp / "lib-encrypted"), "--api-key", KEY,
+                                                "--music-encrypt"]).start()
+        try:
+            wait_for(lambda: requests.get(q.base + "/music/auth", headers=H).json()["libraryVersion"] >= 1, 600,
+                     interval=0.05, what="the encrypted library's scan")
+            (tmp / "db-encrypted.sqlite").write_bytes(requests.get(q.base + "/music/db", headers=H).content)
+            with sqlite3.connect(tmp / "db-encrypted.sqlite") as c:
+                enc_id = c.execute("SELECT id FROM tracks WHERE path LIKE '%hour.mp3'").fetchone()[0]
+            timed(f"{q.base}/music/tracks/{enc_id}/stream.m3u8")
+            segment_url = f"{q.base}/music/tracks/{enc_id}/segments/{{}}.mp3"
+            sealing = served(tmp, "sealing", [segment_url.format(i) for i in range(segments)], [q.proc.pid],
+                             [f"Authorization: Bearer {KEY}"])
+            sealed = served(tmp, "sealed", [segment_url.format((i * 7) % segments) for i in range(REQUESTS)],
+                            [q.proc.pid], [f"Authorization: Bearer {KEY}"])
+        finally:
+            q.stop()
+
     print(f"\nlibrary: {count} tracks scanned in {scan:.2f} s ({count / scan:.0f} tracks/s, qbtd start included)")
     print(f"\n1-hour 320 kbit/s track, {segments} segments\n")
     print("| | time |\n|---|---:|")
@@ -136,9 +163,14 @@ def main():
     print(f"| ffmpeg -c:a copy -f hls (all {ffmpeg_segments} segments written) | {ffmpeg_secs * 1000:.0f} ms |")
     print(f"\n{REQUESTS} segments to curl --parallel (16 transfers at a time), 127.0.0.1\n")
     print("| server | segments/s | server CPU ms per segment | curl CPU ms per segment | mean segment |\n|---|---:|---:|---:|---:|")
-    for name, (rate, cpu, curl), size in (("qbtd /music", ours, sizes[0]), ("nginx sendfile, ffmpeg's .ts", theirs, sizes[1])):
+    for name, (rate, cpu, curl), size in ((f"qbtd /music, each of the {segments} once (cut now)", cutting, sizes[0]),
+                                          ("qbtd /music (cut before)", ours, sizes[0]), ("nginx sendfile, ffmpeg's .ts", theirs, sizes[1]),
+                                          (f"qbtd --music-encrypt, each of the {segments} once (encrypted now)", sealing, sizes[0]),
+                                          ("qbtd --music-encrypt (made before)", sealed, sizes[0])):
         print(f"| {name} | {rate:,.0f} | {cpu:.3f} | {curl:.3f} | {size / 1000:.0f} kB |")
-    print(f"\nqbtd / nginx: x{ours[0] / theirs[0]:.2f} the segments per second (target: 5,000/s); "
+    print(f"\nqbtd / nginx: x{ours[0] / theirs[0]:.2f} the segments per second (target x1.0), x{cutting[0] / theirs[0]:.2f} while "
+          f"cutting each the first time; encrypted x{sealed[0] / theirs[0]:.2f} (target x0.8), x{sealing[0] / theirs[0]:.2f} while "
+          f"encrypting each the first time; "
           f"ffmpeg wrote {ffmpeg_segments / ffmpeg_secs:,.0f} segments/s to disk")
 
 

@@ -64,7 +64,7 @@ from qbtnox import NOX, QbittorrentNox  # noqa: E402
 KiB, MiB = 1 << 10, 1 << 20
 RID = re.compile(rb'"rid":(\d+)')
 BATCH = 100                   # .torrent files per torrents/add request
-CONCURRENCY = (4, 32)         # clients per request row
+CONCURRENCY = (4, 8, 32)      # clients per request row (8: the issue's memory row)
 ACTIVE_SIZE = 2 * MiB         # payload of one active torrent
 ACTIVE_RATE = 1 * KiB         # seeder upload per active torrent, bytes/s: 2 MiB last ~34 min
 ENDPOINTS = [("info", "torrents/info"), ("full", "sync/maindata (full)"), ("rid", "sync/maindata (rid diff)")]
@@ -413,6 +413,7 @@ class Run:
         print(f"  {self.name}: {self.figures['rss'] / MiB:.0f} MiB resident, {self.figures['idle cpu']:.2f} s CPU "
               f"in {cfg.idle} s idle (libtorrent's threads {self.figures['idle split']['libtorrent']:.2f} s, "
               f"{rest} {self.figures['idle split']['rest']:.2f} s)", flush=True)
+        self.answer_costs = answer_costs(self, sessions[0], self.figures["idle cpu"] / cfg.idle)
         for x in sessions:
             x.close()
         self.figures["final stop"] = self.stop()
@@ -429,6 +430,28 @@ class Run:
 
 
 CLIENT_PROCESSES = 4   # a row's clients are spread over this many processes (threads within each)
+COST_TRIES = 5
+
+
+def answer_costs(run, session, idle_rate):
+    """What one full answer costs the server: one client, one request at a time (COST_TRIES each), the server's CPU
+    across each request less what it spends idle in as long (the active torrents' transfers); the median, with the
+    answer's size, for `torrents/info` and a full `sync/maindata`, uncompressed and gzipped."""
+    costs = {}
+    for path, params in (("torrents/info", {}), ("sync/maindata", {"rid": 0})):
+        for encoding in ("identity", "gzip"):
+            spent, size = [], 0
+            for _ in range(COST_TRIES):
+                c0, w0 = run.cpu_seconds(), time.monotonic()
+                with session.get(run.url(path), params=params, headers={"Accept-Encoding": encoding}, stream=True,
+                                 timeout=run.cfg.timeout) as r:
+                    r.raise_for_status()
+                    size = sum(len(chunk) for chunk in r.raw.stream(1 << 20, decode_content=False))
+                spent.append(run.cpu_seconds() - c0 - idle_rate * (time.monotonic() - w0))
+            costs[(path, encoding)] = (statistics.median(spent), size)
+            print(f"  {run.name}: a full {path} ({encoding}, {size / 1e6:,.1f} MB): {statistics.median(spent):.3f} s of server CPU "
+                  f"per answer (median of {COST_TRIES}, idle CPU subtracted)", flush=True)
+    return costs
 
 
 class PeakRSS:

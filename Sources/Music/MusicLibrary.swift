@@ -11,6 +11,8 @@ public actor MusicLibrary {
         /// Where the library database, the frame-index cache and the key secret live.
         public var dataDirectory: String
         public var encrypt = false
+        /// The most bytes of cut segments kept on disk (`CutSegments`).
+        public var cutBudget = 512 << 20
 
         public init(directories: [String], dataDirectory: String) {
             self.directories = directories
@@ -43,6 +45,8 @@ public actor MusicLibrary {
     private var segmenters: [Int64: (stamp: FileStamp, segmenter: HLSSegmenter)] = [:]
     /// `segmenters` with their tracks' paths, for segment requests off the actor (kept in step with it).
     public nonisolated let ready = ReadySegmenters()
+    /// Segments cut before (in `<data>/hls-segments`), encrypted when `encrypt` is on.
+    public nonisolated let cut: CutSegments
     /// Tracks with a segmenter in memory, least recently used first.
     private var recent: [Int64] = []
     /// Indexings under way, so concurrent first requests for a track share one.
@@ -69,6 +73,7 @@ public actor MusicLibrary {
         frames = try DatabasePool(path: dir + "/frame-index.sqlite", configuration: poolConfig)
         try LibrarySchema.frameIndex.migrate(frames)
         secret = try Self.loadSecret(dir + "/hls-key.secret")
+        cut = CutSegments(directory: dir + "/hls-segments", budget: configuration.cutBudget)
         version = try await library.read(Self.storedVersion)
     }
 

@@ -16,13 +16,13 @@ public final class ReadySegmenters: Sendable {
 
     init() {}
 
-    /// Segment `n` of track `id` with the file it is cut from, when the track's segmenter is ready and its file
-    /// unchanged; nil sends the caller to the library.
-    public func part(track id: Int64, segment n: Int) -> (path: String, part: HLSSegmenter.Part)? {
+    /// Segment `n` of track `id` with its file's stamp (the version that names the cut segment), when the track's
+    /// segmenter is ready and its file unchanged; nil sends the caller to the library.
+    public func part(track id: Int64, segment n: Int) -> (stamp: FileStamp, part: HLSSegmenter.Part)? {
         guard let entry = entries.withLock({ $0[id] }), let part = entry.segmenter.part(n),
               let stamp = FileStamp(path: entry.path), stamp == entry.stamp,
               part.offset + Int64(part.length) <= stamp.size else { return nil }
-        return (entry.path, part)
+        return (stamp, part)
     }
 
     func set(_ id: Int64, path: String, stamp: FileStamp, segmenter: HLSSegmenter) {

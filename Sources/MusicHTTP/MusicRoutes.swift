@@ -36,6 +36,7 @@ public struct MusicRoutes: Sendable {
     }
 
     public func addRoutes(to router: Router<QBTRequestContext>) {
+        _ = (Self.segmentsServed, Self.segmentsFast)  // registered now: /metrics shows them from the start, at 0
         router.get("/music/auth") { request, _ in
             await guarded(request) { _ in
                 Self.json(.ok, .object([
@@ -99,20 +100,25 @@ public struct MusicRoutes: Sendable {
                     throw HTTPRefusal(.notFound, "segments are named <n>.mp3")
                 }
                 let track = try await track(context)
-                let segmenter = try await library.segmenter(for: track).segmenter
+                let (segmenter, version) = try await library.segmenter(for: track)
                 let key = library.configuration.encrypt ? library.key(for: track.id) : nil
                 guard let part = segmenter.part(n) else {
                     throw HTTPRefusal(.notFound, "track \(track.id) has \(segmenter.segments.count) segments (0…\(segmenter.segments.count - 1))")
                 }
+                // A segment cut before is a file sent whole (sendfile(2) over plain HTTP); one not cut yet is cut now
+                // (read, and encrypted when the library is, on FileReader's threads, off the cooperative pool), kept
+                // for the next request, and answered from memory.
                 let body: ResponseBody
-                let path = track.path
-                // Reads (and the encryption) on FileReader's threads, off the cooperative pool; sendfile needs neither.
-                if let key {
-                    body = .init(byteBuffer: ByteBuffer(bytes: try await FileReader.shared.run { try segmenter.segment(n, from: path, key: key) ?? [] }))
-                } else if let outlet = context.fileRegions {
-                    body = try Self.sentSegment(part, path: path, outlet: outlet)
+                let path = track.path, id = track.id
+                if let stored = library.cut.stored(track: id, version: version, segment: n),
+                   let sent = try await Self.storedSegment(stored, outlet: context.fileRegions) {
+                    body = sent
                 } else {
-                    body = .init(byteBuffer: try await FileReader.shared.run { try Self.plainSegment(part, path: path) })
+                    body = .init(byteBuffer: ByteBuffer(bytes: try await FileReader.shared.run {
+                        let bytes = try segmenter.segment(n, from: path, key: key) ?? []
+                        library.cut.store(bytes, track: id, version: version, segment: n)
+                        return bytes
+                    }))
                 }
                 Self.segmentsServed.increment()
                 return Response(status: .ok, headers: [.contentType: key == nil ? "audio/mpeg" : "application/octet-stream",
@@ -182,40 +188,33 @@ public struct MusicRoutes: Sendable {
         return track
     }
 
-    /// An unencrypted segment read straight into the response's buffer: its tag, then its frames in one read. Blocks:
-    /// run it on `FileReader`.
-    static func plainSegment(_ part: HLSSegmenter.Part, path: String) throws -> ByteBuffer {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw MusicError.unreadable(path) }
-        defer { close(fd) }
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(part.tag.count + part.length)
-        buffer.writeBytes(part.tag)
-        let read = try? buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: part.length) { raw in
-            try FileReader.pread(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(part.length)), at: part.offset)
+    /// A segment cut before: sent with sendfile(2) when the connection has an outlet for it, else read into the
+    /// answer (TLS; on FileReader's threads); nil when its file is gone (the shelf forgot it meanwhile).
+    static func storedSegment(_ stored: CutSegments.Stored, outlet: FileRegionOutlet?) async throws -> ResponseBody? {
+        guard let outlet else {
+            return (try? await FileReader.shared.run { try readStored(stored) }).map { .init(byteBuffer: $0) }
         }
-        guard read == part.length else { throw MusicError.changed(path) }
-        return buffer
-    }
-
-    /// An unencrypted segment over plain HTTP: its tag, then its frames with sendfile(2).
-    static func sentSegment(_ part: HLSSegmenter.Part, path: String, outlet: FileRegionOutlet) throws -> ResponseBody {
-        let tag = ByteBuffer(bytes: part.tag)
-        guard part.length > 0 else { return .init(byteBuffer: tag) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw MusicError.unreadable(path) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, Int64(info.st_size) >= part.offset + Int64(part.length) else {
-            close(fd)
-            throw MusicError.changed(path)
-        }
+        let fd = open(stored.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
         // The outlet takes the descriptor as it is (no dup) and closes it once sent or given up.
-        let frames = try outlet.region(taking: fd, offset: part.offset, count: Int64(part.length)).marker
-        return ResponseBody(contentLength: tag.readableBytes + part.length) { writer in
-            // One write for both, so one trip to the event loop (the frames go out with sendfile after the tag).
-            try await writer.write(contentsOf: tag.readableBytes > 0 ? [tag, frames] : [frames])
+        let region = try outlet.region(taking: fd, offset: 0, count: Int64(stored.length)).marker
+        return ResponseBody(contentLength: stored.length) { writer in
+            try await writer.write(region)
             try await writer.finish(nil)
         }
+    }
+
+    /// A cut segment's file, whole. Blocks: run it on `FileReader`.
+    static func readStored(_ stored: CutSegments.Stored) throws -> ByteBuffer {
+        let fd = open(stored.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MusicError.unreadable(stored.path) }
+        defer { close(fd) }
+        var buffer = ByteBuffer()
+        let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: stored.length) { raw in
+            try FileReader.pread(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(stored.length)), at: 0)
+        }
+        guard read == stored.length else { throw MusicError.changed(stored.path) }
+        return buffer
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response { Answer.json(status, value) }

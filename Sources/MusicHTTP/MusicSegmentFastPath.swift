@@ -12,13 +12,13 @@ import NIOCore
 import NIOHTTPTypes
 import QBTCore
 
-/// Unencrypted music segments over plain HTTP, answered on the connection's event loop: the request a player makes
-/// every few seconds, and the one `music_hls.py` makes thousands of times a second. Through the router each one took
-/// a task, three actor hops, two middlewares and a response writer; here it is a path match, a key looked up among
-/// the keys the ring admitted in the last minute, a segmenter the library has ready, one stat, one open and a
-/// sendfile. Anything else (a key not seen lately, a WebUI session, a track not indexed yet, a changed file, an error
-/// to explain, encryption, TLS) goes on to the router, which answers as it always has; the answer here is the router's
-/// byte for byte, headers included.
+/// Music segments over plain HTTP, answered on the connection's event loop: the request a player makes every few
+/// seconds, and the one `music_hls.py` makes thousands of times a second. Through the router each one took a task,
+/// three actor hops, two middlewares and a response writer; here it is a path match, a key looked up among the keys
+/// the ring admitted in the last minute, a segmenter the library has ready, one stat, one open and a sendfile of the
+/// segment's file as `CutSegments` keeps it. Anything else (a key not seen lately, a WebUI session, a track not
+/// indexed yet, a changed file, a segment not cut yet, an error to explain, TLS) goes on to the router, which answers as
+/// it always has; the answer here is the router's byte for byte, headers included.
 public struct MusicSegmentFastPath: Sendable {
     let library: MusicLibrary
     let keys: APIKeyRing
@@ -39,8 +39,10 @@ public struct MusicSegmentFastPath: Sendable {
     public func handler() -> any RemovableChannelHandler { Placement(fastPath: self) }
 
     struct Segment {
+        /// The segment's file, as `CutSegments` keeps it: sent whole.
         var descriptor: Int32
-        var part: HLSSegmenter.Part
+        var length: Int
+        var encrypted: Bool
         var started: ContinuousClock.Instant
         /// `Connection: close`, which Hummingbird honours (and only as this exact value): closed once answered.
         var close: Bool
@@ -48,7 +50,7 @@ public struct MusicSegmentFastPath: Sendable {
 
     /// The segment `request` asks for, opened, when this path can answer it; nil leaves the request to the router.
     func segment(for request: HTTPRequest) -> Segment? {
-        guard request.method == .get, !library.configuration.encrypt, let target = request.path,
+        guard request.method == .get, let target = request.path,
               request.headerFields[.contentLength].map({ $0 == "0" }) ?? true, request.headerFields[.transferEncoding] == nil
         else { return nil }
         let started = ContinuousClock.now
@@ -60,10 +62,12 @@ public struct MusicSegmentFastPath: Sendable {
         let query = question.map { target[target.index(after: $0)...] }
         guard let key = Self.key(request.headerFields[.authorization], query: query),
               keys.recent.scope(of: key)?.permits(.music) == true,
-              let (path, part) = library.ready.part(track: id, segment: n), part.length > 0 else { return nil }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+              let (stamp, part) = library.ready.part(track: id, segment: n), part.length > 0 else { return nil }
+        guard let stored = library.cut.stored(track: id, version: stamp.text, segment: n) else { return nil }
+        let descriptor = open(stored.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
-        return Segment(descriptor: descriptor, part: part, started: started, close: request.headerFields[.connection] == "close")
+        return Segment(descriptor: descriptor, length: stored.length, encrypted: library.configuration.encrypt, started: started,
+                       close: request.headerFields[.connection] == "close")
     }
 
     /// The key as the router reads it: `Authorization: Bearer`, else `api_key` in the query when it needs no
@@ -79,9 +83,9 @@ public struct MusicSegmentFastPath: Sendable {
     }
 
     /// The router's answer: its headers in its order, the ID3 tag as bytes and the frames with sendfile(2).
-    func head(for part: HLSSegmenter.Part) -> HTTPResponse {
-        var fields: HTTPFields = [.contentType: "audio/mpeg", .cacheControl: "private, max-age=86400",
-                                  .contentLength: String(part.tag.count + part.length)]
+    func head(for segment: Segment) -> HTTPResponse {
+        var fields: HTTPFields = [.contentType: segment.encrypted ? "application/octet-stream" : "audio/mpeg",
+                                  .cacheControl: "private, max-age=86400", .contentLength: String(segment.length)]
         SecurityHeaders.apply(to: &fields, gate: gate)
         fields[.date] = HTTPDateText.now()
         fields[.server] = serverName
@@ -161,13 +165,11 @@ extension MusicSegmentFastPath {
         }
 
         func answer(_ segment: Segment, context: ChannelHandlerContext) {
-            let part = segment.part
-            guard let frames = try? outlet.region(taking: segment.descriptor, offset: part.offset, count: Int64(part.length)).marker else {
+            guard let frames = try? outlet.region(taking: segment.descriptor, offset: 0, count: Int64(segment.length)).marker else {
                 context.close(promise: nil)  // the connection is closing: its outlet takes no more regions
                 return
             }
-            context.write(wrapOutboundOut(.head(fastPath.head(for: part))), promise: nil)
-            if !part.tag.isEmpty { context.write(wrapOutboundOut(.body(ByteBuffer(bytes: part.tag))), promise: nil) }
+            context.write(wrapOutboundOut(.head(fastPath.head(for: segment))), promise: nil)
             context.write(wrapOutboundOut(.body(frames)), promise: nil)
             if segment.close {
                 let channel = context.channel, written = context.eventLoop.makePromise(of: Void.self)

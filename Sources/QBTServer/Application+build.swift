@@ -190,6 +190,7 @@ public func buildApplication(
         ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
           + (config.metricsListen.map { [metrics.application(host: $0.host, port: $0.port, logger: logger)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port, gate.https) },
+        eventLoopGroupProvider: .shared(HTTPLoops.group(threads: config.httpThreads)),
         logger: logger)
     config.eventLog.add("qbtd started (presenting as qBittorrent \(identity.appVersion))", kind: .info)
     return (app, ServerParts(service: service, credentials: credentials, sessions: sessions, keys: keys,

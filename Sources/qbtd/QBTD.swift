@@ -65,6 +65,9 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Seconds a connection may sit idle between requests, or a request body stall. [QBTD_IDLE_TIMEOUT] (default: 120)")
     var idleTimeout: Int?
 
+    @Option(help: "Threads that serve HTTP connections. [QBTD_HTTP_THREADS] (default: half the cores, at least 1)")
+    var httpThreads: Int?
+
     @Option(help: "Where streamed torrents qbtd does not have download to. [QBTD_STREAM_CACHE_DIR] (default: <data-dir>/stream-cache)")
     var streamCacheDir: String?
 
@@ -155,6 +158,7 @@ struct QBTD: AsyncParsableCommand {
         if let s = try number(searchTimeout, "QBTD_SEARCH_TIMEOUT", "search-timeout") { config.searchTimeout = .seconds(s) }
         if let s = try number(requestTimeout, "QBTD_REQUEST_TIMEOUT", "request-timeout") { config.requestTimeout = .seconds(s) }
         if let s = try number(idleTimeout, "QBTD_IDLE_TIMEOUT", "idle-timeout") { config.idleTimeout = .seconds(s) }
+        if let n = try number(httpThreads, "QBTD_HTTP_THREADS", "http-threads") { config.httpThreads = n }
         config.streamCacheDirectory = streamCacheDir ?? env["QBTD_STREAM_CACHE_DIR"]
         config.streamKeepCompleted = streamKeepCompleted || flag("QBTD_STREAM_KEEP_COMPLETED")
         if let mib = try number(streamCacheBudget, "QBTD_STREAM_CACHE_BUDGET", "stream-cache-budget", unit: " (MiB)") {

@@ -89,7 +89,7 @@ class Qbtd:
     TEST_PROFILE = os.environ.get("QBTD_TEST_PROFILE", "5.1")
 
     def __init__(self, data_dir, port=None, username=None, password=PASSWORD, resume_interval=1, extra=(),
-                 profile=TEST_PROFILE, env=None, wrapper=()):
+                 profile=TEST_PROFILE, env=None, wrapper=(), utp=False):
         self.data_dir = Path(data_dir)
         # `env`: variables added to this process's environment for qbtd (LD_PRELOAD for libfaketime); `wrapper`: a
         # command qbtd is started under, which must exec it so the process is qbtd's (`fiu-run -x`).
@@ -103,6 +103,7 @@ class Qbtd:
         if profile and "--profile" not in self.extra:
             self.extra += ["--profile", profile]
         self.resume_interval = resume_interval
+        self.utp = utp  # uTP beside TCP, as qbtd's default is (tests and benchmarks use TCP alone unless they ask)
         self.proc = None
         self.base = f"http://127.0.0.1:{self.port}"
 
@@ -118,7 +119,8 @@ class Qbtd:
 
     def _start(self):
         args = [QBTD, "--data-dir", str(self.data_dir), "--host", "127.0.0.1", "--port", str(self.port),
-                "--peer-listen", "127.0.0.1:0", "--no-discovery", "--no-utp", "--resume-interval", str(self.resume_interval)]
+                "--peer-listen", "127.0.0.1:0", "--no-discovery", *([] if self.utp else ["--no-utp"]),
+                *([] if self.resume_interval is None else ["--resume-interval", str(self.resume_interval)])]
         if self.username:
             args += ["--username", self.username]
         if self.password:

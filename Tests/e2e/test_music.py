@@ -369,15 +369,18 @@ def http_exchange(q, requests_text, timeout=30):
 
 
 def test_segments_answered_on_the_event_loop_are_the_routers(qbtd_factory, library):
-    """A segment whose key and track are ready is answered before the router (the fast path): the same bytes and
-    headers, in the requests' order when they are pipelined with the router's, and a rotated key is refused at once."""
+    """A segment whose key and track are ready and which was cut before is answered before the router (the fast
+    path): the same bytes and headers, in the requests' order when they are pipelined with the router's, and a rotated
+    key is refused at once."""
     q = serve(qbtd_factory, library)
     cbr = tracks(q)["cbr.mp3"]["id"]
     playlist(q, cbr)  # indexes the track and notes the key: both ready for the fast path
     seg = f"/music/tracks/{cbr}/segments"
-    # The key percent-encoded in the query is the router's to decode: the reference answer.
+    # The key percent-encoded in the query is the router's to decode: the reference answer, which cuts segment 1.
     routed = requests.get(f"{q.base}{seg}/1.mp3?api_key={KEY.replace('_', '%5F')}")
     assert routed.status_code == 200 and routed.content[:3] == b"ID3"
+    cut = requests.get(f"{q.base}{seg}/0.mp3", headers=BEARER)  # the router cuts segment 0 too
+    assert cut.status_code == 200
     auth = f"Authorization: Bearer {KEY}\r\n"
 
     def fast_count():
@@ -402,7 +405,7 @@ def test_segments_answered_on_the_event_loop_are_the_routers(qbtd_factory, libra
         assert body == routed.content
         assert {k: v for k, v in headers.items() if k != "date"} == \
             {k.lower(): v for k, v in routed.headers.items() if k.lower() != "date"}
-    assert answers[1][2] == requests.get(f"{q.base}{seg}/0.mp3", headers=BEARER).content
+    assert answers[1][2] == cut.content
     # A rotated key is refused on the next segment, however recently it was admitted.
     q.session().post(q.url("app/rotateAPIKey")).raise_for_status()
     assert requests.get(f"{q.base}{seg}/1.mp3", headers=BEARER).status_code == 401
@@ -443,3 +446,50 @@ def test_music_dirs_preference(qbtd_factory, library, tmp_path):
     q.stop()
     q = qbtd_factory(data_dir=q.data_dir, extra=["--api-key", KEY])  # kept across restarts
     assert q.session().get(q.url("app/preferences")).json()["music_dirs"] == [str(library)]
+
+
+def test_segments_are_cut_once_and_sent_as_files(qbtd_factory, library):
+    """A segment is cut (tag and frames; encrypted when the library is) on its first request and kept in
+    <data>/music/hls-segments; later requests are answered on the event loop from that file (the fast path's metric
+    counts them): the same bytes and headers, and an encrypted one decrypts to the plain segment. A changed track file
+    gets segments of its own; the folder is emptied at start."""
+    plain = serve(qbtd_factory, library)
+    clear_id = tracks(plain)["cbr.mp3"]["id"]
+    playlist(plain, clear_id)
+    clear = requests.get(f"{plain.base}/music/tracks/{clear_id}/segments/1.mp3", headers=BEARER).content
+    assert clear[:3] == b"ID3"
+    plain.stop()
+    q = serve(qbtd_factory, library, "--music-encrypt")
+    cbr = tracks(q)["cbr.mp3"]["id"]
+    playlist(q, cbr)
+    seg = f"{q.base}/music/tracks/{cbr}/segments/1.mp3"
+
+    def fast_count():
+        text = requests.get(q.base + "/metrics", headers=BEARER).text
+        return int(float(re.search(r"^qbtd_music_segments_fast_total (\S+)$", text, re.M).group(1)))
+
+    folder = q.data_dir / "music" / "hls-segments"
+    first = requests.get(seg, headers=BEARER)
+    assert first.status_code == 200 and first.headers["content-type"] == "application/octet-stream"
+    assert len(list(folder.glob("*.seg"))) == 1
+    before = fast_count()
+    again = [requests.get(seg, headers=BEARER) for _ in range(3)]
+    assert fast_count() - before == 3
+    for r in again:
+        assert r.content == first.content
+        assert {k: v for k, v in r.headers.items() if k.lower() != "date"} == \
+            {k: v for k, v in first.headers.items() if k.lower() != "date"}
+    key = requests.get(f"{q.base}/music/tracks/{cbr}/key", headers=BEARER).content
+    iv = (1).to_bytes(16, "big")
+    decrypted = subprocess.run(["openssl", "enc", "-d", "-aes-128-cbc", "-K", key.hex(), "-iv", iv.hex()],
+                               input=first.content, capture_output=True, check=True).stdout
+    assert decrypted == clear
+    # A changed file: the stale segment is not served; a new one is cut (and then sent as a file).
+    os.utime(library / "Album" / "cbr.mp3", None)
+    before = fast_count()
+    assert requests.get(seg, headers=BEARER).content == first.content
+    assert fast_count() == before and len(list(folder.glob("*.seg"))) == 2
+    assert requests.get(seg, headers=BEARER).content == first.content and fast_count() == before + 1
+    q.stop()
+    scanned(qbtd_factory(data_dir=q.data_dir, extra=["--music-dir", str(library), "--api-key", KEY, "--music-encrypt"]))
+    assert list(folder.glob("*")) == []
