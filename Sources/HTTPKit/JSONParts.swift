@@ -5,8 +5,8 @@ import Synchronization
 /// already shared, each part sent before the next is made: `head`, then the `count` elements comma-separated, then
 /// `tail`. The answer's memory is one part, never a second copy of the whole.
 public final class JSONParts: Sendable {
-    /// Writes element `index` to the end of `out`, or nothing and false when it is gone (a torrent removed since).
-    public typealias Element = @Sendable (_ index: Int, _ out: inout [UInt8]) -> Bool
+    /// Writes element `index` at the end of `out`, or nothing and false when it is gone (a torrent removed since).
+    public typealias Element = @Sendable (_ index: Int, _ out: inout ByteBuffer) -> Bool
 
     /// About this many bytes a part (a part ends after the element that reaches it).
     public static let partSize = 256 * 1024
@@ -28,23 +28,24 @@ public final class JSONParts: Sendable {
     func nextPart() -> ByteBuffer? {
         cursor.withLock { cursor -> ByteBuffer? in
             guard !cursor.ended else { return nil }
-            var out: [UInt8] = cursor.next == 0 ? head : []
+            var out = ByteBuffer()
             out.reserveCapacity(Self.partSize + 16 * 1024)
-            while cursor.next < count && out.count < Self.partSize {
-                let mark = out.count
-                if cursor.wroteOne { out.append(UInt8(ascii: ",")) }
+            if cursor.next == 0 { out.writeBytes(head) }
+            while cursor.next < count && out.readableBytes < Self.partSize {
+                let mark = out.writerIndex
+                if cursor.wroteOne { out.writeInteger(UInt8(ascii: ",")) }
                 if element(cursor.next, &out) {
                     cursor.wroteOne = true
                 } else {
-                    out.removeSubrange(mark...)
+                    out.moveWriterIndex(to: mark)
                 }
                 cursor.next += 1
             }
             if cursor.next == count {
-                out.append(contentsOf: tail)
+                out.writeBytes(tail)
                 cursor.ended = true
             }
-            return ByteBuffer(bytes: out)
+            return out
         }
     }
 

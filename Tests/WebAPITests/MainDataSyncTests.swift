@@ -3,6 +3,7 @@ import Foundation
 import EncodingBenchmark
 import MemoryEngine
 import Store
+import NIOCore
 import XCTest
 
 @testable import QBTCore
@@ -84,11 +85,21 @@ final class MainDataSyncTests: XCTestCase {
         let (service, _) = try await makeService()
         _ = await service.add([Self.magnet(5)], options: AddOptions())
         let board = await service.currentBoard()
-        for identity in [Identity.qBittorrent4_6, .qBittorrent5_1] {
+        for identity in [Identity.qBittorrent4_6, .qBittorrent5_1, .qBittorrent5_2, .qBittorrent5_3] {
             let rows = RowCache(identity: identity).rows(for: board)
             let id = Self.magnet(5).id
             var out: [UInt8] = []
             rows.rows[id]!.writeWithHash(id, keys: rows.keys, into: &out)
+            // The pairs laid out at once (into an array or a buffer) are the ones written pair by pair, with the hash
+            // (torrents/info, sync-only keys left out) and without (sync/maindata).
+            for hash in [id, nil] {
+                var laid: [UInt8] = [], slowly: [UInt8] = [], buffer = ByteBuffer()
+                rows.rows[id]!.writePairs(rows.keys, hash: hash, into: &laid)
+                rows.rows[id]!.writePairsSlowly(rows.keys, hash: hash, into: &slowly)
+                rows.rows[id]!.writePairs(rows.keys, hash: hash, into: &buffer)
+                XCTAssertEqual(laid, slowly, "\(identity.appVersion), hash \(hash ?? "none")")
+                XCTAssertEqual(Array(buffer.readableBytesView), slowly)
+            }
             let text = String(decoding: out, as: UTF8.self)
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out)) as? [String: Any])
             XCTAssertEqual(object["hash"] as? String, id)

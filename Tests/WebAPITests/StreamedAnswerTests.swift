@@ -46,7 +46,7 @@ final class StreamedAnswerTests: XCTestCase {
         // 3,000 elements of about 300 bytes: several parts, some compressing to nothing until zlib has a block.
         let parts = JSONParts(head: Array("[".utf8), count: 3000, tail: Array("]".utf8)) { i, out in
             if i == 17 { return false }  // gone since: left out
-            out.append(contentsOf: #"{"n":\#(i),"name":"\#(String(repeating: "x", count: 280 + i % 13))"}"#.utf8)
+            out.writeString(#"{"n":\#(i),"name":"\#(String(repeating: "x", count: 280 + i % 13))"}"#)
             return true
         }
         var expected: [UInt8] = Array("[".utf8)

@@ -160,7 +160,9 @@ public struct TorrentsController: APIController {
     func selected(_ p: Parameters, board: TorrentBoard, subcategories: Bool) throws -> [TorrentID] {
         let filter = QBTFilter(p["filter"])
         let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
-        var ids = board.order.filter { id in
+        // Everything (a full listing): no torrent's view to look at.
+        let everything = filter == .all && wanted == nil && p["category"] == nil && p["tag"] == nil
+        var ids = everything ? board.order : board.order.filter { id in
             guard let view = board.entries[id]?.view else { return false }
             if let wanted, !wanted.contains(view.id) { return false }
             if let category = p["category"] {

@@ -1,4 +1,5 @@
 import HTTPKit
+import NIOCore
 import QBTCore
 import TorrentEngine
 
@@ -101,6 +102,23 @@ public struct MainDataSync: Sendable {
         out.append(contentsOf: ":{".utf8)
         row.writePairs(rows.keys, hash: nil, into: &out)
         out.append(UInt8(ascii: "}"))
+        return true
+    }
+
+    static func writeTorrent(_ id: TorrentID, _ rows: TorrentRows, into buffer: inout ByteBuffer) -> Bool {
+        guard let row = rows.rows[id] else { return false }
+        if EncodedRow.plainHash(id) {
+            buffer.writeInteger(UInt8(ascii: "\""))
+            buffer.writeString(id)
+            buffer.writeInteger(UInt8(ascii: "\""))
+        } else {
+            var name: [UInt8] = []
+            JSONValue.writeString(id, into: &name)
+            buffer.writeBytes(name)
+        }
+        buffer.writeStaticString(":{")
+        row.writePairs(rows.keys, hash: nil, into: &buffer)
+        buffer.writeInteger(UInt8(ascii: "}"))
         return true
     }
 
