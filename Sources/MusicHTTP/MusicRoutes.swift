@@ -102,7 +102,7 @@ public struct MusicRoutes: Sendable {
                 let track = try await track(context)
                 let (segmenter, version) = try await library.segmenter(for: track)
                 let key = library.configuration.encrypt ? library.key(for: track.id) : nil
-                guard let part = segmenter.part(n) else {
+                guard segmenter.part(n) != nil else {
                     throw HTTPRefusal(.notFound, "track \(track.id) has \(segmenter.segments.count) segments (0…\(segmenter.segments.count - 1))")
                 }
                 // A segment cut before is a file sent whole (sendfile(2) over plain HTTP); one not cut yet is cut now
