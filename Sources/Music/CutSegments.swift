@@ -39,13 +39,18 @@ public final class CutSegments: Sendable {
     public let directory: String
     public let budget: Int
     private let shelf = Mutex(Shelf())
+    /// Numbers each file stored, so that no two are ever one path: an eviction unlinks its own file, never a newer
+    /// copy of the same segment stored meanwhile.
+    private let serial = Atomic<UInt64>(0)
 
-    /// `directory` is made (or emptied) now.
+    /// `directory` is made, or its contents removed, now (a folder that is a link to elsewhere stays one).
     public init(directory: String, budget: Int) {
         self.directory = directory
         self.budget = budget
-        try? FileManager.default.removeItem(atPath: directory)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            try? FileManager.default.removeItem(atPath: directory + "/" + name)
+        }
     }
 
     /// The stored segment, if any.
@@ -54,20 +59,20 @@ public final class CutSegments: Sendable {
         return shelf.withLock { $0.files[name] }
     }
 
-    /// Keeps `bytes` as the segment's file and forgets the oldest beyond the budget. Blocks (a write and a rename):
-    /// run it off the cooperative pool. A failed write only means the next request encrypts again.
+    /// Keeps `bytes` as the segment's file and forgets the oldest beyond the budget. Blocks (a write of the file):
+    /// run it off the cooperative pool. A failed write only means the next request cuts it again.
     public func store(_ bytes: [UInt8], track: Int64, version: String, segment n: Int) {
-        guard bytes.count <= budget else { return }
+        guard !bytes.isEmpty, bytes.count <= budget else { return }
         let name = Name(track: track, version: version, segment: n)
         if shelf.withLock({ $0.files[name] != nil }) { return }
-        let path = "\(directory)/\(track)-\(version)-\(n).seg"
-        let temp = path + ".\(UInt64.random(in: 0...UInt64.max)).tmp"
-        guard Self.save(bytes, to: temp), rename(temp, path) == 0 else {
-            unlink(temp)
+        // Recorded only once written whole, so no reader opens a file being written.
+        let path = "\(directory)/\(track)-\(version)-\(n)-\(serial.wrappingAdd(1, ordering: .relaxed).newValue).seg"
+        guard Self.save(bytes, to: path) else {
+            unlink(path)
             return
         }
         let gone: [String] = shelf.withLock { shelf in
-            guard shelf.files[name] == nil else { return [] }  // a concurrent request stored the same bytes first
+            guard shelf.files[name] == nil else { return [path] }  // a concurrent request stored the same bytes first
             shelf.files[name] = Stored(path: path, length: bytes.count)
             shelf.order.append(name)
             shelf.bytes += bytes.count

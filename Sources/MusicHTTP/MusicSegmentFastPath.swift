@@ -82,7 +82,7 @@ public struct MusicSegmentFastPath: Sendable {
         return nil
     }
 
-    /// The router's answer: its headers in its order, the ID3 tag as bytes and the frames with sendfile(2).
+    /// The router's head for a cut segment: its headers in its order (the body is the segment's file, with sendfile(2)).
     func head(for segment: Segment) -> HTTPResponse {
         var fields: HTTPFields = [.contentType: segment.encrypted ? "application/octet-stream" : "audio/mpeg",
                                   .cacheControl: "private, max-age=86400", .contentLength: String(segment.length)]

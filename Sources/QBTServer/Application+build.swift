@@ -162,7 +162,7 @@ public func buildApplication(
     EventSocket(api: api, feed: feed).addRoutes(to: sockets)
     routeList.fill((router.routes + sockets.routes).map { ($0.method.rawValue, $0.path.description) }, api: api.routes)
 
-    // Unencrypted music segments over plain HTTP skip the router when their key and track are ready (see there).
+    // Music segments cut before skip the router over plain HTTP when their key and track are ready (see there).
     let serverName = "qbtd"  // the `Server` header, the router's and the fast path's alike
     let segmentFastPath = MusicSegmentFastPath(library: music, keys: keys, gate: gate, serverName: serverName)
     // HTTP/1 with WebSocket upgrades, behind TLS whenever HTTPS is on when a connection is accepted.

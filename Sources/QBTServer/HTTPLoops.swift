@@ -8,6 +8,7 @@ enum HTTPLoops {
     private static let groups = Mutex<[Int: MultiThreadedEventLoopGroup]>([:])
 
     static func group(threads: Int) -> any EventLoopGroup {
+        let threads = max(1, threads)
         if threads == System.coreCount { return MultiThreadedEventLoopGroup.singleton }
         return groups.withLock { groups in
             if let group = groups[threads] { return group }

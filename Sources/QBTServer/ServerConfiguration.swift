@@ -1,5 +1,6 @@
 import Foundation
 import HTTPKit
+import NIOCore
 import Prometheus
 import QBTCore
 import TorrentEngine
@@ -25,8 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var resumeInterval: Duration = .seconds(15)
     /// The event loops that serve HTTP connections: half the cores, so that on a small machine the clients' answers,
     /// the cooperative pool and libtorrent are not all taking turns on every core (on 2 cores, one loop served music
-    /// segments at nginx's rate; two, at 0.7 of it, spending their time waking each other).
-    public var httpThreads = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
+    /// segments at nginx's rate; two, at 0.69–0.78 of it, spending their time waking each other).
+    public var httpThreads = max(1, System.coreCount / 2)
     /// How long one search plugin may run before it is stopped (qBittorrent: 3 minutes).
     public var searchTimeout: Duration = .seconds(180)
     /// How long a connection may take to send a whole request head (an idle or slow-header client is closed after).

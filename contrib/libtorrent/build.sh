@@ -40,7 +40,8 @@
 # kernel otherwise grows as a connection needs.
 # And a peer named by torrent_handle::connect_peer (addPeers) is called at once, as libtorrent calls the peers of a
 # tracker's first answer or of PeX (connect-named-peer.patch): it waited for the session's next one-second tick, 0-1 s
-# added to every download or stream started by naming its peer.
+# added to every download or stream started by naming its peer. Like libtorrent's own boost it calls the best candidate
+# of the torrent's peer list, and only while the torrent's boosted connections last (torrent_connect_boost, 30).
 # 2.0.11 made one part of qbtd's 2.0.8 patches unnecessary, dropped: forget-pieces.patch kept a v2 piece layer from
 # calling a piece inconsistent when it had passed its check but its last blocks were still being written; 2.0.11's
 # torrent::have_piece() counts a piece once it passes (upstream commit 7f691246a, "torrent_status::num_pieces counts
