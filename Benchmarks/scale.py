@@ -52,6 +52,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 from pathlib import Path
 
 import libtorrent as lt
@@ -436,9 +437,11 @@ COST_TRIES = 5
 def answer_costs(run, session, idle_rate):
     """What one full answer costs the server: one client, one request at a time (COST_TRIES each), the server's CPU
     across each request less what it spends idle in as long (the active torrents' transfers); the median, with the
-    answer's size, for `torrents/info` and a full `sync/maindata`, uncompressed and gzipped."""
+    answer's size, for `torrents/info` and a full `sync/maindata`, uncompressed and gzipped. Against the gzipped
+    answer's extra cost, the compressor's own: zlib at the server's level (1) deflating the same bytes here."""
     costs = {}
     for path, params in (("torrents/info", {}), ("sync/maindata", {"rid": 0})):
+        body = b""
         for encoding in ("identity", "gzip"):
             spent, size = [], 0
             for _ in range(COST_TRIES):
@@ -446,11 +449,28 @@ def answer_costs(run, session, idle_rate):
                 with session.get(run.url(path), params=params, headers={"Accept-Encoding": encoding}, stream=True,
                                  timeout=run.cfg.timeout) as r:
                     r.raise_for_status()
-                    size = sum(len(chunk) for chunk in r.raw.stream(1 << 20, decode_content=False))
+                    chunks = list(r.raw.stream(1 << 20, decode_content=False))
                 spent.append(run.cpu_seconds() - c0 - idle_rate * (time.monotonic() - w0))
+                size = sum(len(chunk) for chunk in chunks)
+                if encoding == "identity":
+                    body = b"".join(chunks)
+                del chunks
             costs[(path, encoding)] = (statistics.median(spent), size)
             print(f"  {run.name}: a full {path} ({encoding}, {size / 1e6:,.1f} MB): {statistics.median(spent):.3f} s of server CPU "
                   f"per answer (median of {COST_TRIES}, idle CPU subtracted)", flush=True)
+        if body and size < len(body):  # the server gzipped it
+            own = []
+            for _ in range(3):
+                c0 = time.process_time()
+                deflate = zlib.compressobj(1, zlib.DEFLATED, 31)
+                deflate.compress(body)
+                deflate.flush()
+                own.append(time.process_time() - c0)
+            extra = costs[(path, "gzip")][0] - costs[(path, "identity")][0]
+            costs[(path, "zlib")] = (min(own), 0)
+            print(f"  {run.name}: gzip adds {extra:.3f} s to a full {path}; zlib level 1 alone deflates the same "
+                  f"{len(body) / 1e6:,.1f} MB in {min(own):.3f} s (best of 3): ×{extra / min(own):.2f} of the compressor's "
+                  f"own cost", flush=True)
     return costs
 
 

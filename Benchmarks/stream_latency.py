@@ -42,7 +42,7 @@ from pathlib import Path
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "e2e"))
-from conftest import Qbtd, wait_for  # noqa: E402
+from conftest import Qbtd, speak_only, wait_for  # noqa: E402
 from test_stream import FileSeeder, incoming_connections, prepare  # noqa: E402
 
 SEEKS = int(sys.argv[1]) if len(sys.argv) > 1 else 40
@@ -58,9 +58,8 @@ QBTD_EXTRA = os.environ.get("QBTD_EXTRA", "").split()
 
 def over(seeder, transport):
     """The seeder speaks `transport` alone (its session's default is TCP alone, see conftest), ticking every 25 ms."""
-    utp = transport == "utp"
-    seeder.session.apply_settings({"tick_interval": 25, "enable_incoming_utp": utp, "enable_outgoing_utp": utp,
-                                   "enable_incoming_tcp": not utp, "enable_outgoing_tcp": not utp})
+    speak_only(seeder.session, transport)
+    seeder.session.apply_settings({"tick_interval": 25})
     return seeder
 
 

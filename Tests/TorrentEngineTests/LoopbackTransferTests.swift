@@ -44,6 +44,13 @@ final class LoopbackTransferTests: XCTestCase {
         var seed = AddTorrentRequest(source: .metainfo(torrent), savePath: dir.appendingPathComponent("seed").path)
         seed.skipChecking = true
         let id = try await seeder.add(seed).id
+        // The same files in other pieces (another torrent), stopped from the start: it never moves a byte.
+        var still = AddTorrentRequest(source: .metainfo(try TorrentCreator.create(path: dir.appendingPathComponent("seed/payload").path,
+                                                                                  pieceSize: 32 * 1024)),
+                                      savePath: dir.appendingPathComponent("seed").path)
+        still.skipChecking = true
+        still.stopped = true
+        let stillID = try await seeder.add(still).id
         XCTAssertEqual(id, try ParsedTorrent(.metainfo(torrent)).id)
         XCTAssertEqual(id.count, 40)
 
@@ -96,8 +103,14 @@ final class LoopbackTransferTests: XCTestCase {
 
         try await leecher.remove(id, deleteFiles: true)
         XCTAssertThrowsError(try leecher.status(id)) { XCTAssertEqual($0 as? EngineError, .notFound(id)) }
-        // An idle session publishes nothing new.
+        // A torrent that just moved data and was stopped keeps changing a while: libtorrent lets its rates fade to 0
+        // a tick at a time (qBittorrent shows them fading too).
         try await seeder.pause(id)
+        let fading = try await rates(of: id, in: seeder)
+        XCTAssertEqual(fading, fading.sorted(by: >), "a stopped torrent's upload rate only falls")
+        // An idle session publishes nothing new: with that torrent gone, it holds one stopped torrent that never moved
+        // a byte.
+        try await seeder.remove(id, deleteFiles: false)
         try await Task.sleep(for: .milliseconds(1500))
         // No reader asked for a while, so statuses come every fifth second: a reader's freshen brings them now.
         await seeder.freshen()
@@ -105,6 +118,7 @@ final class LoopbackTransferTests: XCTestCase {
         let before = seeder.snapshot.generation
         try await Task.sleep(for: .milliseconds(2500))
         XCTAssertEqual(seeder.snapshot.generation, before, "a stopped torrent and an idle session changed the snapshot")
+        XCTAssertEqual(try seeder.status(stillID).paused, true)
         await leecher.shutdown()
         await seeder.shutdown()
     }
@@ -116,6 +130,17 @@ final class LoopbackTransferTests: XCTestCase {
         XCTAssertThrowsError(try ParsedTorrent(.magnet("http://x")))
         let hash = String(repeating: "ab", count: 20)
         XCTAssertEqual(try ParsedTorrent(.magnet("magnet:?xt=urn:btih:\(hash.uppercased())&dn=n")).id, hash)
+    }
+
+    /// The upload rate of `id` in `engine`'s snapshot, read three times a second apart (a reader's freshen each time).
+    func rates(of id: TorrentID, in engine: LibtorrentEngine) async throws -> [Int] {
+        var seen: [Int] = []
+        for _ in 0..<3 {
+            try await Task.sleep(for: .milliseconds(1000))
+            await engine.freshen()
+            seen.append(try engine.status(id).uploadRate)
+        }
+        return seen
     }
 
     func waitForPort(_ engine: LibtorrentEngine) async throws -> Int {

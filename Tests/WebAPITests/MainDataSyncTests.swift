@@ -81,6 +81,16 @@ final class MainDataSyncTests: XCTestCase {
         XCTAssertEqual((again["torrents"] as? [String: Any])?.count, 200)
     }
 
+    /// torrents/info copies a row's pairs in runs: around `hash` and the keys only sync/maindata sends.
+    func testTheInfoPlanSkipsSyncOnlyKeysAndPlacesTheHash() {
+        typealias Step = RowKeys.InfoStep
+        let syncOnly = [false, true, false, false, true]
+        XCTAssertEqual(RowKeys.plan(syncOnly: syncOnly, hashIndex: 2), [Step(from: 0, to: 1), .hash, Step(from: 2, to: 4)])
+        XCTAssertEqual(RowKeys.plan(syncOnly: syncOnly, hashIndex: 0), [.hash, Step(from: 0, to: 1), Step(from: 2, to: 4)])
+        XCTAssertEqual(RowKeys.plan(syncOnly: syncOnly, hashIndex: 5), [Step(from: 0, to: 1), Step(from: 2, to: 4), .hash])
+        XCTAssertEqual(RowKeys.plan(syncOnly: [false, false], hashIndex: 1), [Step(from: 0, to: 1), .hash, Step(from: 1, to: 2)])
+    }
+
     func testTorrentsInfoRowsCarryTheHashInKeyOrderAnd46LeavesOut5Fields() async throws {
         let (service, _) = try await makeService()
         _ = await service.add([Self.magnet(5)], options: AddOptions())

@@ -214,6 +214,13 @@ def vm(pid, key):
     raise AssertionError(f"no {key} for process {pid}")
 
 
+def speak_only(session, transport):
+    """`session` (a python-libtorrent session) accepts and makes connections over `transport` ("tcp" or "utp") alone."""
+    utp = transport == "utp"
+    session.apply_settings({"enable_incoming_utp": utp, "enable_outgoing_utp": utp,
+                            "enable_incoming_tcp": not utp, "enable_outgoing_tcp": not utp})
+
+
 def seed(info, save_path, port):
     """A python-libtorrent session on 127.0.0.1:`port` (TCP only, no discovery) seeding `info` from `save_path`."""
     session = loopback_session(port)
