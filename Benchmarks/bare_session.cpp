@@ -5,7 +5,9 @@
 //   bare_session TORRENT SAVE_PATH PEER_PORT TRANSPORT   (TRANSPORT: tcp, utp or utp-4m)
 //
 // libtorrent's default settings but for the loopback address, no DHT, LSD, UPnP or NAT-PMP, uTP off over TCP and a
-// 4 MiB receive buffer for utp-4m, as the python session has them. Adds the torrent with the peer in its add
+// 4 MiB receive buffer for utp-4m, as the python session has them (qbtd's libtorrent gives its UDP socket 4 MiB by
+// itself, udp-receive-buffer.patch, so here `utp` and `utp-4m` differ only in TCP's buffers being pinned too).
+// Polled in-process every 20 ms throughout: a status read, not a WebAPI request. Adds the torrent with the peer in its add
 // parameters (called at once) and prints the seconds from the add to the torrent's last piece passing its check.
 #include <libtorrent/add_torrent_params.hpp>
 #include <libtorrent/alert_types.hpp>
