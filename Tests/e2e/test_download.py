@@ -73,29 +73,6 @@ def seeder_sizes(seeder):
     return SIZES
 
 
-def test_a_named_peer_is_called_at_once(qbtd_factory, seeder):
-    """`torrents/addPeers` calls the peer now (contrib/libtorrent/connect-named-peer.patch), not at libtorrent's next
-    one-second tick: five times, the seeder sees the connection soon after the request (median under 300 ms; waiting
-    for the tick makes it 0-1 s, 500 ms in the middle)."""
-    q = qbtd_factory()
-    s = q.session()
-    waits = []
-    for _ in range(5):
-        r = s.post(q.url("torrents/add"), files={"torrents": ("seed.torrent", seeder.torrent, "application/x-bittorrent")})
-        assert (r.status_code, r.text) == (200, "Ok.")
-        wait_for(lambda: torrent(s, q, seeder.id), 10, what="the torrent listed")
-        assert not seeder.handle.get_peer_info()
-        t0 = time.monotonic()
-        s.post(q.url("torrents/addPeers"), data={"hashes": seeder.id, "peers": seeder.peer}).raise_for_status()
-        wait_for(lambda: seeder.handle.get_peer_info(), 5, interval=0.005, what="the seeder to be called")
-        waits.append(time.monotonic() - t0)
-        s.post(q.url("torrents/delete"), data={"hashes": seeder.id, "deleteFiles": "true"}).raise_for_status()
-        wait_for(lambda: not seeder.handle.get_peer_info() and not torrent(s, q, seeder.id), 10, what="the peer gone")
-    waits.sort()
-    print(f"\naddPeers to connection: {', '.join(f'{w * 1000:.0f}' for w in waits)} ms")
-    assert waits[2] < 0.3, waits
-
-
 def test_the_utp_socket_gets_a_wide_receive_buffer(qbtd_factory):
     """qbtd's UDP socket (uTP's) asks for a 4 MiB receive buffer when no socket_receive_buffer_size is set
     (contrib/libtorrent/udp-receive-buffer.patch): the kernel grants it up to net.core.rmem_max, doubled for its

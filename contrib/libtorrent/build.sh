@@ -38,10 +38,6 @@
 # for the sender's retransmit timeout, 500 ms and more: streams' seeks over uTP stalled 0.5-2 s (UdpRcvbufErrors
 # counted the drops). Setting recv_socket_buffer_size instead would also pin every TCP socket's buffer, which the
 # kernel otherwise grows as a connection needs.
-# And a peer named by torrent_handle::connect_peer (addPeers) is called at once, as libtorrent calls the peers of a
-# tracker's first answer or of PeX (connect-named-peer.patch): it waited for the session's next one-second tick, 0-1 s
-# added to every download or stream started by naming its peer. Like libtorrent's own boost it calls the best candidate
-# of the torrent's peer list, and only while the torrent's boosted connections last (torrent_connect_boost, 30).
 # 2.0.11 made one part of qbtd's 2.0.8 patches unnecessary, dropped: forget-pieces.patch kept a v2 piece layer from
 # calling a piece inconsistent when it had passed its check but its last blocks were still being written; 2.0.11's
 # torrent::have_piece() counts a piece once it passes (upstream commit 7f691246a, "torrent_status::num_pieces counts
@@ -62,7 +58,7 @@ TARBALL=libtorrent-rasterbar_${VERSION}.orig.tar.xz
 SHA256=78ab1f98874be1a10438734f7870d8bc3bd5289e1af527d68170ed055c1f56b2
 PATCHES=(forget-pieces.patch stream-peers.patch piece-finished-on-disk.patch drive-info-once.patch partfile-export-eof.patch
          picker-filter-accounting.patch steady-clock.patch stats-before-restart.patch shutdown-linear.patch
-         udp-receive-buffer.patch connect-named-peer.patch)
+         udp-receive-buffer.patch)
 
 stamp="$OUT/.ready-$(cat build.sh "${PATCHES[@]}" <(echo "$SHA256") | sha256sum | cut -c1-16)"
 [ -f "$stamp" ] && exit 0
