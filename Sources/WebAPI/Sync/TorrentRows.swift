@@ -132,39 +132,34 @@ final class EncodedRow: Sendable {
         }
     }
 
-    /// Calls `place` with an upper bound of the pairs' size and the function that lays them out at an address (and
-    /// returns how many bytes it wrote), with every array's storage at hand.
-    private func laid(_ keys: RowKeys, hash id: TorrentID?,
+    /// Calls `place` with an upper bound of the `torrents/info` pairs' size and the function that lays them out at an
+    /// address (and returns how many bytes it wrote), with every array's storage at hand.
+    private func laid(_ keys: RowKeys, hash id: TorrentID,
                       _ place: (_ size: Int, _ lay: (UnsafeMutablePointer<UInt8>) -> Int) -> Void) {
         var id = id
         let plan = keys.infoPlan
         pairs.withUnsafeBufferPointer { pairs in
             ends.withUnsafeBufferPointer { ends in
-                func go(_ hash: UnsafeBufferPointer<UInt8>?) {
+                id.withUTF8 { hash in
                     // An upper bound: the sync-only pairs count even when left out.
-                    let size = pairs.count + (hash.map { Self.hashPrefix.count + $0.count + 2 } ?? 0)
+                    let size = pairs.count + Self.hashPrefix.count + hash.count + 2
                     place(size) { base in Self.lay(pairs, ends, plan, hash: hash, at: base) }
                 }
-                if id != nil { id!.withUTF8 { go($0) } } else { go(nil) }
             }
         }
     }
 
     private nonisolated(unsafe) static let hashPrefix = RowKeys.kept(Array(#""hash":""#.utf8))  // never changed or freed
 
-    /// Lays the pairs out at `base` (see `writePairs`); `hash` is the id's bytes for `torrents/info` (written as the
-    /// plan says), nil for `sync/maindata` (the pairs as they are). Returns the bytes written.
+    /// Lays the `torrents/info` pairs out at `base` as the plan says, `hash` (the id's bytes) among them. Returns the
+    /// bytes written.
     private static func lay(_ pairs: UnsafeBufferPointer<UInt8>, _ ends: UnsafeBufferPointer<UInt32>,
-                            _ plan: UnsafeBufferPointer<RowKeys.InfoStep>, hash: UnsafeBufferPointer<UInt8>?,
+                            _ plan: UnsafeBufferPointer<RowKeys.InfoStep>, hash: UnsafeBufferPointer<UInt8>,
                             at base: UnsafeMutablePointer<UInt8>) -> Int {
         var at = 0
         func put(_ bytes: UnsafeBufferPointer<UInt8>) {
             if let source = bytes.baseAddress, bytes.count > 0 { (base + at).update(from: source, count: bytes.count) }
             at += bytes.count
-        }
-        guard let hash else {
-            put(pairs)
-            return at
         }
         for step in plan {
             if at > 0 { base[at] = UInt8(ascii: ","); at += 1 }
