@@ -10,7 +10,7 @@ import SystemKit
 public actor ServerSettings {
     public nonisolated let paths: ServerPaths
     public nonisolated let overrides: EngineOverrides
-    private let store: Store
+    private let store: any Store
     private nonisolated let defaults: [String: JSONValue]
     private var stored: [String: JSONValue]
     private nonisolated let snapshot: Mutex<PreferenceValues>
@@ -19,7 +19,7 @@ public actor ServerSettings {
     /// Keys that are never echoed back nor set as plain preferences: the password and qbtd's own state.
     static func isPrivate(_ key: String) -> Bool { key == Credentials.passwordKey || key.hasPrefix("qbtd_") }
 
-    public init(store: Store, paths: ServerPaths, overrides: EngineOverrides = EngineOverrides()) async throws {
+    public init(store: any Store, paths: ServerPaths, overrides: EngineOverrides = EngineOverrides()) async throws {
         self.store = store
         self.paths = paths
         self.overrides = overrides

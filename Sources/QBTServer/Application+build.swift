@@ -8,6 +8,7 @@ import Music
 import MusicHTTP
 import Prometheus
 import PushHTTP
+import PostgresStore
 import QBTCore
 import QbtdAPI
 import RSS
@@ -45,7 +46,11 @@ public func buildApplication(
 ) async throws -> (some ApplicationProtocol, ServerParts) {
     let paths = try ServerPaths(dataDirectory: config.dataDirectory, downloadRoot: config.downloadDirectory,
                                 uploadsDirectory: config.uploadsDirectory, allowedPaths: config.allowedPaths)
-    let store = try Store(path: paths.databasePath)
+    let store: any Store = if let cluster = config.cluster {
+        try await PostgresStore(url: cluster.url, node: cluster.node, logger: logger)
+    } else {
+        try SQLiteStore(path: paths.databasePath)
+    }
     let credentials = try await Credentials(store: store)
     let outcome = try await credentials.prepare(username: config.username, password: config.password)
     let settings = try await ServerSettings(store: store, paths: paths, overrides: config.overrides)

@@ -1,0 +1,95 @@
+"""qbtd as a node of a cluster (--cluster postgres://… --node NAME): the catalogue in PostgreSQL instead of the SQLite
+file, migrated once however many nodes start together, each node restarting with its own torrents."""
+import subprocess
+import time
+
+import requests
+
+from cluster_support import fresh_database, psql
+from conftest import QBTD, Qbtd, wait_for
+from rss_support import make_torrent
+
+
+def listening(base):
+    try:
+        return requests.get(base + "/", timeout=1).ok
+    except requests.RequestException:
+        return False
+
+
+def add(q, s, data, **fields):
+    r = s.post(q.url("torrents/add"), files={"torrents": ("t.torrent", data)}, data=fields)
+    assert r.status_code == 200 and r.text == "Ok.", (r.status_code, r.text)
+
+
+def test_a_node_keeps_its_catalogue_in_postgresql_and_restarts_with_it(tmp_path):
+    url = fresh_database()
+    data, infohash = make_torrent(tmp_path / "src", "one")
+    q = Qbtd(tmp_path / "a", extra=["--cluster", url, "--node", "a"])
+    (tmp_path / "a").mkdir()
+    q.start()
+    try:
+        s = q.session()
+        assert s.post(q.url("torrents/createCategory"), data={"category": "films", "savePath": ""}).status_code == 200
+        add(q, s, data, category="films", tags="hd", stopped="true")
+        wait_for(lambda: len(s.get(q.url("torrents/info")).json()) == 1, 30, what="the torrent listed")
+    finally:
+        q.stop()
+    assert not (tmp_path / "a" / "qbtd.sqlite").exists(), "a node keeps no SQLite file"
+    assert psql(url, "SELECT id, node, category FROM torrents") == [[infohash, "a", "films"]]
+    assert psql(url, "SELECT name FROM nodes") == [["a"]]
+
+    q.start()
+    try:
+        s = q.session()
+        torrents = s.get(q.url("torrents/info")).json()
+        assert [(t["hash"], t["category"], t["tags"]) for t in torrents] == [(infohash, "films", "hd")]
+        assert "films" in s.get(q.url("torrents/categories")).json()
+    finally:
+        q.stop()
+
+
+def test_nodes_started_together_migrate_once_and_share_the_catalogue(tmp_path):
+    url = fresh_database()
+    nodes = [Qbtd(tmp_path / name, extra=["--cluster", url, "--node", name]) for name in ("a", "b", "c")]
+    for n in nodes:
+        n.data_dir.mkdir()
+    # Started at once: three processes race for the empty database.
+    procs = [subprocess.Popen([QBTD, "--data-dir", str(n.data_dir), "--host", "127.0.0.1", "--port", str(n.port),
+                               "--peer-listen", "127.0.0.1:0", "--no-discovery", "--no-utp", "--password", n.password,
+                               *n.extra], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT) for n in nodes]
+    try:
+        for n in nodes:
+            wait_for(lambda: listening(n.base), 60, what=f"node {n.data_dir.name} to listen")
+        assert psql(url, "SELECT version, name FROM qbtd_migrations") == [["1", "pg1: the catalogue and its nodes"]]
+        assert psql(url, "SELECT name FROM nodes ORDER BY name") == [["a"], ["b"], ["c"]]
+        # A password set on one node is the cluster's: another node takes it after its restart.
+        a = nodes[0].session()
+        r = a.post(nodes[0].url("app/setPreferences"), data={"json": '{"web_ui_password": "cluster-pass-2"}'})
+        assert r.status_code == 200
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(30)
+    b = nodes[1]
+    b.password = None  # no --password: the stored one, which node a changed
+    b.start()
+    try:
+        b.password = "cluster-pass-2"
+        b.session()
+    finally:
+        b.stop()
+
+
+def test_cluster_flags_say_what_is_wrong(tmp_path):
+    def refused(*args):
+        r = subprocess.run([QBTD, "--data-dir", str(tmp_path), *args], capture_output=True, text=True, timeout=60)
+        assert r.returncode != 0
+        return r.stderr + r.stdout
+
+    assert "postgres://" in refused("--cluster", "mysql://127.0.0.1/x")
+    assert "--cluster" in refused("--node", "a")
+    assert "--node" in refused("--cluster", "postgres://127.0.0.1/x", "--node", "a b")
+    # A database that does not answer: qbtd stops at once, naming it.
+    said = refused("--cluster", "postgres://qbtd@127.0.0.1:1/none?sslmode=disable", "--node", "a")
+    assert "127.0.0.1" in said or "connect" in said.lower(), said
