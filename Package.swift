@@ -72,6 +72,8 @@ let package = Package(
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
         .target(name: "QBTCore", dependencies: ["SystemKit", "TorrentEngine", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log"),
                                                 .product(name: "HashTreeCollections", package: "swift-collections")]),
+        // A cluster's nodes: this process's heartbeat and the list of nodes with their states (no HTTP in it).
+        .target(name: "Cluster", dependencies: ["Store", .product(name: "Logging", package: "swift-log")]),
         // XML from the network made safe for Foundation's XMLParser (feeds, Torznab answers).
         .target(name: "SafeXML"),
         // qBittorrent's search: nova3 Python plugins run as supervised child processes, Torznab indexers, jobs.
@@ -116,7 +118,7 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio")]
         ),
         // `/api/v2/qbtd/*`: API keys, the routes and OpenAPI document, the preference catalogue, Torznab indexers.
-        .target(name: "QbtdAPI", dependencies: ["HTTPKit", "QBTCore", "SystemKit", "Store", "Search", "OpenAPIDocument"]),
+        .target(name: "QbtdAPI", dependencies: ["HTTPKit", "QBTCore", "SystemKit", "Store", "Search", "OpenAPIDocument", "Cluster"]),
         // `sync/maindata` pushed: `/api/v2/qbtd/events` (Server-Sent Events) and `/api/v2/qbtd/events/ws` (WebSocket).
         .target(
             name: "PushHTTP",
@@ -163,7 +165,7 @@ let package = Package(
             dependencies: [
                 "HTTPKit", "WebAPI", "QbtdAPI", "StreamHTTP", "MusicHTTP", "UploadHTTP", "PushHTTP", "WebUI",
                 "QBTCore", "SystemKit", "Search", "Streaming", "RSS", "Uploads", "Music", "Tunnel", "FileRegions", "Store", "PostgresStore",
-                "TorrentEngine",
+                "Cluster", "TorrentEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

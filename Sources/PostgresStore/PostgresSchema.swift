@@ -8,7 +8,14 @@ enum PostgresSchema {
 
     static let migrations: [(name: String, statements: [PostgresQuery])] = [
         ("pg1: the catalogue and its nodes", [
-            "CREATE TABLE nodes (name TEXT PRIMARY KEY, started_at BIGINT NOT NULL, heartbeat_at BIGINT NOT NULL)",
+            """
+            CREATE TABLE nodes (
+                name TEXT COLLATE "C" PRIMARY KEY, address TEXT NOT NULL DEFAULT '', started_at BIGINT NOT NULL,
+                heartbeat_at DOUBLE PRECISION NOT NULL, torrents BIGINT NOT NULL DEFAULT 0,
+                download_rate BIGINT NOT NULL DEFAULT 0, upload_rate BIGINT NOT NULL DEFAULT 0,
+                save_path TEXT NOT NULL DEFAULT '', free_space BIGINT NOT NULL DEFAULT 0,
+                stopped BOOLEAN NOT NULL DEFAULT false)
+            """,
             """
             CREATE TABLE categories (
                 name TEXT COLLATE "C" PRIMARY KEY, save_path TEXT NOT NULL DEFAULT '',

@@ -29,13 +29,7 @@ public final class PostgresStore: Store {
         running = Task { [client] in await client.run() }
         do {
             try await PostgresSchema.migrate(self)
-            try await writing { sql in
-                let now = Int64(Date().timeIntervalSince1970)
-                try await sql.run("""
-                    INSERT INTO nodes (name, started_at, heartbeat_at) VALUES (\(node), \(now), \(now))
-                    ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
-                    """)
-            }
+            try await publish(NodeRecord(name: node, address: "", startedAt: Int64(Date().timeIntervalSince1970)))
         } catch {
             running.cancel()
             throw error

@@ -1,3 +1,4 @@
+import Cluster
 import Foundation
 import HTTPKit
 import Hummingbird
@@ -71,6 +72,13 @@ public func buildApplication(
                                            logger: logger)
     MemoryTuning.trim()
     let keys = try await APIKeyRing(store: store, logger: logger)
+    let membership = NodeMembership(name: config.cluster?.node ?? ProcessInfo.processInfo.hostName,
+                                    registry: store as? any NodeRegistry, logger: logger) { [paths] in
+        let transfer = await service.session.transfer()
+        return NodeRecord(name: "", address: "\(config.host):\(config.port)", startedAt: 0, torrents: await service.count,
+                          downloadRate: Int64(transfer.downloadSpeed), uploadRate: Int64(transfer.uploadSpeed),
+                          savePath: paths.downloadRoot, freeSpace: DiskSpace.available(at: paths.downloadRoot) ?? 0)
+    }
     let identity = Identity(profile: config.profile)
     let sessions = SessionManager(policy: policy.sessions, countLimited: identity.profile >= .v5_3)
     gate.followPreferences(settings, sessions: sessions, log: config.eventLog)
@@ -130,7 +138,7 @@ public func buildApplication(
                            searchPlugins: { Set(await search.pluginList.map(\.record.name)) }),
         SearchController(search: search, service: service, settings: settings, identity: identity),
         RSSController(rss: rss, identity: identity),
-        QbtdController(keys: keys, sessions: sessions, search: search, paths: paths, routes: routeList),
+        QbtdController(keys: keys, sessions: sessions, search: search, paths: paths, routes: routeList, membership: membership),
         StreamController(streams: streams),
         TorrentCreatorController(creator: creator, paths: paths, identity: identity),
     ] + (identity.profile >= .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
@@ -185,7 +193,8 @@ public func buildApplication(
         },
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName),
         services: [
-            EngineLifecycle(service: service, before: { await feed.close(); await rss.shutdown() }),
+            EngineLifecycle(service: service, before: { await feed.close(); await rss.shutdown(); await membership.leave() }),
+            Periodic(every: NodeMembership.heartbeat, startAtOnce: true) { await membership.beat() },  // a cluster's node only
             Periodic(every: .seconds(60), startAtOnce: false) {  // expired tus uploads
                 do { try await tus.sweep() } catch { logger.warning("expired tus uploads stay until the next sweep: \(error)") }
             },

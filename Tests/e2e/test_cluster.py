@@ -93,3 +93,37 @@ def test_cluster_flags_say_what_is_wrong(tmp_path):
     # A database that does not answer: qbtd stops at once, naming it.
     said = refused("--cluster", "postgres://qbtd@127.0.0.1:1/none?sslmode=disable", "--node", "a")
     assert "127.0.0.1" in said or "connect" in said.lower(), said
+
+
+def test_nodes_list_each_other_with_their_states(tmp_path):
+    url = fresh_database()
+    a, b, c = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b", "c"))
+    for n in (a, b, c):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        s = a.session()
+
+        def nodes():
+            return {n["name"]: n for n in s.get(a.url("qbtd/nodes")).json()}
+
+        listed = nodes()
+        assert sorted(listed) == ["a", "b", "c"]
+        assert [n for n in listed if listed[n]["this_node"]] == ["a"]
+        assert {n: listed[n]["state"] for n in listed} == {"a": "up", "b": "up", "c": "up"}
+        assert listed["b"]["address"] == f"127.0.0.1:{b.port}"
+        assert listed["a"]["free_space_on_disk"] > 0 and listed["a"]["save_path"].endswith("/downloads")
+        b.stop()  # a clean stop says goodbye
+        wait_for(lambda: nodes()["b"]["state"] == "stopped", 15, what="b listed as stopped")
+        c.kill()  # silence: lapsed once the 15 s lease runs out
+        wait_for(lambda: nodes()["c"]["state"] == "lapsed", 40, interval=1, what="c listed as lapsed")
+        assert nodes()["a"]["state"] == "up"
+    finally:
+        for n in (a, b, c):
+            n.stop()
+
+
+def test_a_process_without_a_cluster_is_a_cluster_of_one(qbtd_factory):
+    q = qbtd_factory()
+    nodes = q.session().get(q.url("qbtd/nodes")).json()
+    assert [(n["state"], n["this_node"], n["address"]) for n in nodes] == [("up", True, f"127.0.0.1:{q.port}")]
