@@ -72,8 +72,10 @@ let package = Package(
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
         .target(name: "QBTCore", dependencies: ["SystemKit", "TorrentEngine", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log"),
                                                 .product(name: "HashTreeCollections", package: "swift-collections")]),
-        // A cluster's nodes: this process's heartbeat and the list of nodes with their states (no HTTP in it).
-        .target(name: "Cluster", dependencies: ["Store", .product(name: "Logging", package: "swift-log")]),
+        // A cluster's nodes: this process's heartbeat, the list of nodes with their states, and the torrents the
+        // nodes publish to each other for their listings (no HTTP in it).
+        .target(name: "Cluster", dependencies: ["Store", "QBTCore", "TorrentEngine", .product(name: "Logging", package: "swift-log"),
+                                                .product(name: "HashTreeCollections", package: "swift-collections")]),
         // XML from the network made safe for Foundation's XMLParser (feeds, Torznab answers).
         .target(name: "SafeXML"),
         // qBittorrent's search: nova3 Python plugins run as supervised child processes, Torznab indexers, jobs.

@@ -85,6 +85,14 @@ enum PostgresSchema {
                 is_read BOOLEAN NOT NULL DEFAULT false, PRIMARY KEY (feed_uid, id))
             """,
             "CREATE TABLE rss_rules (name TEXT PRIMARY KEY, position BIGINT NOT NULL, definition TEXT NOT NULL)",
+            // Each node's torrents as its listings show them, for the other nodes' listings: a row per torrent,
+            // re-stamped from one sequence at each change (a removed torrent keeps its row, without a body).
+            "CREATE SEQUENCE torrent_views_seq",
+            """
+            CREATE TABLE torrent_views (
+                id TEXT COLLATE "C" PRIMARY KEY, node TEXT NOT NULL, seq BIGINT NOT NULL, body BYTEA)
+            """,
+            "CREATE INDEX torrent_views_by_seq ON torrent_views (seq)",
         ]),
     ]
 

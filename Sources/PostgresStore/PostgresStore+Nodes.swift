@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 import Store
 
@@ -32,5 +33,66 @@ extension PostgresStore: NodeRegistry {
                            freeSpace: try row.get("free_space"), stopped: try row.get("stopped"), silentFor: try row.get("silent_for"))
             }
         }
+    }
+}
+
+/// The nodes' torrents for each other's listings: `torrent_views`, and a `NOTIFY qbtd_views` with each publication.
+extension PostgresStore {
+    static let viewsChannel = "qbtd_views"
+
+    public func publishViews(_ changed: [(id: String, body: Data)], removed: [String]) async throws {
+        guard !changed.isEmpty || !removed.isEmpty else { return }
+        try await writing { sql in
+            for (id, body) in changed {
+                try await sql.run("""
+                    INSERT INTO torrent_views (id, node, seq, body) VALUES (\(id), \(node), nextval('torrent_views_seq'), \(body))
+                    ON CONFLICT (id) DO UPDATE SET node = excluded.node, seq = excluded.seq, body = excluded.body
+                    """)
+            }
+            if !removed.isEmpty {
+                try await sql.run("""
+                    UPDATE torrent_views SET body = NULL, seq = nextval('torrent_views_seq')
+                    WHERE id = ANY(\(removed)) AND node = \(node)
+                    """)
+            }
+            try await sql.run("SELECT pg_notify(\(Self.viewsChannel), \(node))")
+        }
+    }
+
+    public func views(after seq: Int64, limit: Int) async throws -> [PublishedView] {
+        try await reading { sql in
+            try await sql.rows("""
+                SELECT id, node, seq, body FROM torrent_views WHERE seq > \(seq) AND node <> \(node) ORDER BY seq LIMIT \(limit)
+                """) {
+                PublishedView(id: try $0.get("id"), node: try $0.get("node"), seq: try $0.get("seq"), body: try $0.get("body"))
+            }
+        }
+    }
+
+    public func viewPublications() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let listening = Task { [client, logger, node] in
+            // One connection held for LISTEN; when it breaks (a restart of PostgreSQL), listen again after a second,
+            // and wake the reader once so that it catches up on what it missed.
+            for attempt in 0... {
+                if Task.isCancelled { break }
+                if attempt > 0 {
+                    continuation.yield()
+                    try? await Task.sleep(for: .seconds(1))
+                }
+                do {
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: Self.viewsChannel) { notifications in
+                            for try await notification in notifications where notification.payload != node { continuation.yield() }
+                        }
+                    }
+                } catch {
+                    if !Task.isCancelled { logger.debug("listening for the other nodes' torrents again: \(error)") }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in listening.cancel() }
+        return stream
     }
 }

@@ -46,6 +46,8 @@ public actor TorrentService {
     var extraTrackerTask: Task<Void, Never>?
     /// Rows of torrents the engine refused whose delete SQLite refused too: deleted before the next add.
     var refusedRows: Set<TorrentID> = []
+    /// In a cluster, the other nodes' torrents as their owners published them (`TorrentService+Remote`).
+    var remote = RemoteTorrents()
     /// The handlers applying preference changes (`followPreferences`), dropped at shutdown.
     private var preferenceHandlers: [PreferenceSubscription] = []
     private var tasks: [Task<Void, Never>] = []

@@ -108,7 +108,7 @@ extension TorrentView {
 /// How a torrent's announces went, over its trackers' last outcomes (qBittorrent 5.2's `addAnnounceStats`): a
 /// working tracker that answered with a message, a tracker that answered with a failure, and one that could not be
 /// reached or failed otherwise.
-public struct AnnounceFlags: OptionSet, Sendable, Hashable {
+public struct AnnounceFlags: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 

@@ -72,8 +72,10 @@ public func buildApplication(
                                            logger: logger)
     MemoryTuning.trim()
     let keys = try await APIKeyRing(store: store, logger: logger)
+    let registry = store as? any NodeRegistry  // nil: not a cluster
+    let views = registry.map { TorrentViewsSync(registry: $0, service: service, node: config.cluster?.node ?? "", logger: logger) }
     let membership = NodeMembership(name: config.cluster?.node ?? ProcessInfo.processInfo.hostName,
-                                    registry: store as? any NodeRegistry, logger: logger) { [paths] in
+                                    registry: registry, logger: logger) { [paths] in
         let transfer = await service.session.transfer()
         return NodeRecord(name: "", address: "\(config.host):\(config.port)", startedAt: 0, torrents: await service.count,
                           downloadRate: Int64(transfer.downloadSpeed), uploadRate: Int64(transfer.uploadSpeed),
@@ -202,6 +204,7 @@ public func buildApplication(
                 if await !music.directories.isEmpty { await music.scan(join: true) }
             },
         ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
+          + (views.map { [ClusterLifecycle(views: $0)] } ?? [])
           + (config.metricsListen.map { [metrics.application(host: $0.host, port: $0.port, logger: logger)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port, gate.https) },
         eventLoopGroupProvider: .shared(HTTPLoops.group(threads: config.httpThreads)),

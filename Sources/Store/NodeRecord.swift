@@ -1,3 +1,5 @@
+import Foundation
+
 /// A node of a cluster as it last told the others: its row in the cluster's `nodes`, written by each heartbeat.
 public struct NodeRecord: Sendable, Equatable {
     public var name: String
@@ -32,9 +34,32 @@ public struct NodeRecord: Sendable, Equatable {
     }
 }
 
-/// Where a cluster's nodes publish themselves (`PostgresStore`): a heartbeat writes this node's row, any node reads
-/// them all.
+/// One torrent as a node published it for the others' listings: its view encoded by the node (nil: removed), and
+/// where it stands in the cluster's sequence of changes.
+public struct PublishedView: Sendable {
+    public var id: String
+    public var node: String
+    public var seq: Int64
+    public var body: Data?
+
+    public init(id: String, node: String, seq: Int64, body: Data?) {
+        self.id = id
+        self.node = node
+        self.seq = seq
+        self.body = body
+    }
+}
+
+/// What a cluster's nodes tell each other through the catalogue (`PostgresStore`): their heartbeats, and their
+/// torrents as their listings show them.
 public protocol NodeRegistry: Sendable {
+    /// This node's heartbeat: its row, rewritten.
     func publish(_ node: NodeRecord) async throws
     func nodes() async throws -> [NodeRecord]
+    /// This node's changed torrents (encoded views) and removed ones, in one transaction; the other nodes are woken.
+    func publishViews(_ changed: [(id: String, body: Data)], removed: [String]) async throws
+    /// The other nodes' views changed after `seq`, oldest first (at most `limit`).
+    func views(after seq: Int64, limit: Int) async throws -> [PublishedView]
+    /// Wakes each time another node published views; ends when the caller stops listening.
+    func viewPublications() -> AsyncStream<Void>
 }

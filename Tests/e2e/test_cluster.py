@@ -127,3 +127,38 @@ def test_a_process_without_a_cluster_is_a_cluster_of_one(qbtd_factory):
     q = qbtd_factory()
     nodes = q.session().get(q.url("qbtd/nodes")).json()
     assert [(n["state"], n["this_node"], n["address"]) for n in nodes] == [("up", True, f"127.0.0.1:{q.port}")]
+
+
+def test_any_node_lists_every_nodes_torrents(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa, sb = a.session(), b.session()
+        one, one_hash = make_torrent(tmp_path / "src", "one")
+        two, two_hash = make_torrent(tmp_path / "src", "two")
+        add(a, sa, one, category="films", tags="hd", stopped="true")
+        add(b, sb, two, stopped="true")
+
+        def listed(q, s):
+            return {t["hash"]: t for t in s.get(q.url("torrents/info")).json()}
+
+        # Each node lists both: its own, and the other's as the other published it.
+        for q, s in ((a, sa), (b, sb)):
+            wait_for(lambda: set(listed(q, s)) == {one_hash, two_hash}, 20, what=f"both torrents listed on {q.data_dir.name}")
+        on_b = listed(b, sb)[one_hash]
+        assert (on_b["name"], on_b["category"], on_b["tags"], on_b["state"]) == ("one", "films", "hd", "stoppedDL")
+        assert [t["hash"] for t in sb.get(b.url("torrents/info"), params={"category": "films"}).json()] == [one_hash]
+        # sync/maindata too, and its diffs: a's torrent removed on a leaves b's next diff.
+        main = sb.get(b.url("sync/maindata")).json()
+        assert set(main["torrents"]) == {one_hash, two_hash}
+        r = sa.post(a.url("torrents/delete"), data={"hashes": one_hash, "deleteFiles": "false"})
+        assert r.status_code == 200
+        wait_for(lambda: one_hash in sb.get(b.url("sync/maindata"), params={"rid": main["rid"]}).json().get("torrents_removed", []),
+                 20, what="the removal in b's diff")
+        assert set(listed(b, sb)) == {two_hash}
+    finally:
+        for n in (a, b):
+            n.stop()

@@ -80,7 +80,7 @@ public struct TorrentsController: APIController {
 
     func info(_ p: Parameters) async throws -> APIReply {
         if let hashes = p["hashes"], hashes.isEmpty { return .json(.array([])) }
-        let board = await service.freshBoard()
+        let board = await service.freshListing()
         let subcategories = service.labels.subcategoriesEnabled
         // qbtd's includeFiles and includeProperties: each row also carries what torrents/files and
         // torrents/properties answer for it, so a tool reads a library in one request.
