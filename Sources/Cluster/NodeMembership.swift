@@ -32,6 +32,8 @@ public actor NodeMembership {
     let startedAt = Int64(Date().timeIntervalSince1970)
     let status: @Sendable () async -> NodeRecord
     let logger: Logger
+    /// The nodes' states as the last heartbeat read them.
+    private var known: [String: State] = [:]
 
     /// `status` says what this node runs now (its name and start time are filled in here).
     public init(name: String, registry: (any NodeRegistry)?, logger: Logger, status: @escaping @Sendable () async -> NodeRecord) {
@@ -55,6 +57,7 @@ public actor NodeMembership {
         let record = await current()
         do {
             try await registry.publish(record)
+            known = Dictionary(try await nodes().map { ($0.record.name, $0.state) }, uniquingKeysWith: { $1 })
         } catch {
             logger.warning("the cluster's database did not take node \(name)'s heartbeat (the next comes in \(Self.heartbeat)): \(error)")
         }
@@ -67,6 +70,9 @@ public actor NodeMembership {
             logger.warning("node \(name) could not record its stop (the others will count it lapsed): \(error)")
         }
     }
+
+    /// A node's state as of the last heartbeat (nil: not known yet).
+    public func state(of node: String) -> State? { known[node] }
 
     /// Every node, by name, with its state.
     public func nodes() async throws -> [Node] {

@@ -93,6 +93,14 @@ enum PostgresSchema {
                 id TEXT COLLATE "C" PRIMARY KEY, node TEXT NOT NULL, seq BIGINT NOT NULL, body BYTEA)
             """,
             "CREATE INDEX torrent_views_by_seq ON torrent_views (seq)",
+            // Calls for a torrent another node runs: the sender's request, then the owner's answer.
+            """
+            CREATE TABLE commands (
+                id BIGSERIAL PRIMARY KEY, target TEXT NOT NULL, sender TEXT NOT NULL, request BYTEA NOT NULL,
+                taken BOOLEAN NOT NULL DEFAULT false, answer BYTEA,
+                created_at DOUBLE PRECISION NOT NULL DEFAULT extract(epoch FROM clock_timestamp()))
+            """,
+            "CREATE INDEX commands_waiting ON commands (target, id) WHERE NOT taken",
         ]),
     ]
 

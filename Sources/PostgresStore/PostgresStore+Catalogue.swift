@@ -28,13 +28,13 @@ extension PostgresStore {
     public func createCategory(_ c: Category) async throws -> Bool {
         let l = c.shareLimits
         return try await writing { sql in
-            try await sql.count("""
+            try await sql.labelsChanged(sql.count("""
                 INSERT INTO categories (name, save_path, download_path, download_path_enabled, ratio_limit,
                     seeding_time_limit, inactive_seeding_time_limit, share_limit_action, share_limits_mode)
                 VALUES (\(c.name), \(c.savePath), \(c.downloadPath?.path), \(c.downloadPath?.enabled), \(l.ratio),
                     \(l.seedingTime), \(l.inactiveSeedingTime), \(l.action), \(l.mode))
                 ON CONFLICT DO NOTHING RETURNING name
-                """) > 0
+                """), by: node)
         }
     }
 
@@ -42,18 +42,20 @@ extension PostgresStore {
     public func editCategory(_ c: Category) async throws -> Bool {
         let l = c.shareLimits
         return try await writing { sql in
-            try await sql.count("""
+            try await sql.labelsChanged(sql.count("""
                 UPDATE categories SET save_path = \(c.savePath), download_path = \(c.downloadPath?.path),
                     download_path_enabled = \(c.downloadPath?.enabled), ratio_limit = \(l.ratio),
                     seeding_time_limit = \(l.seedingTime), inactive_seeding_time_limit = \(l.inactiveSeedingTime),
                     share_limit_action = \(l.action), share_limits_mode = \(l.mode)
                 WHERE name = \(c.name) RETURNING name
-                """) > 0
+                """), by: node)
         }
     }
 
     public func removeCategories(_ names: [String]) async throws {
-        try await writing { sql in try await sql.run("DELETE FROM categories WHERE name = ANY(\(names))") }
+        try await writing { [node] sql in
+            try await sql.labelsChanged(sql.count("DELETE FROM categories WHERE name = ANY(\(names)) RETURNING name"), by: node)
+        }
     }
 
     public func tags() async throws -> [String] {
@@ -61,11 +63,17 @@ extension PostgresStore {
     }
 
     public func createTags(_ names: [String]) async throws {
-        try await writing { sql in try await sql.run("INSERT INTO tags (name) SELECT unnest(\(names)::text[]) ON CONFLICT DO NOTHING") }
+        try await writing { [node] sql in
+            try await sql.labelsChanged(sql.count("""
+                INSERT INTO tags (name) SELECT unnest(\(names)::text[]) ON CONFLICT DO NOTHING RETURNING name
+                """), by: node)
+        }
     }
 
     public func deleteTags(_ names: [String]) async throws {
-        try await writing { sql in try await sql.run("DELETE FROM tags WHERE name = ANY(\(names))") }
+        try await writing { [node] sql in
+            try await sql.labelsChanged(sql.count("DELETE FROM tags WHERE name = ANY(\(names)) RETURNING name"), by: node)
+        }
     }
 
     // MARK: preferences

@@ -39,6 +39,17 @@ extension PostgresStore: NodeRegistry {
 /// The nodes' torrents for each other's listings: `torrent_views`, and a `NOTIFY qbtd_views` with each publication.
 extension PostgresStore {
     static let viewsChannel = "qbtd_views"
+    static let labelsChannel = "qbtd_labels"
+
+    public func labelChanges() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let relay = Task { [node] in
+            for await sender in notifications(Self.labelsChannel) where sender != node { continuation.yield() }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return stream
+    }
 
     public func publishViews(_ changed: [(id: String, body: Data)], removed: [String]) async throws {
         guard !changed.isEmpty || !removed.isEmpty else { return }
@@ -71,23 +82,34 @@ extension PostgresStore {
 
     public func viewPublications() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let listening = Task { [client, logger, node] in
-            // One connection held for LISTEN; when it breaks (a restart of PostgreSQL), listen again after a second,
-            // and wake the reader once so that it catches up on what it missed.
-            for attempt in 0... {
-                if Task.isCancelled { break }
+        let relay = Task { [node] in
+            for await sender in notifications(Self.viewsChannel) where sender != node { continuation.yield() }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return stream
+    }
+
+    /// The payloads of `NOTIFY channel`, on one connection held for `LISTEN`. When the connection breaks (a restart of
+    /// PostgreSQL) it listens again after a second, and yields "" once so that the reader catches up on what it missed.
+    func notifications(_ channel: String) -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
+        let listening = Task { [client, logger] in
+            var attempt = 0
+            while !Task.isCancelled {
                 if attempt > 0 {
-                    continuation.yield()
+                    continuation.yield("")
                     try? await Task.sleep(for: .seconds(1))
                 }
+                attempt += 1
                 do {
                     try await client.withConnection { connection in
-                        try await connection.listen(on: Self.viewsChannel) { notifications in
-                            for try await notification in notifications where notification.payload != node { continuation.yield() }
+                        try await connection.listen(on: channel) { notifications in
+                            for try await notification in notifications { continuation.yield(notification.payload) }
                         }
                     }
                 } catch {
-                    if !Task.isCancelled { logger.debug("listening for the other nodes' torrents again: \(error)") }
+                    if !Task.isCancelled { logger.debug("listening on \(channel) again: \(error)") }
                 }
             }
             continuation.finish()
@@ -95,4 +117,53 @@ extension PostgresStore {
         continuation.onTermination = { _ in listening.cancel() }
         return stream
     }
+}
+
+/// Calls for a torrent another node runs (`commands`): `NOTIFY qbtd_commands` names the node a call is for,
+/// `NOTIFY qbtd_answers` the call answered.
+extension PostgresStore {
+    static let commandsChannel = "qbtd_commands"
+    static let answersChannel = "qbtd_answers"
+
+    public func sendCommand(to target: String, _ request: Data) async throws -> Int64 {
+        try await writing { sql in
+            let id = try await sql.rows("""
+                INSERT INTO commands (target, sender, request) VALUES (\(target), \(node), \(request)) RETURNING id
+                """) { try $0.get("id", as: Int64.self) }[0]
+            try await sql.run("SELECT pg_notify(\(Self.commandsChannel), \(target))")
+            return id
+        }
+    }
+
+    public func takeCommands(limit: Int) async throws -> [(id: Int64, request: Data)] {
+        try await writing { sql in
+            try await sql.rows("""
+                UPDATE commands SET taken = true WHERE id IN (
+                    SELECT id FROM commands WHERE target = \(node) AND NOT taken ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                RETURNING id, request
+                """) { (try $0.get("id", as: Int64.self), try $0.get("request", as: Data.self)) }
+        }
+    }
+
+    public func answerCommand(_ id: Int64, _ answer: Data) async throws {
+        try await writing { sql in
+            try await sql.run("UPDATE commands SET answer = \(answer) WHERE id = \(id)")
+            try await sql.run("SELECT pg_notify(\(Self.answersChannel), \(String(id)))")
+        }
+    }
+
+    public func collectAnswer(_ id: Int64) async throws -> CommandOutcome {
+        try await writing { sql in
+            let rows = try await sql.rows("DELETE FROM commands WHERE id = \(id) AND (answer IS NOT NULL OR NOT taken) RETURNING taken, answer") {
+                (try $0.get("taken", as: Bool.self), try $0.get("answer", as: Data?.self))
+            }
+            guard let (taken, answer) = rows.first else { return .unanswered }
+            if let answer { return .answered(answer) }
+            return taken ? .unanswered : .withdrawn
+        }
+    }
+
+    public func commandNotifications() -> AsyncStream<String> { notifications(Self.commandsChannel) }
+    public func answerNotifications() -> AsyncStream<String> { notifications(Self.answersChannel) }
+
 }

@@ -16,7 +16,9 @@ extension PostgresStore {
         try await writing { sql in
             for (r, tags) in items {
                 if let category = r.category {
-                    try await sql.run("INSERT INTO categories (name) VALUES (\(category)) ON CONFLICT DO NOTHING")
+                    _ = try await sql.labelsChanged(sql.count("""
+                        INSERT INTO categories (name) VALUES (\(category)) ON CONFLICT DO NOTHING RETURNING name
+                        """), by: node)
                 }
                 try await sql.run("""
                     INSERT INTO torrents (id, node, name, metainfo, magnet, save_path, category, added_on, completed_on,
@@ -29,7 +31,7 @@ extension PostgresStore {
                         \(r.forceStart), \(r.superSeeding), \(r.downloadPath), \(r.stopCondition), \(r.comment),
                         \(r.shareLimitAction), \(r.shareLimitsMode), \(r.resumeData))
                     """)
-                try await Self.attach(tags: tags, to: [r.id], sql)
+                try await Self.attach(tags: tags, to: [r.id], sql, by: node)
             }
         }
     }
@@ -111,7 +113,9 @@ extension PostgresStore {
             guard var r = try await Self.storedTorrent(id, sql, lock: true)?.record else { return }
             change(&r)
             if let category = r.category {
-                try await sql.run("INSERT INTO categories (name) VALUES (\(category)) ON CONFLICT DO NOTHING")
+                _ = try await sql.labelsChanged(sql.count("""
+                    INSERT INTO categories (name) VALUES (\(category)) ON CONFLICT DO NOTHING RETURNING name
+                    """), by: node)
             }
             try await sql.run("""
                 UPDATE torrents SET name = \(r.name), metainfo = \(r.metainfo), magnet = \(r.magnet), save_path = \(r.savePath),
@@ -149,7 +153,7 @@ extension PostgresStore {
     }
 
     public func addTags(_ tags: [String], to ids: [String]) async throws {
-        try await writing { sql in try await Self.attach(tags: tags, to: ids, sql) }
+        try await writing { [node] sql in try await Self.attach(tags: tags, to: ids, sql, by: node) }
     }
 
     public func removeTags(_ tags: [String]?, from ids: [String]) async throws {
@@ -162,9 +166,11 @@ extension PostgresStore {
         }
     }
 
-    static func attach(tags: [String], to ids: [String], _ sql: SQL) async throws {
+    static func attach(tags: [String], to ids: [String], _ sql: SQL, by node: String) async throws {
         guard !tags.isEmpty else { return }
-        try await sql.run("INSERT INTO tags (name) SELECT unnest(\(tags)::text[]) ON CONFLICT DO NOTHING")
+        _ = try await sql.labelsChanged(sql.count("""
+            INSERT INTO tags (name) SELECT unnest(\(tags)::text[]) ON CONFLICT DO NOTHING RETURNING name
+            """), by: node)
         try await sql.run("""
             INSERT INTO torrent_tags (torrent_id, tag) SELECT t.id, g.tag FROM torrents t, unnest(\(tags)::text[]) AS g(tag)
             WHERE t.id = ANY(\(ids)) ON CONFLICT DO NOTHING

@@ -97,6 +97,15 @@ struct SQL {
         return out
     }
 
+    /// After a write to categories or tags that changed `rows` rows: wakes the other nodes to read them again (the
+    /// notification goes out when the transaction commits). Returns whether any changed.
+    @discardableResult
+    func labelsChanged(_ rows: Int, by node: String) async throws -> Bool {
+        guard rows > 0 else { return false }
+        try await run("SELECT pg_notify(\(PostgresStore.labelsChannel), \(node))")
+        return true
+    }
+
     /// How many rows a statement returned (a `RETURNING` clause's: whether an insert or update took).
     func count(_ query: PostgresQuery) async throws -> Int {
         try await rows(query) { _ in () }.count

@@ -142,3 +142,15 @@ extension TorrentService {
                             tableTrackersRevision: local.tableTrackersRevision, rowSettings: local.rowSettings)
     }
 }
+
+extension TorrentService {
+    /// The node that runs each of these torrents, grouped: nil for this node's own and for hashes no node has.
+    public func owners(of ids: [TorrentID]) -> [String?: [TorrentID]] {
+        var groups: [String?: [TorrentID]] = [:]
+        for id in ids { groups[torrents[id] == nil ? remote.torrents[id]?.node : nil, default: []].append(id) }
+        return groups
+    }
+
+    /// The other nodes that run torrents this node lists.
+    public func remoteNodes() -> Set<String> { Set(remote.torrents.values.map(\.node)) }
+}

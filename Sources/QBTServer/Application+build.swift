@@ -81,6 +81,8 @@ public func buildApplication(
                           downloadRate: Int64(transfer.downloadSpeed), uploadRate: Int64(transfer.uploadSpeed),
                           savePath: paths.downloadRoot, freeSpace: DiskSpace.available(at: paths.downloadRoot) ?? 0)
     }
+    let commands = registry.map { CommandRelay(registry: $0, node: config.cluster?.node ?? "", logger: logger) }
+    let relay = commands.map { ClusterRelay(commands: $0, service: service, membership: membership) }
     let identity = Identity(profile: config.profile)
     let sessions = SessionManager(policy: policy.sessions, countLimited: identity.profile >= .v5_3)
     gate.followPreferences(settings, sessions: sessions, log: config.eventLog)
@@ -144,7 +146,9 @@ public func buildApplication(
         StreamController(streams: streams),
         TorrentCreatorController(creator: creator, paths: paths, identity: identity),
     ] + (identity.profile >= .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
-    let api = APIRouter(controllers: controllers, sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
+    let api = APIRouter(controllers: controllers, sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger,
+                        relay: relay)
+    relay?.attach(api)
     // qbtd's web interface plays music with its session (same-site requests only, as the API's CSRF rule).
     let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))",
                                   tunnelURL: { await tunnel?.publicURL }, webSession: api.sameSiteSession)
@@ -204,7 +208,8 @@ public func buildApplication(
                 if await !music.directories.isEmpty { await music.scan(join: true) }
             },
         ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
-          + (views.map { [ClusterLifecycle(views: $0)] } ?? [])
+          + (views.map { [ClusterLifecycle(views: $0, commands: commands!, relay: relay!,
+                                                         labels: LabelsSync(registry: registry!, service: service))] } ?? [])
           + (config.metricsListen.map { [metrics.application(host: $0.host, port: $0.port, logger: logger)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port, gate.https) },
         eventLoopGroupProvider: .shared(HTTPLoops.group(threads: config.httpThreads)),

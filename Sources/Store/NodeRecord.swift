@@ -62,4 +62,30 @@ public protocol NodeRegistry: Sendable {
     func views(after seq: Int64, limit: Int) async throws -> [PublishedView]
     /// Wakes each time another node published views; ends when the caller stops listening.
     func viewPublications() -> AsyncStream<Void>
+
+    /// Wakes each time another node changed the cluster's categories or tags (and once after a lost connection).
+    func labelChanges() -> AsyncStream<Void>
+
+    /// Queues a call for `target` (a torrent it runs) and wakes it; the id names the call's answer.
+    func sendCommand(to target: String, _ request: Data) async throws -> Int64
+    /// The calls queued for this node, taken (each by one taker only).
+    func takeCommands(limit: Int) async throws -> [(id: Int64, request: Data)]
+    /// A taken call's answer, for its sender (who is woken).
+    func answerCommand(_ id: Int64, _ answer: Data) async throws
+    /// A sent call's outcome, once woken or tired of waiting: its answer, or that it will never run (withdrawn
+    /// before its node took it), or that its node took it without answering yet.
+    func collectAnswer(_ id: Int64) async throws -> CommandOutcome
+    /// The names of the nodes calls were queued for, as they are (a "" after a lost connection: look again).
+    func commandNotifications() -> AsyncStream<String>
+    /// The ids of the calls answered, as they are (a "" after a lost connection: look again).
+    func answerNotifications() -> AsyncStream<String>
+}
+
+/// What became of a call sent to another node.
+public enum CommandOutcome: Sendable {
+    case answered(Data)
+    /// Its node had not taken it: withdrawn, it never runs.
+    case withdrawn
+    /// Its node took it but has not answered: it may have happened.
+    case unanswered
 }

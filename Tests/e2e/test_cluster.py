@@ -162,3 +162,54 @@ def test_any_node_lists_every_nodes_torrents(tmp_path):
     finally:
         for n in (a, b):
             n.stop()
+
+
+def test_any_node_acts_on_every_nodes_torrents(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa, sb = a.session(), b.session()
+        one, one_hash = make_torrent(tmp_path / "src", "one")
+        two, two_hash = make_torrent(tmp_path / "src", "two")
+        add(a, sa, one, stopped="true")
+        add(b, sb, two, stopped="true")
+        wait_for(lambda: len(sb.get(b.url("torrents/info")).json()) == 2, 20, what="b lists a's torrent")
+
+        # Reads of a's torrent asked of b are answered by a.
+        props = sb.get(b.url("torrents/properties"), params={"hash": one_hash})
+        assert props.status_code == 200 and props.json()["save_path"] == sa.get(a.url("torrents/properties"), params={"hash": one_hash}).json()["save_path"]
+        files = sb.get(b.url("torrents/files"), params={"hash": one_hash}).json()
+        assert [f["name"] for f in files] == ["one/one.bin"]
+        assert sb.get(b.url("torrents/trackers"), params={"hash": one_hash}).status_code == 200
+
+        # Actions asked of b for a's torrent happen on a, and b's listing follows.
+        assert sb.post(b.url("torrents/createCategory"), data={"category": "films"}).status_code == 200
+        r = sb.post(b.url("torrents/setCategory"), data={"hashes": one_hash, "category": "films"})
+        assert r.status_code == 200, r.text
+        wait_for(lambda: sa.get(a.url("torrents/info"), params={"hashes": one_hash}).json()[0]["category"] == "films", 10,
+                 what="the category set on a")
+        # One call naming both nodes' torrents reaches both.
+        r = sb.post(b.url("torrents/start"), data={"hashes": f"{one_hash}|{two_hash}"})
+        assert r.status_code == 200, r.text
+        def started(q, s, h):
+            return s.get(q.url("torrents/info"), params={"hashes": h}).json()[0]["state"] not in ("stoppedDL", "pausedDL")
+        wait_for(lambda: started(a, sa, one_hash) and started(b, sb, two_hash), 15, what="both started")
+        # hashes=all too.
+        assert sb.post(b.url("torrents/stop"), data={"hashes": "all"}).status_code == 200
+        wait_for(lambda: not started(a, sa, one_hash) and not started(b, sb, two_hash), 15, what="both stopped")
+        # An unknown hash is still qBittorrent's 404.
+        assert sb.get(b.url("torrents/properties"), params={"hash": "0" * 40}).status_code == 404
+
+        # A node that is down: a clear 503 naming it, never a silent success.
+        a.stop()
+        wait_for(lambda: {n["name"]: n["state"] for n in sb.get(b.url("qbtd/nodes")).json()}["a"] == "stopped", 15,
+                 what="a stopped")
+        time.sleep(6)  # b's own view of a's state comes with its next heartbeat
+        r = sb.post(b.url("torrents/start"), data={"hashes": one_hash})
+        assert r.status_code == 503 and "node a" in r.text, (r.status_code, r.text)
+    finally:
+        for n in (a, b):
+            n.stop()
