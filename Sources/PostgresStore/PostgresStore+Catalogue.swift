@@ -99,6 +99,7 @@ extension PostgresStore {
                     INSERT INTO preferences (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO UPDATE SET value = excluded.value
                     """)
             }
+            if !encoded.isEmpty { try await sql.run("SELECT pg_notify(\(Self.preferencesChannel), \(node))") }
         }
     }
 

@@ -40,11 +40,16 @@ extension PostgresStore: NodeRegistry {
 extension PostgresStore {
     static let viewsChannel = "qbtd_views"
     static let labelsChannel = "qbtd_labels"
+    static let preferencesChannel = "qbtd_preferences"
 
-    public func labelChanges() -> AsyncStream<Void> {
+    public func labelChanges() -> AsyncStream<Void> { othersChanges(Self.labelsChannel) }
+    public func preferenceChanges() -> AsyncStream<Void> { othersChanges(Self.preferencesChannel) }
+
+    /// Wakes for each notification on `channel` another node sent (and after a lost connection).
+    private func othersChanges(_ channel: String) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let relay = Task { [node] in
-            for await sender in notifications(Self.labelsChannel) where sender != node { continuation.yield() }
+            for await sender in notifications(channel) where sender != node { continuation.yield() }
             continuation.finish()
         }
         continuation.onTermination = { _ in relay.cancel() }
@@ -80,15 +85,7 @@ extension PostgresStore {
         }
     }
 
-    public func viewPublications() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let relay = Task { [node] in
-            for await sender in notifications(Self.viewsChannel) where sender != node { continuation.yield() }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in relay.cancel() }
-        return stream
-    }
+    public func viewPublications() -> AsyncStream<Void> { othersChanges(Self.viewsChannel) }
 
     /// The payloads of `NOTIFY channel`, on one connection held for `LISTEN`. When the connection breaks (a restart of
     /// PostgreSQL) it listens again after a second, and yields "" once so that the reader catches up on what it missed.

@@ -150,6 +150,22 @@ public actor ServerSettings {
         return change.changedKeys
     }
 
+    /// Another node of the cluster changed preferences in the shared store: the values that differ from this node's are
+    /// taken and applied as if set here (that node checked them). Returns the keys that changed.
+    @discardableResult
+    public func adoptStored() async throws -> Set<String> {
+        let now = try await PreferenceSettings.load(from: store)
+        var changed: Set<String> = []
+        for (key, value) in now where stored[key] != value {
+            stored[key] = value
+            changed.insert(key)
+        }
+        guard !changed.isEmpty else { return [] }
+        publish()
+        try await handlers.runAfter(PreferenceChange(changedKeys: changed, askedKeys: changed))
+        return changed
+    }
+
     static let scanDirsKey = PreferenceKeys.name(\.scanDirs)
     static let pathKeys = PreferenceKeys.names(\.savePath, \.tempPath)
 

@@ -8,13 +8,13 @@ struct ClusterLifecycle: Service {
     let views: TorrentViewsSync
     let commands: CommandRelay
     let relay: ClusterRelay
-    let labels: LabelsSync
+    let catalogue: CatalogueSync
 
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await views.follow() }
             group.addTask { await commands.followAnswers() }
-            group.addTask { await labels.follow() }
+            group.addTask { await catalogue.follow() }
             group.addTask { await commands.serve(relay.serve) }
             group.addTask { try? await Periodic(every: TorrentViewsSync.publishEvery, startAtOnce: true) { await views.publish() }.run() }
             group.addTask { try? await Periodic(every: TorrentViewsSync.catchUpEvery, startAtOnce: true) { await views.catchUp() }.run() }

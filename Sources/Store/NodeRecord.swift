@@ -65,6 +65,8 @@ public protocol NodeRegistry: Sendable {
 
     /// Wakes each time another node changed the cluster's categories or tags (and once after a lost connection).
     func labelChanges() -> AsyncStream<Void>
+    /// Wakes each time another node changed the cluster's preferences (and once after a lost connection).
+    func preferenceChanges() -> AsyncStream<Void>
 
     /// Queues a call for `target` (a torrent it runs) and wakes it; the id names the call's answer.
     func sendCommand(to target: String, _ request: Data) async throws -> Int64

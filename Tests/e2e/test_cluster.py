@@ -213,3 +213,26 @@ def test_any_node_acts_on_every_nodes_torrents(tmp_path):
     finally:
         for n in (a, b):
             n.stop()
+
+
+def test_a_preference_set_on_one_node_applies_on_every_node(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa, sb = a.session(), b.session()
+        r = sa.post(a.url("app/setPreferences"), data={"json": '{"dl_limit": 1048576, "max_active_downloads": 7}'})
+        assert r.status_code == 200
+        # Taken and applied on b without a restart: its engine's limit too, not only the stored value.
+        wait_for(lambda: sb.get(b.url("transfer/downloadLimit")).text == "1048576", 10, what="b's download limit")
+        assert sb.get(b.url("app/preferences")).json()["max_active_downloads"] == 7
+        # Categories and tags made on b are a's at once too.
+        assert sb.post(b.url("torrents/createCategory"), data={"category": "music", "savePath": ""}).status_code == 200
+        assert sb.post(b.url("torrents/createTags"), data={"tags": "flac"}).status_code == 200
+        wait_for(lambda: "music" in sa.get(a.url("torrents/categories")).json()
+                 and "flac" in sa.get(a.url("torrents/tags")).json(), 10, what="a's categories and tags")
+    finally:
+        for n in (a, b):
+            n.stop()
