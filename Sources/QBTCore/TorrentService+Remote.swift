@@ -83,7 +83,9 @@ extension TorrentService {
     }
 
     private func view(_ torrent: RemoteTorrent) -> TorrentView {
-        TorrentView(facts: torrent.facts, status: torrent.status, rowSettings: rowSettings)
+        var view = TorrentView(facts: torrent.facts, status: torrent.status, rowSettings: rowSettings)
+        view.node = torrent.node
+        return view
     }
 
     /// The board listings read (`torrents/info`, `sync/maindata`): this node's torrents, and in a cluster the other

@@ -11,6 +11,8 @@ public struct TorrentView: Sendable {
     public var globalLimits = ShareLimits()
     /// Whether libtorrent's queue was on when the view was made (its state depends on it).
     public var queueingEnabled = false
+    /// In a cluster, the node that runs it when that is another one; nil: this process.
+    public var node: String?
 
     public init(facts: TorrentFacts, status: TorrentStatus, globalLimits: ShareLimits, queueingEnabled: Bool) {
         let r = facts.record

@@ -83,7 +83,8 @@ public func buildApplication(
     }
     let commands = registry.map { CommandRelay(registry: $0, node: config.cluster?.node ?? "", logger: logger) }
     let relay = commands.map { ClusterRelay(commands: $0, service: service, membership: membership) }
-    let identity = Identity(profile: config.profile)
+    var identity = Identity(profile: config.profile)
+    identity.node = config.cluster?.node
     let sessions = SessionManager(policy: policy.sessions, countLimited: identity.profile >= .v5_3)
     gate.followPreferences(settings, sessions: sessions, log: config.eventLog)
     var streamSettings = StreamService.Configuration(cacheDirectory: config.streamCacheDirectory ?? paths.dataDirectory + "/stream-cache")

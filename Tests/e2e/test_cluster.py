@@ -150,6 +150,9 @@ def test_any_node_lists_every_nodes_torrents(tmp_path):
             wait_for(lambda: set(listed(q, s)) == {one_hash, two_hash}, 20, what=f"both torrents listed on {q.data_dir.name}")
         on_b = listed(b, sb)[one_hash]
         assert (on_b["name"], on_b["category"], on_b["tags"], on_b["state"]) == ("one", "films", "hd", "stoppedDL")
+        # qbtd's node: on every torrent of a cluster, and a filter.
+        assert {h: t["node"] for h, t in listed(b, sb).items()} == {one_hash: "a", two_hash: "b"}
+        assert [t["hash"] for t in sb.get(b.url("torrents/info"), params={"node": "a"}).json()] == [one_hash]
         assert [t["hash"] for t in sb.get(b.url("torrents/info"), params={"category": "films"}).json()] == [one_hash]
         # sync/maindata too, and its diffs: a's torrent removed on a leaves b's next diff.
         main = sb.get(b.url("sync/maindata")).json()
