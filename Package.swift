@@ -167,7 +167,7 @@ let package = Package(
             dependencies: [
                 "HTTPKit", "WebAPI", "QbtdAPI", "StreamHTTP", "MusicHTTP", "UploadHTTP", "PushHTTP", "WebUI",
                 "QBTCore", "SystemKit", "Search", "Streaming", "RSS", "Uploads", "Music", "Tunnel", "FileRegions", "Store", "PostgresStore",
-                "Cluster", "TorrentEngine",
+                "Cluster", "TorrentEngine", "FormData",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

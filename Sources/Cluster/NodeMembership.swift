@@ -27,13 +27,13 @@ public actor NodeMembership {
         public var isSelf: Bool
     }
 
-    public let name: String
+    public nonisolated let name: String
     let registry: (any NodeRegistry)?
     let startedAt = Int64(Date().timeIntervalSince1970)
     let status: @Sendable () async -> NodeRecord
     let logger: Logger
-    /// The nodes' states as the last heartbeat read them.
-    private var known: [String: State] = [:]
+    /// The nodes as the last heartbeat read them.
+    private var known: [String: Node] = [:]
 
     /// `status` says what this node runs now (its name and start time are filled in here).
     public init(name: String, registry: (any NodeRegistry)?, logger: Logger, status: @escaping @Sendable () async -> NodeRecord) {
@@ -57,7 +57,7 @@ public actor NodeMembership {
         let record = await current()
         do {
             try await registry.publish(record)
-            known = Dictionary(try await nodes().map { ($0.record.name, $0.state) }, uniquingKeysWith: { $1 })
+            known = Dictionary(try await nodes().map { ($0.record.name, $0) }, uniquingKeysWith: { $1 })
         } catch {
             logger.warning("the cluster's database did not take node \(name)'s heartbeat (the next comes in \(Self.heartbeat)): \(error)")
         }
@@ -72,7 +72,19 @@ public actor NodeMembership {
     }
 
     /// A node's state as of the last heartbeat (nil: not known yet).
-    public func state(of node: String) -> State? { known[node] }
+    public func state(of node: String) -> State? { known[node]?.state }
+
+    /// Where a new torrent goes when the client names no node: the node that is up with the most free space on its
+    /// save path; this one when it has about as much (within 1 %, or 1 GiB), so that an even cluster adds where
+    /// asked. nil: this node.
+    public func placement() -> String? {
+        let up = known.values.filter { $0.state == .up }
+        guard let best = up.max(by: { ($0.record.freeSpace, $1.record.name) < ($1.record.freeSpace, $0.record.name) }),
+              best.record.name != name else { return nil }
+        let mine = known[name]?.record.freeSpace ?? 0
+        let margin = max(best.record.freeSpace / 100, 1 << 30)
+        return mine >= best.record.freeSpace - margin ? nil : best.record.name
+    }
 
     /// Every node, by name, with its state.
     public func nodes() async throws -> [Node] {

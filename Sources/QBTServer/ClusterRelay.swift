@@ -34,6 +34,7 @@ final class ClusterRelay: APIRelay {
 
     func answer(scope: String, action: String, _ p: Parameters,
                 here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
+        if scope == "torrents" && action == "add" { return try await add(p, here: here) }
         guard Self.relays(scope, action) else { return try await here(p) }
         let key = p["hash"] != nil ? "hash" : "hashes"
         guard let value = p[key] else { return try await here(p) }
@@ -59,11 +60,29 @@ final class ClusterRelay: APIRelay {
         return last ?? .empty
     }
 
+    /// `torrents/add` on the node the client names (qbtd's `node`), else on the node with the most free space.
+    private func add(_ p: Parameters, here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
+        var p = p
+        let named = p.fields.removeValue(forKey: "node").flatMap { $0.isEmpty ? nil : $0 }
+        let target: String?
+        if let named {
+            guard named != membership.name else { return try await here(p) }
+            guard await membership.state(of: named) == .up else {
+                throw HTTPRefusal(.badRequest, "no node named \(named) is up: qbtd/nodes lists the cluster's nodes and their states")
+            }
+            target = named
+        } else {
+            target = await membership.placement()
+        }
+        guard let target else { return try await here(p) }
+        return try await relay(target, "torrents", "add", p)
+    }
+
     private func relay(_ node: String, _ scope: String, _ action: String, _ p: Parameters) async throws -> APIReply {
         if let state = await membership.state(of: node), state != .up {
             throw ClusterError.nodeDown(node, state: state.rawValue)
         }
-        let request = try JSONEncoder().encode(RelayedCall(scope: scope, action: action, fields: p.fields))
+        let request = try JSONEncoder().encode(RelayedCall(scope: scope, action: action, p))
         let answer = try await commands.call(node, request)
         return try JSONDecoder().decode(RelayedReply.self, from: answer).reply()
     }
@@ -75,7 +94,7 @@ final class ClusterRelay: APIRelay {
             // A category or tag the caller's node made a moment ago: its notification may not have come yet.
             if call.fields["category"] != nil || call.fields["tags"] != nil { await service.reloadLabels() }
             do {
-                reply = try RelayedReply(try await router.perform(scope: call.scope, action: call.action, Parameters(fields: call.fields)))
+                reply = try RelayedReply(try await router.perform(scope: call.scope, action: call.action, call.parameters))
             } catch let answer as any HTTPAnswer {
                 reply = .failure(status: answer.status.code, message: answer.message)
             } catch {

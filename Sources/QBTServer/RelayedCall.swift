@@ -1,3 +1,4 @@
+import FormData
 import Foundation
 import HTTPKit
 import QBTCore
@@ -7,6 +8,25 @@ struct RelayedCall: Codable {
     var scope: String
     var action: String
     var fields: [String: String]
+    /// The files of a multipart call (`torrents/add`'s .torrent files).
+    var files: [File] = []
+
+    struct File: Codable {
+        var field: String
+        var filename: String
+        var data: Data
+    }
+
+    init(scope: String, action: String, _ p: Parameters) {
+        self.scope = scope
+        self.action = action
+        fields = p.fields
+        files = p.files.map { File(field: $0.field, filename: $0.filename, data: Data($0.data)) }
+    }
+
+    var parameters: Parameters {
+        Parameters(fields: fields, files: files.map { UploadedFile(field: $0.field, filename: $0.filename, data: Array($0.data)) })
+    }
 }
 
 /// A relayed call's answer, as the catalogue carries it back (`commands.answer`): an `APIReply`, or the error the

@@ -239,3 +239,40 @@ def test_a_preference_set_on_one_node_applies_on_every_node(tmp_path):
     finally:
         for n in (a, b):
             n.stop()
+
+
+def test_adds_go_where_the_client_says_and_a_hash_has_one_owner(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa, sb = a.session(), b.session()
+        wait_for(lambda: len(sa.get(a.url("qbtd/nodes")).json()) == 2, 10, what="both nodes known")
+        time.sleep(6)  # a's own view of b comes with its next heartbeat
+        one, one_hash = make_torrent(tmp_path / "src", "one")
+        # Asked of a, named for b: b runs it, and both list it as b's.
+        add(a, sa, one, stopped="true", node="b")
+        assert psql(url, f"SELECT node FROM torrents WHERE id = '{one_hash}'") == [["b"]]
+        wait_for(lambda: [t["node"] for t in sa.get(a.url("torrents/info")).json()] == ["b"], 10, what="a lists b's torrent")
+        # A node that is not up is refused, saying where to look.
+        r = sa.post(a.url("torrents/add"), files={"torrents": ("t.torrent", one)}, data={"node": "nowhere"})
+        assert r.status_code == 400 and "qbtd/nodes" in r.text
+        # The same torrent added on both nodes at once: one of them runs it.
+        two, two_hash = make_torrent(tmp_path / "src", "two")
+        import threading
+        answers = []
+        def add_on(q, s):
+            answers.append(s.post(q.url("torrents/add"), files={"torrents": ("t.torrent", two)}, data={"stopped": "true"}).text)
+        threads = [threading.Thread(target=add_on, args=args) for args in ((a, sa), (b, sb))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert len(psql(url, f"SELECT node FROM torrents WHERE id = '{two_hash}'")) == 1, answers
+        wait_for(lambda: sorted(t["hash"] for t in sb.get(b.url("torrents/info")).json()) == sorted([one_hash, two_hash]), 10,
+                 what="b lists each torrent once")
+    finally:
+        for n in (a, b):
+            n.stop()
