@@ -74,6 +74,17 @@ public actor NodeMembership {
     /// A node's state as of the last heartbeat (nil: not known yet).
     public func state(of node: String) -> State? { known[node]?.state }
 
+    /// The nodes that are not up, with what their torrents' rows say about it.
+    public func downNodes() -> [String: String] {
+        var out: [String: String] = [:]
+        for (node, n) in known where n.state != .up && node != name {
+            out[node] = n.state == .stopped
+                ? "Node \(node), which runs this torrent, is stopped: it is back when the node starts again"
+                : "Node \(node), which runs this torrent, has been silent for \(n.record.silentFor) s (lapsed): it is back when the node is"
+        }
+        return out
+    }
+
     /// Where a new torrent goes when the client names no node: the node that is up with the most free space on its
     /// save path; this one when it has about as much (within 1 %, or 1 GiB), so that an even cluster adds where
     /// asked. nil: this node.

@@ -17,7 +17,7 @@ public actor TorrentViewsSync {
     static let page = 2000
 
     let registry: any NodeRegistry
-    let service: TorrentService
+    public nonisolated let service: TorrentService
     let node: String
     let logger: Logger
     /// The entries last published, by torrent: an entry that is the same object has not changed.

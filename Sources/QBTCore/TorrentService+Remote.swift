@@ -26,6 +26,8 @@ struct RemoteTorrents {
     var trackers: [String: [TorrentID]] = [:]
     var trackersRevision: UInt64 = 0
     var madeWith = RowSettings()
+    /// Nodes that are down (lapsed or stopped), and why: their torrents show as `error` with that reason.
+    var down: [String: String] = [:]
     /// The last merged board, and the local board's generation and the revision it was made from.
     var merged: (board: TorrentBoard, local: UInt64, remote: UInt64)?
 
@@ -83,8 +85,17 @@ extension TorrentService {
     }
 
     private func view(_ torrent: RemoteTorrent) -> TorrentView {
-        var view = TorrentView(facts: torrent.facts, status: torrent.status, rowSettings: rowSettings)
+        var status = torrent.status
+        let down = remote.down[torrent.node]
+        if down != nil {  // nothing moves while its node is down
+            (status.downloadRate, status.uploadRate, status.numSeeds, status.numPeers, status.numConnections) = (0, 0, 0, 0, 0)
+        }
+        var view = TorrentView(facts: torrent.facts, status: status, rowSettings: rowSettings)
         view.node = torrent.node
+        if let down {
+            view.nodeDown = down
+            view.state = .error
+        }
         return view
     }
 
@@ -146,6 +157,17 @@ extension TorrentService {
 }
 
 extension TorrentService {
+    /// The nodes that are down now, and why (`NodeMembership`): their torrents show as `error` until they are back.
+    public func setNodesDown(_ down: [String: String]) {
+        guard down != remote.down else { return }
+        let touched = Set(down.keys).symmetricDifference(remote.down.keys)
+            .union(down.keys.filter { remote.down[$0] != nil && remote.down[$0] != down[$0] })
+        remote.down = down
+        let ids = remote.torrents.filter { touched.contains($0.value.node) }.map(\.key)
+        for id in ids { remote.entries[id] = BoardEntry(view(remote.torrents[id]!), statusGeneration: 0) }
+        if !ids.isEmpty { remote.note(ids, membershipChanged: false, trackersChanged: false) }
+    }
+
     /// The node that runs each of these torrents, grouped: nil for this node's own and for hashes no node has.
     public func owners(of ids: [TorrentID]) -> [String?: [TorrentID]] {
         var groups: [String?: [TorrentID]] = [:]

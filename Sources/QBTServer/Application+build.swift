@@ -211,7 +211,8 @@ public func buildApplication(
         ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
           + (views.map { [ClusterLifecycle(views: $0, commands: commands!, relay: relay!,
                                                          catalogue: CatalogueSync(registry: registry!, service: service, settings: settings,
-                                                                                    logger: logger))] } ?? [])
+                                                                                    logger: logger),
+                                                         membership: membership)] } ?? [])
           + (config.metricsListen.map { [metrics.application(host: $0.host, port: $0.port, logger: logger)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port, gate.https) },
         eventLoopGroupProvider: .shared(HTTPLoops.group(threads: config.httpThreads)),

@@ -9,12 +9,18 @@ struct ClusterLifecycle: Service {
     let commands: CommandRelay
     let relay: ClusterRelay
     let catalogue: CatalogueSync
+    let membership: NodeMembership
 
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await views.follow() }
             group.addTask { await commands.followAnswers() }
             group.addTask { await catalogue.follow() }
+            group.addTask {  // the torrents of nodes that are down show so
+                try? await Periodic(every: NodeMembership.heartbeat, startAtOnce: false) {
+                    await views.service.setNodesDown(await membership.downNodes())
+                }.run()
+            }
             group.addTask { await commands.serve(relay.serve) }
             group.addTask { try? await Periodic(every: TorrentViewsSync.publishEvery, startAtOnce: true) { await views.publish() }.run() }
             group.addTask { try? await Periodic(every: TorrentViewsSync.catchUpEvery, startAtOnce: true) { await views.catchUp() }.run() }

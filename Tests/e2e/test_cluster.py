@@ -276,3 +276,30 @@ def test_adds_go_where_the_client_says_and_a_hash_has_one_owner(tmp_path):
     finally:
         for n in (a, b):
             n.stop()
+
+
+def test_a_dead_nodes_torrents_stay_listed_in_error_until_it_is_back(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa, sb = a.session(), b.session()
+        one, one_hash = make_torrent(tmp_path / "src", "one")
+        add(a, sa, one, stopped="true")
+
+        def on_b():
+            listed = sb.get(b.url("torrents/info")).json()
+            return listed[0] if listed else None
+
+        wait_for(lambda: on_b() is not None, 10, what="b lists a's torrent")
+        a.kill()
+        wait_for(lambda: on_b()["state"] == "error", 40, interval=1, what="a's torrent in error on b")
+        assert "Node a" in on_b()["qbtd_reason"] and "lapsed" in on_b()["qbtd_reason"]
+        a.start()
+        wait_for(lambda: on_b()["state"] == "stoppedDL" and on_b()["qbtd_reason"] == "", 30, interval=1,
+                 what="a's torrent back on b")
+    finally:
+        for n in (a, b):
+            n.stop()
