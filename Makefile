@@ -5,8 +5,9 @@ APT_RUN  := g++ patch xz-utils libboost-dev libsqlite3-dev zlib1g-dev libssl-dev
 # qbittorrent-nox is the reference server of the differential suite; openssl makes test certificates; ffmpeg
 # makes and plays test media; lame encodes the test MP3s; systemd checks the service unit (systemd-analyze);
 # nginx-light runs the reverse-proxy recipes of contrib/nginx; prometheus scrapes /metrics; debootstrap makes the
-# chroots of the newer real releases (contrib/reference-chroots); fiu-utils fails POSIX calls for the fault tests.
-APT_TEST := $(APT_RUN) debootstrap python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus chromium chromium-driver fiu-utils
+# chroots of the newer real releases (contrib/reference-chroots); fiu-utils fails POSIX calls for the fault tests;
+# postgresql is a cluster's catalogue (the tests start a throwaway one: Tests/postgres/throwaway-cluster.sh).
+APT_TEST := $(APT_RUN) postgresql debootstrap python3-libtorrent python3-venv qbittorrent-nox openssl ffmpeg lame systemd nginx-light prometheus chromium chromium-driver fiu-utils
 VENV := .venv
 SWIFT_BUILD_FLAGS ?=
 
@@ -33,12 +34,16 @@ libtorrent: deps-run
 
 test: deps-test build swift-test e2e-test fuzz-short
 
+# Both suites get a throwaway PostgreSQL on 127.0.0.1 (the store's tests run on it and on SQLite; the cluster's
+# end-to-end tests start nodes on it), stopped and removed when they end, pass or fail.
+PG_CLUSTER := Tests/postgres/throwaway-cluster.sh
 swift-test: libtorrent
-	swift test $(SWIFT_BUILD_FLAGS)
+	url=$$($(PG_CLUSTER) start) && trap '$(PG_CLUSTER) stop' EXIT && QBTD_TEST_POSTGRES_URL=$$url swift test $(SWIFT_BUILD_FLAGS)
 
 # End-to-end: the built qbtd against real libtorrent peers and real clients, all on 127.0.0.1.
 e2e-test: $(VENV)/.ready references
-	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/e2e
+	url=$$($(PG_CLUSTER) start) && trap '$(PG_CLUSTER) stop' EXIT && QBTD_TEST_POSTGRES_URL=$$url \
+		QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/e2e
 
 # Benchmarks print figures and ratios against qbittorrent-nox run in the same script; not part of `make test`.
 # They measure the release build, as the reference is a release build too.

@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.2"),
+        // A cluster's shared catalogue (`--cluster postgres://…`): PostgreSQL's own client on SwiftNIO.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // The only C++ in the tree: a thin extern "C" shim over libtorrent-rasterbar, and only for it.
@@ -61,9 +63,18 @@ let package = Package(
                                                       .product(name: "HashTreeCollections", package: "swift-collections")]),
         // Test and benchmark only: an engine that keeps torrents in memory (no session, no swarm, no disk).
         .target(name: "MemoryEngine", dependencies: ["TorrentEngine"]),
+        // The `Store` protocol and the embedded default behind it: one SQLite file.
         .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "CCrypto"]),
+        // The same `Store` in PostgreSQL, shared by the nodes of a cluster.
+        .target(name: "PostgresStore", dependencies: ["Store", .product(name: "PostgresNIO", package: "postgres-nio"),
+                                                      .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                                                      .product(name: "Logging", package: "swift-log")]),
         // Torrents as qBittorrent sees them: the engine and the store kept in step, states, preferences.
         .target(name: "QBTCore", dependencies: ["SystemKit", "TorrentEngine", "Store", "HTTPFetch", .product(name: "Logging", package: "swift-log"),
+                                                .product(name: "HashTreeCollections", package: "swift-collections")]),
+        // A cluster's nodes: this process's heartbeat, the list of nodes with their states, and the torrents the
+        // nodes publish to each other for their listings (no HTTP in it).
+        .target(name: "Cluster", dependencies: ["Store", "QBTCore", "TorrentEngine", .product(name: "Logging", package: "swift-log"),
                                                 .product(name: "HashTreeCollections", package: "swift-collections")]),
         // XML from the network made safe for Foundation's XMLParser (feeds, Torznab answers).
         .target(name: "SafeXML"),
@@ -109,7 +120,7 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio")]
         ),
         // `/api/v2/qbtd/*`: API keys, the routes and OpenAPI document, the preference catalogue, Torznab indexers.
-        .target(name: "QbtdAPI", dependencies: ["HTTPKit", "QBTCore", "SystemKit", "Store", "Search", "OpenAPIDocument"]),
+        .target(name: "QbtdAPI", dependencies: ["HTTPKit", "QBTCore", "SystemKit", "Store", "Search", "OpenAPIDocument", "Cluster"]),
         // `sync/maindata` pushed: `/api/v2/qbtd/events` (Server-Sent Events) and `/api/v2/qbtd/events/ws` (WebSocket).
         .target(
             name: "PushHTTP",
@@ -155,7 +166,8 @@ let package = Package(
             name: "QBTServer",
             dependencies: [
                 "HTTPKit", "WebAPI", "QbtdAPI", "StreamHTTP", "MusicHTTP", "UploadHTTP", "PushHTTP", "WebUI",
-                "QBTCore", "SystemKit", "Search", "Streaming", "RSS", "Uploads", "Music", "Tunnel", "FileRegions", "Store", "TorrentEngine",
+                "QBTCore", "SystemKit", "Search", "Streaming", "RSS", "Uploads", "Music", "Tunnel", "FileRegions", "Store", "PostgresStore",
+                "Cluster", "TorrentEngine", "FormData",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -194,7 +206,7 @@ let package = Package(
         .target(name: "EngineTestSupport", dependencies: ["QBTCore", "SystemKit", "Store", "TorrentEngine", "MemoryEngine"],
                 path: "Tests/EngineTestSupport"),
         .testTarget(name: "QBTClientTests", dependencies: ["QBTClient", "ServerTestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "PostgresStore", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine", "EngineTestSupport"]),
         .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "SystemKit", "Store", "TorrentEngine", "MemoryEngine", "EngineTestSupport",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),

@@ -76,7 +76,7 @@ RESPONSES = {
     "search/status": array(ref("SearchJob")), "search/results": ref("SearchResults"), "search/plugins": array(ref("SearchPlugin")),
     "qbtd/apiKeys": array(ref("APIKey")), "qbtd/createAPIKey": ref("APIKey"), "stream/prepare": ref("Stream"),
     "stream/list": array(ref("StreamReport")), "qbtd/preferenceCatalogue": array(ref("PreferenceEntry")),
-    "qbtd/routes": array({"type": "string"}),
+    "qbtd/routes": array({"type": "string"}), "qbtd/nodes": array(ref("Node")),
     "app/getDirectoryContent": array({"type": "string"}),
     "torrents/downloadLimit": {"type": "object", "additionalProperties": {"type": "integer"}},
     "torrents/uploadLimit": {"type": "object", "additionalProperties": {"type": "integer"}},

@@ -14,7 +14,7 @@ public enum EncodingBenchmark {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("qbtd-encode-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let paths = try ServerPaths(dataDirectory: dir.path)
-        let store = try Store(path: paths.databasePath)
+        let store = try SQLiteStore(path: paths.databasePath)
         let service = try await TorrentService(settings: try await ServerSettings(store: store, paths: paths), store: store,
                                                engine: MemoryEngine())
         let torrents = try (0..<count).map {

@@ -19,9 +19,12 @@ public struct APIRouter: Sendable {
     let logger: Logger
     /// Each client's calls in lanes of their own (`ClientLanes`).
     let lanes = ClientLanes()
+    /// In a cluster, where calls for other nodes' torrents go.
+    let relay: (any APIRelay)?
 
     public init(controllers: [any APIController], sessions: SessionManager, gate: WebGate, keys: APIKeyRing,
-                credentials: Credentials, identity: Identity, logger: Logger) {
+                credentials: Credentials, identity: Identity, logger: Logger, relay: (any APIRelay)? = nil) {
+        self.relay = relay
         var table: [String: [String: APIAction]] = [:]
         for c in controllers { table[c.scope, default: [:]].merge(c.actions.filter { $0.value.since <= identity.profile }) { $1 } }
         self.controllers = table
@@ -109,7 +112,13 @@ public struct APIRouter: Sendable {
             let params = try await Self.parameters(request, context)
             let lane = await lanes.enter(Self.client(caller), heavy: Self.isHeavy(scope, name, params))
             let reply: APIReply
-            do { reply = try await action.handler(params, caller) } catch { lane.leave(); throw error }
+            do {
+                if let relay {
+                    reply = try await relay.answer(scope: scope, action: name, params) { try await action.handler($0, caller) }
+                } else {
+                    reply = try await action.handler(params, caller)
+                }
+            } catch { lane.leave(); throw error }
             // An answer sent as it is made keeps its lane until it is sent; any other leaves it now.
             if case .jsonParts = reply {} else { lane.leave() }
             if case .file(let file) = reply {  // its own HEAD answer, with the file's length
@@ -130,6 +139,14 @@ public struct APIRouter: Sendable {
             return ErrorAnswer.response(for: error, style: action?.jsonErrors ?? false ? .json : .plain,
                                         route: "\(scope)/\(name)", logger: logger)
         }
+    }
+
+    /// Runs a call another node of the cluster relayed here: its caller was let in there.
+    public func perform(scope: String, action name: String, _ p: Parameters) async throws -> APIReply {
+        guard let action = controllers[scope]?[name] else {
+            throw QBitError.notFound(identity.modernAuth && controllers[scope] != nil ? "Endpoint does not exist" : nil)
+        }
+        return try await action.handler(p, APICaller(clientIP: "cluster"))
     }
 
     enum Check {

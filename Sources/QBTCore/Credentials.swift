@@ -4,7 +4,7 @@ import Store
 public actor Credentials {
     public static let usernameKey = "web_ui_username"
     public static let passwordKey = "web_ui_password_pbkdf2"
-    private let store: Store
+    private let store: any Store
     public private(set) var username: String
     private var hash: PasswordHash?
 
@@ -15,7 +15,7 @@ public actor Credentials {
         case generated(String)
     }
 
-    public init(store: Store) async throws {
+    public init(store: any Store) async throws {
         self.store = store
         username = try await store.preference(Self.usernameKey, as: String.self) ?? "admin"
         hash = try await store.preference(Self.passwordKey, as: String.self).flatMap(PasswordHash.init(encoded:))

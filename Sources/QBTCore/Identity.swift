@@ -14,6 +14,8 @@ public struct Identity: Sendable, Equatable {
     public var profile: Profile
     public var appVersion: String
     public var webAPIVersion: String
+    /// This process's name as a node of a cluster (`--node`); nil: not a cluster. Torrents then carry qbtd's `node`.
+    public var node: String?
 
     public static let qBittorrent4_6 = Identity(profile: .v4_6, appVersion: "v4.6.7", webAPIVersion: "2.9.3")
     public static let qBittorrent5_1 = Identity(profile: .v5_1, appVersion: "v5.1.0", webAPIVersion: "2.11.4")

@@ -10,7 +10,7 @@ import SystemKit
 public actor ServerSettings {
     public nonisolated let paths: ServerPaths
     public nonisolated let overrides: EngineOverrides
-    private let store: Store
+    private let store: any Store
     private nonisolated let defaults: [String: JSONValue]
     private var stored: [String: JSONValue]
     private nonisolated let snapshot: Mutex<PreferenceValues>
@@ -19,7 +19,7 @@ public actor ServerSettings {
     /// Keys that are never echoed back nor set as plain preferences: the password and qbtd's own state.
     static func isPrivate(_ key: String) -> Bool { key == Credentials.passwordKey || key.hasPrefix("qbtd_") }
 
-    public init(store: Store, paths: ServerPaths, overrides: EngineOverrides = EngineOverrides()) async throws {
+    public init(store: any Store, paths: ServerPaths, overrides: EngineOverrides = EngineOverrides()) async throws {
         self.store = store
         self.paths = paths
         self.overrides = overrides
@@ -148,6 +148,22 @@ public actor ServerSettings {
         let change = PreferenceChange(changedKeys: Set(accepted.keys), askedKeys: Set(request.changes.keys))
         try await handlers.runAfter(change)
         return change.changedKeys
+    }
+
+    /// Another node of the cluster changed preferences in the shared store: the values that differ from this node's are
+    /// taken and applied as if set here (that node checked them). Returns the keys that changed.
+    @discardableResult
+    public func adoptStored() async throws -> Set<String> {
+        let now = try await PreferenceSettings.load(from: store)
+        var changed: Set<String> = []
+        for (key, value) in now where stored[key] != value {
+            stored[key] = value
+            changed.insert(key)
+        }
+        guard !changed.isEmpty else { return [] }
+        publish()
+        try await handlers.runAfter(PreferenceChange(changedKeys: changed, askedKeys: changed))
+        return changed
     }
 
     static let scanDirsKey = PreferenceKeys.name(\.scanDirs)

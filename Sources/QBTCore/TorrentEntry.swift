@@ -5,7 +5,8 @@ import TorrentEngine
 /// tags, trackers, web seeds, how its announces went, and whether its data is moving. A change to any of it makes the
 /// torrent's row again (`TorrentTable` compares it on every write); `TorrentFactsRowTests` fails when a field here
 /// does not reach the row.
-public struct TorrentFacts: Sendable, Equatable {
+/// Codable: a cluster's nodes publish their torrents' facts and statuses to each other (`Cluster.TorrentViewsSync`).
+public struct TorrentFacts: Sendable, Equatable, Codable {
     public var record: TorrentRecord
     public var tags: [String]
     /// Tracker URLs as the engine has them (`sync/maindata` lists them for every torrent on each poll).

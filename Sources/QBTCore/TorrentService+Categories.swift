@@ -7,6 +7,18 @@ extension TorrentService {
     var categories: [Category] { categoryTable.values.sorted { $0.name < $1.name } }
     var tags: [String] { tagSet.sorted() }
 
+    /// Another node of the cluster changed the categories or tags: read them again from the store.
+    public func reloadLabels() async {
+        do {
+            let categories = try await store.categories(), tags = try await store.tags()
+            categoryTable = Dictionary(categories.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
+            if subcategoriesEnabled { await expandCategories() }
+            tagSet = Set(tags)
+        } catch {
+            logger.warning("the categories and tags another node changed stay as they were here until the next change: \(error)")
+        }
+    }
+
     /// qBittorrent's `Category::isValidName`: no leading/trailing `/`, no empty or `.`/`..` components.
     static func validCategory(_ name: String) -> Bool {
         guard !name.isEmpty, !name.hasPrefix("/"), !name.hasSuffix("/"), !name.contains("\\") else { return false }

@@ -9,7 +9,7 @@ import TorrentEngine
 /// Writes reach SQLite before the engine is told, so an acknowledged change survives a crash.
 public actor TorrentService {
     nonisolated let engine: any TorrentEngine
-    nonisolated let store: Store
+    nonisolated let store: any Store
     nonisolated let paths: ServerPaths
     nonisolated let settings: ServerSettings
     public nonisolated let log: EventLog
@@ -46,13 +46,15 @@ public actor TorrentService {
     var extraTrackerTask: Task<Void, Never>?
     /// Rows of torrents the engine refused whose delete SQLite refused too: deleted before the next add.
     var refusedRows: Set<TorrentID> = []
+    /// In a cluster, the other nodes' torrents as their owners published them (`TorrentService+Remote`).
+    var remote = RemoteTorrents()
     /// The handlers applying preference changes (`followPreferences`), dropped at shutdown.
     private var preferenceHandlers: [PreferenceSubscription] = []
     private var tasks: [Task<Void, Never>] = []
 
     /// Opens libtorrent as the preferences set it, its fast-resume data saved to the store: the engine a server
     /// gives the service (and the stream service) it builds.
-    public static func openEngine(settings: ServerSettings, store: Store, resumeInterval: Duration = .seconds(15),
+    public static func openEngine(settings: ServerSettings, store: any Store, resumeInterval: Duration = .seconds(15),
                                   logger: Logger = Logger(label: "qbtd")) throws -> LibtorrentEngine {
         try LibtorrentEngine(settings: settings.engineSettings(), resumeInterval: resumeInterval, logger: logger) { batch in
             do { try await store.saveResumeData(batch.map { ($0.id, Data($0.data)) }) } catch {
@@ -62,7 +64,7 @@ public actor TorrentService {
     }
 
     /// Brings back every stored torrent in the engine given (`openEngine`, or `MemoryEngine` in tests).
-    public init(settings: ServerSettings, store: Store, engine: any TorrentEngine, log: EventLog = EventLog(),
+    public init(settings: ServerSettings, store: any Store, engine: any TorrentEngine, log: EventLog = EventLog(),
                 logger: Logger = Logger(label: "qbtd")) async throws {
         self.store = store
         self.paths = settings.paths

@@ -11,6 +11,10 @@ public struct TorrentView: Sendable {
     public var globalLimits = ShareLimits()
     /// Whether libtorrent's queue was on when the view was made (its state depends on it).
     public var queueingEnabled = false
+    /// In a cluster, the node that runs it when that is another one; nil: this process.
+    public var node: String?
+    /// Why that node cannot run it now (lapsed or stopped): shown as qBittorrent's `error`, with this reason.
+    public var nodeDown: String?
 
     public init(facts: TorrentFacts, status: TorrentStatus, globalLimits: ShareLimits, queueingEnabled: Bool) {
         let r = facts.record
@@ -40,7 +44,7 @@ public struct TorrentView: Sendable {
     /// Stopped by hand, or held by the free-space guard (the `stopped` filter lists both).
     public var isStopped: Bool { record.stopped || facts.diskHold != nil }
     /// qbtd's `qbtd_reason`: why the free-space guard holds it, or the file error that put it in `error`.
-    public var reason: String { facts.reason(engineError: status.error) }
+    public var reason: String { nodeDown ?? facts.reason(engineError: status.error) }
     public var name: String { !record.name.isEmpty ? record.name : status.name.isEmpty ? record.id : status.name }
 
     /// The limits in force: the torrent's own, or the global ones where it says "use global" (-2).
@@ -108,7 +112,7 @@ extension TorrentView {
 /// How a torrent's announces went, over its trackers' last outcomes (qBittorrent 5.2's `addAnnounceStats`): a
 /// working tracker that answered with a message, a tracker that answered with a failure, and one that could not be
 /// reached or failed otherwise.
-public struct AnnounceFlags: OptionSet, Sendable, Hashable {
+public struct AnnounceFlags: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 

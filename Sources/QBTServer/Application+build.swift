@@ -1,3 +1,4 @@
+import Cluster
 import Foundation
 import HTTPKit
 import Hummingbird
@@ -8,6 +9,7 @@ import Music
 import MusicHTTP
 import Prometheus
 import PushHTTP
+import PostgresStore
 import QBTCore
 import QbtdAPI
 import RSS
@@ -45,7 +47,11 @@ public func buildApplication(
 ) async throws -> (some ApplicationProtocol, ServerParts) {
     let paths = try ServerPaths(dataDirectory: config.dataDirectory, downloadRoot: config.downloadDirectory,
                                 uploadsDirectory: config.uploadsDirectory, allowedPaths: config.allowedPaths)
-    let store = try Store(path: paths.databasePath)
+    let store: any Store = if let cluster = config.cluster {
+        try await PostgresStore(url: cluster.url, node: cluster.node, logger: logger)
+    } else {
+        try SQLiteStore(path: paths.databasePath)
+    }
     let credentials = try await Credentials(store: store)
     let outcome = try await credentials.prepare(username: config.username, password: config.password)
     let settings = try await ServerSettings(store: store, paths: paths, overrides: config.overrides)
@@ -66,7 +72,19 @@ public func buildApplication(
                                            logger: logger)
     MemoryTuning.trim()
     let keys = try await APIKeyRing(store: store, logger: logger)
-    let identity = Identity(profile: config.profile)
+    let registry = store as? any NodeRegistry  // nil: not a cluster
+    let views = registry.map { TorrentViewsSync(registry: $0, service: service, node: config.cluster?.node ?? "", logger: logger) }
+    let membership = NodeMembership(name: config.cluster?.node ?? ProcessInfo.processInfo.hostName,
+                                    registry: registry, logger: logger) { [paths] in
+        let transfer = await service.session.transfer()
+        return NodeRecord(name: "", address: "\(config.host):\(config.port)", startedAt: 0, torrents: await service.count,
+                          downloadRate: Int64(transfer.downloadSpeed), uploadRate: Int64(transfer.uploadSpeed),
+                          savePath: paths.downloadRoot, freeSpace: DiskSpace.available(at: paths.downloadRoot) ?? 0)
+    }
+    let commands = registry.map { CommandRelay(registry: $0, node: config.cluster?.node ?? "", logger: logger) }
+    let relay = commands.map { ClusterRelay(commands: $0, service: service, membership: membership) }
+    var identity = Identity(profile: config.profile)
+    identity.node = config.cluster?.node
     let sessions = SessionManager(policy: policy.sessions, countLimited: identity.profile >= .v5_3)
     gate.followPreferences(settings, sessions: sessions, log: config.eventLog)
     var streamSettings = StreamService.Configuration(cacheDirectory: config.streamCacheDirectory ?? paths.dataDirectory + "/stream-cache")
@@ -125,11 +143,13 @@ public func buildApplication(
                            searchPlugins: { Set(await search.pluginList.map(\.record.name)) }),
         SearchController(search: search, service: service, settings: settings, identity: identity),
         RSSController(rss: rss, identity: identity),
-        QbtdController(keys: keys, sessions: sessions, search: search, paths: paths, routes: routeList),
+        QbtdController(keys: keys, sessions: sessions, search: search, paths: paths, routes: routeList, membership: membership),
         StreamController(streams: streams),
         TorrentCreatorController(creator: creator, paths: paths, identity: identity),
     ] + (identity.profile >= .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
-    let api = APIRouter(controllers: controllers, sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger)
+    let api = APIRouter(controllers: controllers, sessions: sessions, gate: gate, keys: keys, credentials: credentials, identity: identity, logger: logger,
+                        relay: relay)
+    relay?.attach(api)
     // qbtd's web interface plays music with its session (same-site requests only, as the API's CSRF rule).
     let musicRoutes = MusicRoutes(library: music, host: MusicHost(), keys: keys, appVersion: "qbtd (qBittorrent \(identity.appVersion))",
                                   tunnelURL: { await tunnel?.publicURL }, webSession: api.sameSiteSession)
@@ -180,7 +200,8 @@ public func buildApplication(
         },
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName),
         services: [
-            EngineLifecycle(service: service, before: { await feed.close(); await rss.shutdown() }),
+            EngineLifecycle(service: service, before: { await feed.close(); await rss.shutdown(); await membership.leave() }),
+            Periodic(every: NodeMembership.heartbeat, startAtOnce: true) { await membership.beat() },  // a cluster's node only
             Periodic(every: .seconds(60), startAtOnce: false) {  // expired tus uploads
                 do { try await tus.sweep() } catch { logger.warning("expired tus uploads stay until the next sweep: \(error)") }
             },
@@ -188,6 +209,10 @@ public func buildApplication(
                 if await !music.directories.isEmpty { await music.scan(join: true) }
             },
         ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
+          + (views.map { [ClusterLifecycle(views: $0, commands: commands!, relay: relay!,
+                                                         catalogue: CatalogueSync(registry: registry!, service: service, settings: settings,
+                                                                                    logger: logger),
+                                                         membership: membership)] } ?? [])
           + (config.metricsListen.map { [metrics.application(host: $0.host, port: $0.port, logger: logger)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port, gate.https) },
         eventLoopGroupProvider: .shared(HTTPLoops.group(threads: config.httpThreads)),

@@ -72,6 +72,9 @@ public struct ServerConfiguration: Sendable {
     public var https: HTTPSFiles?
     /// `--webui-dir`: an alternative WebUI folder to serve at `/`, whatever `alternative_webui_*` say.
     public var webUIDirectory: String?
+    /// `--cluster URL --node NAME`: this process is a node of a cluster whose catalogue is that PostgreSQL database;
+    /// nil: the embedded default, the SQLite file in the data directory.
+    public var cluster: (url: String, node: String)?
     /// Which qBittorrent release qbtd presents itself as.
     public var profile: Identity.Profile = .v5_3
     /// The execution log behind `log/main`; `main` also feeds it from the logger.

@@ -1,3 +1,4 @@
+import Cluster
 import HTTPKit
 import OpenAPIDocument
 import QBTCore
@@ -14,9 +15,12 @@ public struct QbtdController: APIController {
     let search: SearchService
     let paths: ServerPaths
     let routes: RouteList
+    let membership: NodeMembership
     let document = OpenAPIDocument.bytes  // read as the server is built, not in a request
 
-    public init(keys: APIKeyRing, sessions: SessionManager, search: SearchService, paths: ServerPaths, routes: RouteList) {
+    public init(keys: APIKeyRing, sessions: SessionManager, search: SearchService, paths: ServerPaths, routes: RouteList,
+                membership: NodeMembership) {
+        self.membership = membership
         self.paths = paths
         self.routes = routes
         self.keys = keys
@@ -63,6 +67,10 @@ public struct QbtdController: APIController {
             "preferenceCatalogue": .qbtd(.getOrPost) { _, _ in
                 .json(.array(PreferenceCatalogue.entries.map { Self.json($0, paths: paths) }))
             },
+            // The cluster's nodes (a process without --cluster: itself), with their states, torrents, rates and disks.
+            "nodes": .qbtd(.getOrPost) { _, _ in
+                .json(.array(try await membership.nodes().map(Self.json)))
+            },
             // A Torznab indexer (Jackett, Prowlarr) becomes a search plugin: `name`, `url`, `apiKey`, `fullName`.
             "addTorznabIndexer": .qbtd(.postOnly) { p, _ in
                 let name = try p.required("name"), url = try p.required("url")
@@ -86,6 +94,15 @@ public struct QbtdController: APIController {
             "reason": e.reason.map { .string($0) } ?? .null, "alias": e.alias.map { .string($0) } ?? .null,
             "qbtdOnly": .bool(e.qbtdOnly),
         ])
+    }
+
+    static func json(_ n: NodeMembership.Node) -> JSONValue {
+        let r = n.record
+        return .object(["name": .string(r.name), "state": .string(n.state.rawValue), "this_node": .bool(n.isSelf),
+                        "address": .string(r.address), "started_on": .int(r.startedAt), "silent_for": .int(r.silentFor),
+                        "torrents": .int(Int64(r.torrents)), "dl_info_speed": .int(r.downloadRate),
+                        "up_info_speed": .int(r.uploadRate), "save_path": .string(r.savePath),
+                        "free_space_on_disk": .int(r.freeSpace)])
     }
 
     static func json(_ r: APIKeyRecord) -> JSONValue {

@@ -23,7 +23,7 @@ public actor SearchService {
     public static let maxKeptSearchesPerClient = 50
     static let builtinName = "qbtd_local"
 
-    let store: Store
+    let store: any Store
     let novaDirectory: String
     let torrents: TorrentService
     let settings: ServerSettings
@@ -41,7 +41,7 @@ public actor SearchService {
     /// Whether the nova3 helper scripts are in place (they could not be written at start when the disk was full).
     var scriptsInstalled = false
 
-    public init(store: Store, dataDirectory: String, torrents: TorrentService, settings: ServerSettings,
+    public init(store: any Store, dataDirectory: String, torrents: TorrentService, settings: ServerSettings,
                 log: EventLog, timeout: Duration = .seconds(180), maxOutput: Int = 16 << 20,
                 quotedNames: Bool = false) async throws {
         self.quotedNames = quotedNames

@@ -23,15 +23,15 @@ public struct APIKeyRecord: Sendable, Equatable, Codable {
 }
 
 /// API keys (their hashes) and scopes: the part of the store that keeps them (`store.apiKeys`).
-public struct APIKeyStore: Sendable {
+struct SQLiteAPIKeyStore: APIKeyStore {
     let db: DatabaseQueue
 }
 
-extension Store {
-    public var apiKeys: APIKeyStore { APIKeyStore(db: db) }
+extension SQLiteStore {
+    public var apiKeys: any APIKeyStore { SQLiteAPIKeyStore(db: db) }
 }
 
-extension APIKeyStore {
+extension SQLiteAPIKeyStore {
     public func apiKeys() async throws -> [APIKeyRecord] {
         try await db.read { db in
             try Row.fetchAll(db, sql: "SELECT id, name, key_hash, created_at, last_used_at, scope FROM api_keys ORDER BY created_at, id").map {

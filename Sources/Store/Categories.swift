@@ -47,7 +47,7 @@ public struct DownloadPathOption: Sendable, Equatable, Codable {
     }
 }
 
-extension Store {
+extension SQLiteStore {
     public func categories() async throws -> [Category] {
         try await db.read { db in
             let sql = """

@@ -1,6 +1,6 @@
 import GRDB
 
-extension Store {
+extension SQLiteStore {
     /// Versioned schema. Never edit a shipped migration: add the next one.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -55,15 +55,15 @@ public struct RSSRuleRecord: Sendable, Equatable {
 }
 
 /// RSS feeds, articles and download rules: the part of the store that keeps them (`store.rss`).
-public struct RSSStore: Sendable {
+struct SQLiteRSSStore: RSSStore {
     let db: DatabaseQueue
 }
 
-extension Store {
-    public var rss: RSSStore { RSSStore(db: db) }
+extension SQLiteStore {
+    public var rss: any RSSStore { SQLiteRSSStore(db: db) }
 }
 
-extension RSSStore {
+extension SQLiteRSSStore {
     public func rssItems() async throws -> [RSSItemRecord] {
         try await db.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM rss_items ORDER BY path").map {

@@ -13,7 +13,7 @@ public struct SSLParameters: Sendable, Equatable {
     }
 }
 
-extension Store {
+extension SQLiteStore {
     public func sslParameters(_ id: String) async throws -> SSLParameters? {
         try await db.read { db in
             try Row.fetchOne(db, sql: "SELECT certificate, private_key, dh_params FROM torrent_ssl WHERE torrent_id = ?",

@@ -32,15 +32,15 @@ public struct SearchPluginRecord: Sendable, Equatable {
 }
 
 /// Installed search plugins: the part of the store that keeps them (`store.searchPlugins`).
-public struct SearchPluginStore: Sendable {
+struct SQLiteSearchPluginStore: SearchPluginStore {
     let db: DatabaseQueue
 }
 
-extension Store {
-    public var searchPlugins: SearchPluginStore { SearchPluginStore(db: db) }
+extension SQLiteStore {
+    public var searchPlugins: any SearchPluginStore { SQLiteSearchPluginStore(db: db) }
 }
 
-extension SearchPluginStore {
+extension SQLiteSearchPluginStore {
     public func searchPlugins() async throws -> [SearchPluginRecord] {
         try await db.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM search_plugins ORDER BY name").map { row in

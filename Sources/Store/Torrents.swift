@@ -1,12 +1,7 @@
 import Foundation
 import GRDB
 
-extension Store {
-    /// Inserts a torrent with its tags; a missing category or tag is created in the same transaction.
-    public func insert(_ record: TorrentRecord, tags: [String]) async throws {
-        try await insert([(record, tags)])
-    }
-
+extension SQLiteStore {
     /// Inserts many torrents in one transaction (an add of many files): all of them or none.
     public func insert(_ items: [(record: TorrentRecord, tags: [String])]) async throws {
         guard !items.isEmpty else { return }
@@ -111,11 +106,6 @@ extension Store {
 
     public func deleteTorrent(_ id: String) async throws {
         _ = try await db.write { db in try TorrentRecord.deleteOne(db, key: id) }
-    }
-
-    /// Stores fast-resume data; ignored if the torrent was removed meanwhile.
-    public func saveResumeData(_ id: String, _ data: Data) async throws {
-        try await saveResumeData([(id, data)])
     }
 
     /// Stores many torrents' fast-resume data in one transaction (a drain's worth: after an add of thousands,

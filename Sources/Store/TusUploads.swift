@@ -28,15 +28,15 @@ public struct TusUploadRecord: Sendable, Equatable {
 }
 
 /// tus uploads in progress: the part of the store that keeps them (`store.tus`).
-public struct TusStore: Sendable {
+struct SQLiteTusStore: TusStore {
     let db: DatabaseQueue
 }
 
-extension Store {
-    public var tus: TusStore { TusStore(db: db) }
+extension SQLiteStore {
+    public var tus: any TusStore { SQLiteTusStore(db: db) }
 }
 
-extension TusStore {
+extension SQLiteTusStore {
     public func tusUpload(_ id: String) async throws -> TusUploadRecord? {
         try await db.read { db in try Row.fetchOne(db, sql: "SELECT * FROM tus_uploads WHERE id = ?", arguments: [id]).map(Self.tusRecord) }
     }

@@ -1,9 +1,9 @@
 import Glibc
 
 /// A snapshot of one torrent, as libtorrent reports it (no qBittorrent semantics here).
-public struct TorrentStatus: Sendable, Equatable {
+public struct TorrentStatus: Sendable, Equatable, Codable {
     /// libtorrent's `torrent_status::state_t`.
-    public enum State: Int32, Sendable {
+    public enum State: Int32, Sendable, Codable {
         case checkingFiles = 1, downloadingMetadata = 2, downloading = 3, finished = 4, seeding = 5
         case checkingResumeData = 7
         case unknown = 0

@@ -15,7 +15,7 @@ public actor TusService {
         case final([String])
     }
 
-    let store: Store
+    let store: any Store
     let logger: Logger
     public nonisolated let configuration: UploadConfiguration
     let board: ProgressBoard
@@ -29,7 +29,7 @@ public actor TusService {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    public init(store: Store, configuration: UploadConfiguration, board: ProgressBoard,
+    public init(store: any Store, configuration: UploadConfiguration, board: ProgressBoard,
                 logger: Logger = Logger(label: "qbtd.tus")) async throws {
         self.logger = logger
         self.store = store

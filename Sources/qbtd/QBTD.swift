@@ -125,6 +125,12 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Serve this alternative WebUI folder (public/ and private/, as qBittorrent's; VueTorrent's release folder, say) at / instead of qbtd's own interface. Wins over the alternative_webui_* preferences. [QBTD_WEBUI_DIR]")
     var webuiDir: String?
 
+    @Option(help: "Be a node of a qbtd cluster whose catalogue is this PostgreSQL database (postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=disable|prefer|require) instead of the SQLite file in the data directory. [QBTD_CLUSTER]")
+    var cluster: String?
+
+    @Option(help: "This node's name in the cluster: letters, digits, -, _ and . (1-63). [QBTD_NODE] (default: the host's name)")
+    var node: String?
+
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
@@ -196,6 +202,18 @@ struct QBTD: AsyncParsableCommand {
                 throw ValidationError("--tunnel is quick or a tunnel's name (letters, digits, -, _, .), not \(name)")
             }
             config.tunnel = kind
+        }
+        if let url = cluster ?? env["QBTD_CLUSTER"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw ValidationError("--cluster is a postgres:// URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE), not \(url)")
+            }
+            let name = node ?? env["QBTD_NODE"].flatMap({ $0.isEmpty ? nil : $0 }) ?? ProcessInfo.processInfo.hostName
+            guard (1...63).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }) else {
+                throw ValidationError("--node is 1-63 letters, digits, -, _ or ., not \(name)")
+            }
+            config.cluster = (url, name)
+        } else if node != nil || env["QBTD_NODE"].map({ !$0.isEmpty }) == true {
+            throw ValidationError("--node names this process within a cluster: give --cluster postgres://… too")
         }
         if let url = tunnelUrl ?? env["QBTD_TUNNEL_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {

@@ -10,14 +10,14 @@ import TorrentEngine
 public struct MemoryServer: Sendable {
     public let service: TorrentService
     public let engine: MemoryEngine
-    public let store: Store
+    public let store: any Store
     public let settings: ServerSettings
 
     /// A service in `directory` (made if missing); `store` reuses an open database (a restart).
-    public static func start(in directory: URL, store existing: Store? = nil,
+    public static func start(in directory: URL, store existing: (any Store)? = nil,
                              engine: MemoryEngine = MemoryEngine()) async throws -> MemoryServer {
         let paths = try ServerPaths(dataDirectory: directory.path)
-        let store = try existing ?? Store(path: paths.databasePath)
+        let store = try existing ?? SQLiteStore(path: paths.databasePath)
         let settings = try await ServerSettings(store: store, paths: paths)
         let service = try await TorrentService(settings: settings, store: store, engine: engine)
         return MemoryServer(service: service, engine: engine, store: store, settings: settings)

@@ -73,7 +73,7 @@ final class ConfinedProgramTests: XCTestCase {
         let dir = try temporaryFolder("qbtd-confined-programs")
         defer { try? FileManager.default.removeItem(at: dir) }
         let paths = try ServerPaths(dataDirectory: dir.path, allowedPaths: [dir.path])
-        let settings = try await ServerSettings(store: try Store(path: paths.databasePath), paths: paths)
+        let settings = try await ServerSettings(store: try SQLiteStore(path: paths.databasePath), paths: paths)
         let changes: [String: JSONValue] = ["autorun_enabled": .bool(true), "autorun_program": .string("/bin/sh -c x")]
         let refused = await settings.refusedChanges(changes).map(\.key)
         XCTAssertEqual(refused, ["autorun_enabled", "autorun_program"])

@@ -481,7 +481,7 @@ final class ProxySettingsTests: XCTestCase {
 
     func makeSettings() async throws -> ServerSettings {
         let paths = try ServerPaths(dataDirectory: dir.path)
-        return try await ServerSettings(store: try Store(path: paths.databasePath), paths: paths)
+        return try await ServerSettings(store: try SQLiteStore(path: paths.databasePath), paths: paths)
     }
 
     /// The engine settings once these preferences are stored.

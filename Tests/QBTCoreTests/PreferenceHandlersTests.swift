@@ -18,7 +18,7 @@ final class PreferenceHandlersTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
         directories.append(dir)
         let paths = try paths ?? ServerPaths(dataDirectory: dir)
-        return try await ServerSettings(store: try Store(path: paths.databasePath), paths: paths)
+        return try await ServerSettings(store: try SQLiteStore(path: paths.databasePath), paths: paths)
     }
 
     /// What the handlers did, in order.

@@ -50,7 +50,7 @@ final class PreferenceKeysTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let paths = try ServerPaths(dataDirectory: dir)
-        let settings = try await ServerSettings(store: try Store(path: paths.databasePath), paths: paths)
+        let settings = try await ServerSettings(store: try SQLiteStore(path: paths.databasePath), paths: paths)
         XCTAssertEqual(settings[\.listenPort], 6881)
         XCTAssertEqual(settings[\.maxRatio], -1)
         XCTAssertEqual(settings[\.webUIDomainList], "*")

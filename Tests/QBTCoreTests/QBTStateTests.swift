@@ -84,7 +84,7 @@ final class ServerSettingsTests: XCTestCase {
     func makeSettings(_ overrides: EngineOverrides = EngineOverrides()) async throws -> ServerSettings {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
         let paths = try ServerPaths(dataDirectory: dir)
-        return try await ServerSettings(store: try Store(path: paths.databasePath), paths: paths, overrides: overrides)
+        return try await ServerSettings(store: try SQLiteStore(path: paths.databasePath), paths: paths, overrides: overrides)
     }
 
     func testPreferencesDriveTheEngineAndPersist() async throws {

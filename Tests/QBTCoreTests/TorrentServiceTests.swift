@@ -18,7 +18,7 @@ final class TorrentServiceTests: XCTestCase {
 
     static func magnet(_ n: Int) -> ParsedTorrent { MemoryServer.magnet(n) }
 
-    func makeService(store: Store? = nil) async throws -> (TorrentService, MemoryEngine, Store) {
+    func makeService(store: (any Store)? = nil) async throws -> (TorrentService, MemoryEngine, any Store) {
         let server = try await MemoryServer.start(in: dir, store: store)
         return (server.service, server.engine, server.store)
     }

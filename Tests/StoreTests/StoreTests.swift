@@ -3,18 +3,8 @@ import XCTest
 
 @testable import Store
 
+/// The store's contract, held on both implementations (`onEachStore`: SQLite, then PostgreSQL).
 final class StoreTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
-
-    var path: String { dir.appendingPathComponent("qbtd.sqlite").path }
-
     func record(_ id: String, category: String? = nil) -> TorrentRecord {
         TorrentRecord(id: id, name: "n-\(id)", metainfo: Data([1, 2, 3]), magnet: nil, savePath: "/tmp/x", category: category)
     }
@@ -27,135 +17,153 @@ final class StoreTests: XCTestCase {
                         "v8: share limit actions of torrents", "v9: category download paths on with no path of their own",
                         "v10: RSS feeds, articles and auto-download rules", "v11: API key scopes",
                         "v12: share limits modes of torrents", "v13: share limits of categories", "v14: queue positions"]
-        XCTAssertEqual(try Store(path: path).appliedMigrations(), expected)
-        XCTAssertEqual(try Store(path: path).appliedMigrations().count, expected.count)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        XCTAssertEqual(try SQLiteStore(path: path).appliedMigrations(), expected)
+        XCTAssertEqual(try SQLiteStore(path: path).appliedMigrations().count, expected.count)
     }
 
     func testARestartReadsTheQueuedTorrentsInTheirQueuesOrder() async throws {
-        let store = try Store(path: path)
-        for id in ["a", "b", "c", "d", "e"] { try await store.insert(record(id), tags: []) }
-        try await store.saveQueuePositions([("d", 0), ("b", 1), ("e", 2), ("a", -1)])
-        let read = try await Store(path: path).torrentsWithoutSources()
-        // Queued first, in queue order; then the rest in the order they were added (a not queued, c never stored).
-        XCTAssertEqual(read.map(\.record.id), ["d", "b", "e", "a", "c"])
-        XCTAssertEqual(read.map(\.queuePosition), [0, 1, 2, nil, nil])
+        try await onEachStore { kind in
+            let store = try await kind.open()
+            for id in ["a", "b", "c", "d", "e"] { try await store.insert(record(id), tags: []) }
+            try await store.saveQueuePositions([("d", 0), ("b", 1), ("e", 2), ("a", -1)])
+            let read = try await kind.open().torrentsWithoutSources()
+            // Queued first, in queue order; then the rest in the order they were added (a not queued, c never stored).
+            XCTAssertEqual(read.map(\.record.id), ["d", "b", "e", "a", "c"])
+            XCTAssertEqual(read.map(\.queuePosition), [0, 1, 2, nil, nil])
+        }
     }
 
     func testSearchPluginsKeepTheirStateAcrossReopens() async throws {
-        let store = try Store(path: path)
-        try await store.searchPlugins.saveSearchPlugin(SearchPluginRecord(name: "eng", kind: .nova3, version: "1.2", fullName: "Engine",
-                                                            url: "http://e", categories: ["movies", "tv"], source: "http://e/eng.py"))
-        try await store.searchPlugins.saveSearchPlugin(SearchPluginRecord(name: "idx", kind: .torznab, fullName: "Indexer", url: "http://i",
-                                                            categories: [], apiKey: "k"))
-        try await store.searchPlugins.setSearchPluginsEnabled(["eng"], false)
-        // An update keeps the enabled state.
-        try await store.searchPlugins.saveSearchPlugin(SearchPluginRecord(name: "eng", kind: .nova3, version: "1.3", fullName: "Engine",
-                                                            url: "http://e", categories: ["movies"]))
-        let plugins = try await Store(path: path).searchPlugins.searchPlugins()
-        XCTAssertEqual(plugins.map(\.name), ["eng", "idx"])
-        XCTAssertEqual(plugins[0].enabled, false)
-        XCTAssertEqual(plugins[0].version, "1.3")
-        XCTAssertEqual(plugins[0].categories, ["movies"])
-        XCTAssertEqual(plugins[1].apiKey, "k")
-        try await store.searchPlugins.deleteSearchPlugins(["eng"])
-        let left = try await store.searchPlugins.searchPlugins()
-        XCTAssertEqual(left.map(\.name), ["idx"])
+        try await onEachStore { kind in
+            let store = try await kind.open()
+            try await store.searchPlugins.saveSearchPlugin(SearchPluginRecord(name: "eng", kind: .nova3, version: "1.2", fullName: "Engine",
+                                                                url: "http://e", categories: ["movies", "tv"], source: "http://e/eng.py"))
+            try await store.searchPlugins.saveSearchPlugin(SearchPluginRecord(name: "idx", kind: .torznab, fullName: "Indexer", url: "http://i",
+                                                                categories: [], apiKey: "k"))
+            try await store.searchPlugins.setSearchPluginsEnabled(["eng"], false)
+            // An update keeps the enabled state.
+            try await store.searchPlugins.saveSearchPlugin(SearchPluginRecord(name: "eng", kind: .nova3, version: "1.3", fullName: "Engine",
+                                                                url: "http://e", categories: ["movies"]))
+            let plugins = try await kind.open().searchPlugins.searchPlugins()
+            XCTAssertEqual(plugins.map(\.name), ["eng", "idx"])
+            XCTAssertEqual(plugins[0].enabled, false)
+            XCTAssertEqual(plugins[0].version, "1.3")
+            XCTAssertEqual(plugins[0].categories, ["movies"])
+            XCTAssertEqual(plugins[1].apiKey, "k")
+            try await store.searchPlugins.deleteSearchPlugins(["eng"])
+            let left = try await store.searchPlugins.searchPlugins()
+            XCTAssertEqual(left.map(\.name), ["idx"])
+        }
     }
 
     func testSSLParametersAreStoredAndGoWithTheirTorrent() async throws {
-        let store = try Store(path: path)
-        try await store.insert(record("a"), tags: [])
-        let ssl = SSLParameters(certificate: "CERT", privateKey: "KEY", dhParams: "DH")
-        try await store.setSSLParameters("a", ssl)
-        try await store.setSSLParameters("a", SSLParameters(certificate: "CERT2", privateKey: "KEY", dhParams: "DH"))
-        let reopened = try Store(path: path)
-        let stored = try await reopened.sslParameters("a")
-        XCTAssertEqual(stored?.certificate, "CERT2")
-        try await reopened.deleteTorrent("a")
-        let afterDelete = try await reopened.sslParameters("a")
-        XCTAssertNil(afterDelete)
+        try await onEachStore { kind in
+            let store = try await kind.open()
+            try await store.insert(record("a"), tags: [])
+            let ssl = SSLParameters(certificate: "CERT", privateKey: "KEY", dhParams: "DH")
+            try await store.setSSLParameters("a", ssl)
+            try await store.setSSLParameters("a", SSLParameters(certificate: "CERT2", privateKey: "KEY", dhParams: "DH"))
+            let reopened = try await kind.open()
+            let stored = try await reopened.sslParameters("a")
+            XCTAssertEqual(stored?.certificate, "CERT2")
+            try await reopened.deleteTorrent("a")
+            let afterDelete = try await reopened.sslParameters("a")
+            XCTAssertNil(afterDelete)
+        }
     }
 
     func testAPIKeysAreStoredHashedAndRevocable() async throws {
-        let store = try Store(path: path)
-        let key = APIKeyRecord(id: "k1", name: "script", keyHash: Digest.sha256Hex("qbt_secret"), createdAt: 1)
-        try await store.apiKeys.insertAPIKey(key)
-        let keys = try await store.apiKeys.apiKeys()
-        XCTAssertEqual(keys, [key])
-        XCTAssertNotEqual(keys.first?.keyHash, "qbt_secret")
-        let revoked = try await store.apiKeys.deleteAPIKey(id: "k1")
-        let again = try await store.apiKeys.deleteAPIKey(id: "k1")
-        XCTAssertTrue(revoked)
-        XCTAssertFalse(again)
-        // A scope is kept, changed, and read back after a reopen.
-        try await store.apiKeys.insertAPIKey(APIKeyRecord(id: "k2", name: "phone", keyHash: "h2", createdAt: 2, scope: "music"))
-        try await store.apiKeys.setAPIKeyScope(id: "k2", scope: "read-only")
-        let reopened = try await Store(path: path).apiKeys.apiKeys()
-        XCTAssertEqual(reopened.map(\.scope), ["read-only"])
+        try await onEachStore { kind in
+            let store = try await kind.open()
+            let key = APIKeyRecord(id: "k1", name: "script", keyHash: Digest.sha256Hex("qbt_secret"), createdAt: 1)
+            try await store.apiKeys.insertAPIKey(key)
+            let keys = try await store.apiKeys.apiKeys()
+            XCTAssertEqual(keys, [key])
+            XCTAssertNotEqual(keys.first?.keyHash, "qbt_secret")
+            let revoked = try await store.apiKeys.deleteAPIKey(id: "k1")
+            let again = try await store.apiKeys.deleteAPIKey(id: "k1")
+            XCTAssertTrue(revoked)
+            XCTAssertFalse(again)
+            // A scope is kept, changed, and read back after a reopen.
+            try await store.apiKeys.insertAPIKey(APIKeyRecord(id: "k2", name: "phone", keyHash: "h2", createdAt: 2, scope: "music"))
+            try await store.apiKeys.setAPIKeyScope(id: "k2", scope: "read-only")
+            let reopened = try await kind.open().apiKeys.apiKeys()
+            XCTAssertEqual(reopened.map(\.scope), ["read-only"])
+        }
     }
 
     func testTorrentSurvivesReopenWithCategoryTagsAndResumeData() async throws {
-        do {
-            let store = try Store(path: path)
-            try await store.insert(record("a", category: "films"), tags: ["hd", "new"])
-            try await store.saveResumeData("a", Data("resume".utf8))
-            try await store.updateTorrent("a") { $0.stopped = true }
+        try await onEachStore { kind in
+            do {
+                let store = try await kind.open()
+                try await store.insert(record("a", category: "films"), tags: ["hd", "new"])
+                try await store.saveResumeData("a", Data("resume".utf8))
+                try await store.updateTorrent("a") { $0.stopped = true }
+            }
+            let reopened = try await kind.open()
+            let all = try await reopened.torrents()
+            XCTAssertEqual(all.count, 1)
+            XCTAssertEqual(all[0].record.category, "films")
+            XCTAssertEqual(all[0].tags, ["hd", "new"])
+            XCTAssertEqual(all[0].record.resumeData, Data("resume".utf8))
+            XCTAssertTrue(all[0].record.stopped)
+            let value1 = try await reopened.categories()
+            XCTAssertEqual(value1, [Category(name: "films", savePath: "")])
+            let value2 = try await reopened.tags()
+            XCTAssertEqual(value2, ["hd", "new"])
         }
-        let reopened = try Store(path: path)
-        let all = try await reopened.torrents()
-        XCTAssertEqual(all.count, 1)
-        XCTAssertEqual(all[0].record.category, "films")
-        XCTAssertEqual(all[0].tags, ["hd", "new"])
-        XCTAssertEqual(all[0].record.resumeData, Data("resume".utf8))
-        XCTAssertTrue(all[0].record.stopped)
-        let value1 = try await reopened.categories()
-        XCTAssertEqual(value1, [Category(name: "films", savePath: "")])
-        let value2 = try await reopened.tags()
-        XCTAssertEqual(value2, ["hd", "new"])
     }
 
     func testRemovingCategoryAndTagsUpdatesTorrents() async throws {
-        let store = try Store(path: path)
-        try await store.insert(record("a", category: "c"), tags: ["t1", "t2"])
-        try await store.removeCategories(["c"])
-        try await store.deleteTags(["t1"])
-        let t = try await store.torrent("a")
-        XCTAssertNil(t?.record.category)
-        XCTAssertEqual(t?.tags, ["t2"])
-        try await store.deleteTorrent("a")
-        let value3 = try await store.torrent("a")
-        XCTAssertNil(value3)
-        let value4 = try await store.tags()
-        XCTAssertEqual(value4, ["t2"], "tags outlive their torrents, as in qBittorrent")
+        try await onEachStore { kind in
+            let store = try await kind.open()
+            try await store.insert(record("a", category: "c"), tags: ["t1", "t2"])
+            try await store.removeCategories(["c"])
+            try await store.deleteTags(["t1"])
+            let t = try await store.torrent("a")
+            XCTAssertNil(t?.record.category)
+            XCTAssertEqual(t?.tags, ["t2"])
+            try await store.deleteTorrent("a")
+            let value3 = try await store.torrent("a")
+            XCTAssertNil(value3)
+            let value4 = try await store.tags()
+            XCTAssertEqual(value4, ["t2"], "tags outlive their torrents, as in qBittorrent")
+        }
     }
 
     func testAFailedInsertLeavesNoHalfRow() async throws {
-        let store = try Store(path: path)
-        try await store.insert(record("a"), tags: [])
-        // Same id again: the whole transaction (category and tags included) must roll back.
-        do {
-            try await store.insert(record("a", category: "ghost"), tags: ["ghost"])
-            XCTFail("duplicate insert succeeded")
-        } catch {}
-        let value5 = try await store.categories()
-        XCTAssertEqual(value5, [])
-        let value6 = try await store.tags()
-        XCTAssertEqual(value6, [])
-        // A row with neither metainfo nor magnet is refused by the schema.
-        var empty = record("b")
-        empty.metainfo = nil
-        do { try await store.insert(empty, tags: []); XCTFail("row without a source stored") } catch {}
+        try await onEachStore { kind in
+            let store = try await kind.open()
+            try await store.insert(record("a"), tags: [])
+            // Same id again: the whole transaction (category and tags included) must roll back.
+            do {
+                try await store.insert(record("a", category: "ghost"), tags: ["ghost"])
+                XCTFail("duplicate insert succeeded")
+            } catch {}
+            let value5 = try await store.categories()
+            XCTAssertEqual(value5, [])
+            let value6 = try await store.tags()
+            XCTAssertEqual(value6, [])
+            // A row with neither metainfo nor magnet is refused by the schema.
+            var empty = record("b")
+            empty.metainfo = nil
+            do { try await store.insert(empty, tags: []); XCTFail("row without a source stored") } catch {}
+        }
     }
 
     func testPreferencesRoundTrip() async throws {
-        let store = try Store(path: path)
-        try await store.setPreferences(["dl_limit": 1024, "save_path": "/srv"])
-        let value7 = try await store.preference("dl_limit", as: Int.self)
-        XCTAssertEqual(value7, 1024)
-        let value8 = try await store.preference("save_path", as: String.self)
-        XCTAssertEqual(value8, "/srv")
-        let value9 = try await store.preference("missing", as: String.self)
-        XCTAssertNil(value9)
+        try await onEachStore { kind in
+            let store = try await kind.open()
+            try await store.setPreferences(["dl_limit": 1024, "save_path": "/srv"])
+            let value7 = try await store.preference("dl_limit", as: Int.self)
+            XCTAssertEqual(value7, 1024)
+            let value8 = try await store.preference("save_path", as: String.self)
+            XCTAssertEqual(value8, "/srv")
+            let value9 = try await store.preference("missing", as: String.self)
+            XCTAssertNil(value9)
+        }
     }
 
     func testPasswordHashIsQBittorrentsFormat() throws {

@@ -9,12 +9,12 @@ import XCTest
 /// it, as the next start does: the upload ends whole, once, under one name, and a retried PATCH finishes it.
 final class TusLandingTests: XCTestCase {
     var root = ""
-    var store: Store!
+    var store: (any Store)!
 
     override func setUp() async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tus-landing-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root + "/uploads", withIntermediateDirectories: true)
-        store = try Store(path: root + "/qbtd.sqlite")
+        store = try SQLiteStore(path: root + "/qbtd.sqlite")
     }
 
     override func tearDown() async throws { try? FileManager.default.removeItem(atPath: root) }

@@ -13,7 +13,7 @@ public actor APIKeyRing {
     }
 
     public static let defaultName = "default"
-    private let store: Store
+    private let store: any Store
     private let logger: Logger
     private var byHash: [String: APIKeyRecord] = [:] {
         didSet { recent.clear() }
@@ -21,7 +21,7 @@ public actor APIKeyRing {
     /// Keys admitted within the last `lastUseResolution`, for checks off the actor; emptied by any change here.
     public nonisolated let recent = RecentKeys()
 
-    public init(store: Store, logger: Logger = Logger(label: "qbtd.keys")) async throws {
+    public init(store: any Store, logger: Logger = Logger(label: "qbtd.keys")) async throws {
         self.logger = logger
         self.store = store
         for key in try await store.apiKeys.apiKeys() { byHash[key.keyHash] = key }

@@ -5,7 +5,7 @@ import Store
 /// qBittorrent's RSS session and auto-downloader: the tree of folders and feeds, their articles and the download
 /// rules, kept in SQLite; feeds refreshed on their schedule; matching articles added as torrents.
 public actor RSSService {
-    let store: Store
+    let store: any Store
     let settings: ServerSettings
     let torrents: TorrentService
     let log: EventLog
@@ -35,7 +35,7 @@ public actor RSSService {
     var downloader: Task<Void, Never>?
     var downloading = false
 
-    public init(store: Store, settings: ServerSettings, torrents: TorrentService, profile: Identity.Profile) async throws {
+    public init(store: any Store, settings: ServerSettings, torrents: TorrentService, profile: Identity.Profile) async throws {
         self.store = store
         self.settings = settings
         self.torrents = torrents
@@ -94,7 +94,7 @@ public actor RSSService {
     }
 
     /// Runs a write after every write made before it; its error is the caller's.
-    func persist(_ write: @escaping @Sendable (Store) async throws -> Void) async throws {
+    func persist(_ write: @escaping @Sendable (any Store) async throws -> Void) async throws {
         let previous = lastWrite, store = store
         let task = Task<Void, Error> {
             await previous?.value

@@ -93,7 +93,7 @@ public struct SyncController: APIController {
 
     /// Everything a WebUI shows, as one snapshot: the torrents as shared encoded rows, the rest as values.
     func mainData() async -> MainData {
-        let board = await service.freshBoard()
+        let board = await service.freshListing()
         var categories: [String: JSONValue] = [:]
         for c in await service.labels.categories { categories[c.name] = TorrentsController.json(c, identity) }
         return MainData(rows: rows.rows(for: board), rest: [

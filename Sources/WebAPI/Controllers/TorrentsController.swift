@@ -80,7 +80,7 @@ public struct TorrentsController: APIController {
 
     func info(_ p: Parameters) async throws -> APIReply {
         if let hashes = p["hashes"], hashes.isEmpty { return .json(.array([])) }
-        let board = await service.freshBoard()
+        let board = await service.freshListing()
         let subcategories = service.labels.subcategoriesEnabled
         // qbtd's includeFiles and includeProperties: each row also carries what torrents/files and
         // torrents/properties answer for it, so a tool reads a library in one request.
@@ -161,10 +161,13 @@ public struct TorrentsController: APIController {
         let filter = QBTFilter(p["filter"])
         let wanted = p["hashes"].map { Set($0.split(separator: "|").map { $0.lowercased() }) }
         // Everything (a full listing): no torrent's view to look at.
-        let everything = filter == .all && wanted == nil && p["category"] == nil && p["tag"] == nil
+        // qbtd's `node` (a cluster's): the torrents one node runs.
+        let node = identity.node == nil ? nil : p["node"]
+        let everything = filter == .all && wanted == nil && p["category"] == nil && p["tag"] == nil && node == nil
         var ids = everything ? board.order : board.order.filter { id in
             guard let view = board.entries[id]?.view else { return false }
             if let wanted, !wanted.contains(view.id) { return false }
+            if let node, (view.node ?? identity.node) != node { return false }
             if let category = p["category"] {
                 let mine = view.record.category ?? ""
                 // A subcategory is in its parent's listing only with subcategories on.

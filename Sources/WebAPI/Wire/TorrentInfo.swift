@@ -76,6 +76,8 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
     public var share_limits_mode: String
     /// qbtd's own: why the free-space guard holds it, or the file error that put it in `error`; empty otherwise.
     public var qbtd_reason: String
+    /// qbtd's own, in a cluster: the node that runs it.
+    public var node: String
     // 5.2, `sync/maindata` only: how the torrent's announces went (qBittorrent's `addAnnounceStats`).
     public var has_tracker_warning: Bool
     public var has_tracker_error: Bool
@@ -171,6 +173,7 @@ public struct TorrentInfo: Codable, Sendable, Equatable {
         share_limit_action = r.shareLimitAction ?? "Default"
         share_limits_mode = r.shareLimitsMode ?? "Default"
         qbtd_reason = view.reason
+        node = view.node ?? identity.node ?? ""
         has_tracker_warning = view.announce.contains(.warning)
         has_tracker_error = view.announce.contains(.trackerError)
         has_other_announce_error = view.announce.contains(.otherError)

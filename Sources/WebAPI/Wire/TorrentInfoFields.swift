@@ -25,13 +25,16 @@ extension TorrentInfo {
         public let name: String
         public let since: Since
         public let syncOnly: Bool
+        /// Sent only by a cluster's nodes (qbtd's `node`).
+        public let clusterOnly: Bool
         public let value: @Sendable (TorrentInfo) -> JSONValue
 
-        init(_ name: String, since: Since = .always, syncOnly: Bool = false,
+        init(_ name: String, since: Since = .always, syncOnly: Bool = false, clusterOnly: Bool = false,
              _ value: @escaping @Sendable (TorrentInfo) -> JSONValue) {
             self.name = name
             self.since = since
             self.syncOnly = syncOnly
+            self.clusterOnly = clusterOnly
             self.value = value
         }
     }
@@ -73,6 +76,8 @@ extension TorrentInfo {
         Field("max_ratio") { .double($0.max_ratio) },
         Field("max_seeding_time") { .int(Int64($0.max_seeding_time)) },
         Field("name") { .string($0.name) },
+        // qbtd's own, from a cluster's nodes only: the node that runs the torrent.
+        Field("node", clusterOnly: true) { .string($0.node) },
         Field("num_complete") { .int(Int64($0.num_complete)) },
         Field("num_incomplete") { .int(Int64($0.num_incomplete)) },
         Field("num_leechs") { .int(Int64($0.num_leechs)) },
@@ -113,11 +118,17 @@ extension TorrentInfo {
     ]
 
     static let fieldsByProfile: [Identity.Profile: [Field]] = Dictionary(uniqueKeysWithValues: Identity.Profile.allCases.map {
+        profile in (profile, allFields.filter { $0.since <= Since(profile) && !$0.clusterOnly })
+    })
+    static let clusterFieldsByProfile: [Identity.Profile: [Field]] = Dictionary(uniqueKeysWithValues: Identity.Profile.allCases.map {
         profile in (profile, allFields.filter { $0.since <= Since(profile) })
     })
 
-    /// The keys a profile sends (each release's own), sorted; `sync/maindata`'s only ones included.
-    public static func fields(for identity: Identity) -> [Field] { fieldsByProfile[identity.profile]! }
+    /// The keys a profile sends (each release's own, and a cluster node's `node`), sorted; `sync/maindata`'s only ones
+    /// included.
+    public static func fields(for identity: Identity) -> [Field] {
+        (identity.node == nil ? fieldsByProfile : clusterFieldsByProfile)[identity.profile]!
+    }
 
     /// Field lookup by name, for `sort`.
     static let fieldsByName: [String: Field] = Dictionary(uniqueKeysWithValues: allFields.map { ($0.name, $0) })

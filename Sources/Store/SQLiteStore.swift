@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-/// The single owner of qbtd's SQLite file. Every write is one transaction: a crash leaves whole rows or none.
-public final class Store: Sendable {
+/// The embedded default store: qbtd's SQLite file, owned by this process alone. Every write is one transaction.
+public final class SQLiteStore: Store {
     let db: DatabaseQueue
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.

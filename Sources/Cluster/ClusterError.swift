@@ -1,0 +1,24 @@
+/// What a cluster's calls between nodes can end in (answered over HTTP by `ClusterError+HTTPAnswer` in QBTServer).
+public enum ClusterError: Error, Sendable, Equatable {
+    /// The node that runs the torrent is not up (lapsed or stopped): nothing was asked of it.
+    case nodeDown(String, state: String)
+    /// The node did not take the call in time: it was withdrawn and never runs.
+    case notTaken(String, seconds: Int)
+    /// The node took the call but did not answer in time: it may have happened.
+    case unanswered(String, seconds: Int)
+    /// The call or its answer could not be carried (the cluster's database refused it).
+    case unreachable(String)
+
+    public var message: String {
+        switch self {
+        case let .nodeDown(node, state):
+            "node \(node), which runs this torrent, is \(state): nothing was done; try again when it is up (qbtd/nodes)"
+        case let .notTaken(node, seconds):
+            "node \(node), which runs this torrent, did not take the call within \(seconds) s: nothing was done; try again"
+        case let .unanswered(node, seconds):
+            "node \(node), which runs this torrent, took the call but did not answer within \(seconds) s: it may have happened; look before trying again"
+        case let .unreachable(why):
+            "the cluster's database did not carry the call: \(why)"
+        }
+    }
+}

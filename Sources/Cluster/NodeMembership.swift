@@ -1,0 +1,108 @@
+import Foundation
+import Logging
+import Store
+
+/// This process as a node: its heartbeat (every `heartbeat`, its row in the cluster's `nodes` rewritten with what it
+/// runs) and the list of nodes with their states. A process without `--cluster` is a cluster of one: the list is
+/// itself, and nothing is written.
+public actor NodeMembership {
+    /// How often a node tells the others it is there.
+    public static let heartbeat: Duration = .seconds(5)
+    /// How long a node may stay silent before the others count it lapsed: three heartbeats.
+    public static let lease: Int64 = 15
+
+    public enum State: String, Sendable {
+        /// Its heartbeat is within the lease.
+        case up
+        /// It stopped cleanly.
+        case stopped
+        /// Silent for longer than the lease: killed, cut off, or its machine is down.
+        case lapsed
+    }
+
+    public struct Node: Sendable {
+        public var record: NodeRecord
+        public var state: State
+        /// This process.
+        public var isSelf: Bool
+    }
+
+    public nonisolated let name: String
+    let registry: (any NodeRegistry)?
+    let startedAt = Int64(Date().timeIntervalSince1970)
+    let status: @Sendable () async -> NodeRecord
+    let logger: Logger
+    /// The nodes as the last heartbeat read them.
+    private var known: [String: Node] = [:]
+
+    /// `status` says what this node runs now (its name and start time are filled in here).
+    public init(name: String, registry: (any NodeRegistry)?, logger: Logger, status: @escaping @Sendable () async -> NodeRecord) {
+        self.name = name
+        self.registry = registry
+        self.logger = logger
+        self.status = status
+    }
+
+    private func current(stopped: Bool = false) async -> NodeRecord {
+        var record = await status()
+        record.name = name
+        record.startedAt = startedAt
+        record.stopped = stopped
+        return record
+    }
+
+    /// One heartbeat; a failure is logged and the next one tries again.
+    public func beat() async {
+        guard let registry else { return }
+        let record = await current()
+        do {
+            try await registry.publish(record)
+            known = Dictionary(try await nodes().map { ($0.record.name, $0) }, uniquingKeysWith: { $1 })
+        } catch {
+            logger.warning("the cluster's database did not take node \(name)'s heartbeat (the next comes in \(Self.heartbeat)): \(error)")
+        }
+    }
+
+    /// A clean stop: the others see it stopped, not lapsed.
+    public func leave() async {
+        guard let registry else { return }
+        do { try await registry.publish(await current(stopped: true)) } catch {
+            logger.warning("node \(name) could not record its stop (the others will count it lapsed): \(error)")
+        }
+    }
+
+    /// A node's state as of the last heartbeat (nil: not known yet).
+    public func state(of node: String) -> State? { known[node]?.state }
+
+    /// The nodes that are not up, with what their torrents' rows say about it.
+    public func downNodes() -> [String: String] {
+        var out: [String: String] = [:]
+        for (node, n) in known where n.state != .up && node != name {
+            out[node] = n.state == .stopped
+                ? "Node \(node), which runs this torrent, is stopped: it is back when the node starts again"
+                : "Node \(node), which runs this torrent, has been silent for \(n.record.silentFor) s (lapsed): it is back when the node is"
+        }
+        return out
+    }
+
+    /// Where a new torrent goes when the client names no node: the node that is up with the most free space on its
+    /// save path; this one when it has about as much (within 1 %, or 1 GiB), so that an even cluster adds where
+    /// asked. nil: this node.
+    public func placement() -> String? {
+        let up = known.values.filter { $0.state == .up }
+        guard let best = up.max(by: { ($0.record.freeSpace, $1.record.name) < ($1.record.freeSpace, $0.record.name) }),
+              best.record.name != name else { return nil }
+        let mine = known[name]?.record.freeSpace ?? 0
+        let margin = max(best.record.freeSpace / 100, 1 << 30)
+        return mine >= best.record.freeSpace - margin ? nil : best.record.name
+    }
+
+    /// Every node, by name, with its state.
+    public func nodes() async throws -> [Node] {
+        guard let registry else { return [Node(record: await current(), state: .up, isSelf: true)] }
+        return try await registry.nodes().map { record in
+            let state: State = record.stopped ? .stopped : record.silentFor > Self.lease ? .lapsed : .up
+            return Node(record: record, state: state, isSelf: record.name == name)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import HashTreeCollections
+import Logging
+import QBTCore
+import Store
+import TorrentEngine
+
+/// A cluster's listings: each node publishes its torrents' views (facts and status, as its own rows show them) to the
+/// catalogue once a second, only those whose board entry changed, and takes the others' as they publish theirs
+/// (woken by the catalogue's notification, and every few seconds in case one was missed), so any node lists every
+/// torrent of the cluster.
+public actor TorrentViewsSync {
+    /// How often this node publishes what changed.
+    public static let publishEvery: Duration = .seconds(1)
+    /// How often it reads the others' without being woken.
+    public static let catchUpEvery: Duration = .seconds(5)
+    static let page = 2000
+
+    let registry: any NodeRegistry
+    public nonisolated let service: TorrentService
+    let node: String
+    let logger: Logger
+    /// The entries last published, by torrent: an entry that is the same object has not changed.
+    private var published = TreeDictionary<TorrentID, BoardEntry>()
+    /// The newest change of the others' read so far.
+    private var seen: Int64 = 0
+
+    public init(registry: any NodeRegistry, service: TorrentService, node: String, logger: Logger) {
+        self.registry = registry
+        self.service = service
+        self.node = node
+        self.logger = logger
+    }
+
+    /// The wire form of a published torrent (the catalogue's `torrent_views.body`): without its .torrent and fast-resume
+    /// data, which stay with its owner.
+    struct Published: Codable {
+        var facts: TorrentFacts
+        var status: TorrentStatus
+    }
+
+    /// Publishes this node's torrents that changed since the last time, and those it no longer has.
+    public func publish() async {
+        let board = await service.freshBoard()
+        var changed: [(id: String, body: Data)] = []
+        var removed: [String] = []
+        let encoder = JSONEncoder()
+        for (id, entry) in board.entries where published[id] !== entry {
+            var facts = entry.view.facts
+            facts.record.metainfo = nil
+            facts.record.resumeData = nil
+            guard let body = try? encoder.encode(Published(facts: facts, status: entry.view.status)) else { continue }
+            changed.append((id, body))
+        }
+        for (id, _) in published where board.entries[id] == nil { removed.append(id) }
+        guard !changed.isEmpty || !removed.isEmpty else { return }
+        do {
+            try await registry.publishViews(changed, removed: removed)
+            published = board.entries
+        } catch {
+            logger.warning("node \(node) could not publish \(changed.count + removed.count) torrent(s) to the cluster (again in a second): \(error)")
+        }
+    }
+
+    /// Takes what the other nodes published since the last read.
+    public func catchUp() async {
+        var changes: [TorrentID: RemoteTorrent?] = [:]
+        let decoder = JSONDecoder()
+        do {
+            for _ in 0..<1000 {  // bounded: 2 million changes in one go
+                let views = try await registry.views(after: seen, limit: Self.page)
+                for view in views {
+                    if let body = view.body, let p = try? decoder.decode(Published.self, from: body) {
+                        changes[view.id] = .some(RemoteTorrent(facts: p.facts, status: p.status, node: view.node))
+                    } else {
+                        changes[view.id] = .some(nil)
+                    }
+                }
+                seen = views.last?.seq ?? seen
+                if views.count < Self.page { break }
+            }
+        } catch {
+            logger.warning("node \(node) could not read the other nodes' torrents (again in \(Self.catchUpEvery)): \(error)")
+        }
+        await service.takeRemote(changes)
+    }
+
+    /// Reads the others' each time one of them publishes, until cancelled.
+    public func follow() async {
+        for await _ in registry.viewPublications() {
+            await catchUp()
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/// Where a call for torrents another node of a cluster runs is answered (`ClusterRelay` in QBTServer); a process
+/// without a cluster has none, and answers every call itself.
+public protocol APIRelay: Sendable {
+    /// Answers `scope/action`: with `here` when every torrent it names is this node's (or it names none), else on the
+    /// nodes that run them.
+    func answer(scope: String, action: String, _ p: Parameters,
+                here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply
+}

@@ -1,0 +1,166 @@
+import Foundation
+import PostgresNIO
+import Store
+
+/// The cluster's nodes: each heartbeat rewrites the node's row, stamped by the database's clock (so one node's clock
+/// running fast or slow cannot make another look silent).
+extension PostgresStore: NodeRegistry {
+    public func publish(_ n: NodeRecord) async throws {
+        try await writing { sql in
+            try await sql.run("""
+                INSERT INTO nodes (name, address, started_at, heartbeat_at, torrents, download_rate, upload_rate, save_path,
+                                   free_space, stopped)
+                VALUES (\(n.name), \(n.address), \(n.startedAt), extract(epoch FROM clock_timestamp()), \(n.torrents),
+                        \(n.downloadRate), \(n.uploadRate), \(n.savePath), \(n.freeSpace), \(n.stopped))
+                ON CONFLICT (name) DO UPDATE SET address = excluded.address, started_at = excluded.started_at,
+                    heartbeat_at = excluded.heartbeat_at, torrents = excluded.torrents,
+                    download_rate = excluded.download_rate, upload_rate = excluded.upload_rate,
+                    save_path = excluded.save_path, free_space = excluded.free_space, stopped = excluded.stopped
+                """)
+        }
+    }
+
+    public func nodes() async throws -> [NodeRecord] {
+        try await reading { sql in
+            try await sql.rows("""
+                SELECT name, address, started_at, torrents, download_rate, upload_rate, save_path, free_space, stopped,
+                       floor(extract(epoch FROM clock_timestamp()) - heartbeat_at)::bigint AS silent_for
+                FROM nodes ORDER BY name
+                """) { row in
+                NodeRecord(name: try row.get("name"), address: try row.get("address"), startedAt: try row.get("started_at"),
+                           torrents: try row.get("torrents"), downloadRate: try row.get("download_rate"),
+                           uploadRate: try row.get("upload_rate"), savePath: try row.get("save_path"),
+                           freeSpace: try row.get("free_space"), stopped: try row.get("stopped"), silentFor: try row.get("silent_for"))
+            }
+        }
+    }
+}
+
+/// The nodes' torrents for each other's listings: `torrent_views`, and a `NOTIFY qbtd_views` with each publication.
+extension PostgresStore {
+    static let viewsChannel = "qbtd_views"
+    static let labelsChannel = "qbtd_labels"
+    static let preferencesChannel = "qbtd_preferences"
+
+    public func labelChanges() -> AsyncStream<Void> { othersChanges(Self.labelsChannel) }
+    public func preferenceChanges() -> AsyncStream<Void> { othersChanges(Self.preferencesChannel) }
+
+    /// Wakes for each notification on `channel` another node sent (and after a lost connection).
+    private func othersChanges(_ channel: String) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let relay = Task { [node] in
+            for await sender in notifications(channel) where sender != node { continuation.yield() }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return stream
+    }
+
+    public func publishViews(_ changed: [(id: String, body: Data)], removed: [String]) async throws {
+        guard !changed.isEmpty || !removed.isEmpty else { return }
+        try await writing { sql in
+            for (id, body) in changed {
+                try await sql.run("""
+                    INSERT INTO torrent_views (id, node, seq, body) VALUES (\(id), \(node), nextval('torrent_views_seq'), \(body))
+                    ON CONFLICT (id) DO UPDATE SET node = excluded.node, seq = excluded.seq, body = excluded.body
+                    """)
+            }
+            if !removed.isEmpty {
+                try await sql.run("""
+                    UPDATE torrent_views SET body = NULL, seq = nextval('torrent_views_seq')
+                    WHERE id = ANY(\(removed)) AND node = \(node)
+                    """)
+            }
+            try await sql.run("SELECT pg_notify(\(Self.viewsChannel), \(node))")
+        }
+    }
+
+    public func views(after seq: Int64, limit: Int) async throws -> [PublishedView] {
+        try await reading { sql in
+            try await sql.rows("""
+                SELECT id, node, seq, body FROM torrent_views WHERE seq > \(seq) AND node <> \(node) ORDER BY seq LIMIT \(limit)
+                """) {
+                PublishedView(id: try $0.get("id"), node: try $0.get("node"), seq: try $0.get("seq"), body: try $0.get("body"))
+            }
+        }
+    }
+
+    public func viewPublications() -> AsyncStream<Void> { othersChanges(Self.viewsChannel) }
+
+    /// The payloads of `NOTIFY channel`, on one connection held for `LISTEN`. When the connection breaks (a restart of
+    /// PostgreSQL) it listens again after a second, and yields "" once so that the reader catches up on what it missed.
+    func notifications(_ channel: String) -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
+        let listening = Task { [client, logger] in
+            var attempt = 0
+            while !Task.isCancelled {
+                if attempt > 0 {
+                    continuation.yield("")
+                    try? await Task.sleep(for: .seconds(1))
+                }
+                attempt += 1
+                do {
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: channel) { notifications in
+                            for try await notification in notifications { continuation.yield(notification.payload) }
+                        }
+                    }
+                } catch {
+                    if !Task.isCancelled { logger.debug("listening on \(channel) again: \(error)") }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in listening.cancel() }
+        return stream
+    }
+}
+
+/// Calls for a torrent another node runs (`commands`): `NOTIFY qbtd_commands` names the node a call is for,
+/// `NOTIFY qbtd_answers` the call answered.
+extension PostgresStore {
+    static let commandsChannel = "qbtd_commands"
+    static let answersChannel = "qbtd_answers"
+
+    public func sendCommand(to target: String, _ request: Data) async throws -> Int64 {
+        try await writing { sql in
+            let id = try await sql.rows("""
+                INSERT INTO commands (target, sender, request) VALUES (\(target), \(node), \(request)) RETURNING id
+                """) { try $0.get("id", as: Int64.self) }[0]
+            try await sql.run("SELECT pg_notify(\(Self.commandsChannel), \(target))")
+            return id
+        }
+    }
+
+    public func takeCommands(limit: Int) async throws -> [(id: Int64, request: Data)] {
+        try await writing { sql in
+            try await sql.rows("""
+                UPDATE commands SET taken = true WHERE id IN (
+                    SELECT id FROM commands WHERE target = \(node) AND NOT taken ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                RETURNING id, request
+                """) { (try $0.get("id", as: Int64.self), try $0.get("request", as: Data.self)) }
+        }
+    }
+
+    public func answerCommand(_ id: Int64, _ answer: Data) async throws {
+        try await writing { sql in
+            try await sql.run("UPDATE commands SET answer = \(answer) WHERE id = \(id)")
+            try await sql.run("SELECT pg_notify(\(Self.answersChannel), \(String(id)))")
+        }
+    }
+
+    public func collectAnswer(_ id: Int64) async throws -> CommandOutcome {
+        try await writing { sql in
+            let rows = try await sql.rows("DELETE FROM commands WHERE id = \(id) AND (answer IS NOT NULL OR NOT taken) RETURNING taken, answer") {
+                (try $0.get("taken", as: Bool.self), try $0.get("answer", as: Data?.self))
+            }
+            guard let (taken, answer) = rows.first else { return .unanswered }
+            if let answer { return .answered(answer) }
+            return taken ? .unanswered : .withdrawn
+        }
+    }
+
+    public func commandNotifications() -> AsyncStream<String> { notifications(Self.commandsChannel) }
+    public func answerNotifications() -> AsyncStream<String> { notifications(Self.answersChannel) }
+
+}

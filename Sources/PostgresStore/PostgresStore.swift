@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+
+/// A cluster's shared catalogue in PostgreSQL: the same `Store` as the SQLite file, with each torrent and tus upload
+/// owned by one node (`node`); a node's restart reads only its own torrents, while categories, tags, preferences,
+/// API keys, RSS and search plugins are the cluster's. Opening it migrates the schema once however many nodes start
+/// at the same time, and registers the node in `nodes`.
+public final class PostgresStore: Store {
+    let client: PostgresClient
+    /// This process's node name.
+    public let node: String
+    let logger: Logger
+    private let running: Task<Void, Never>
+
+    public init(url: String, node: String, logger: Logger = Logger(label: "qbtd.store")) async throws {
+        let location = try PostgresLocation(url)
+        try await Self.firstContact(location, logger: logger)
+        var configuration = location.client
+        configuration.options.minimumConnections = 1
+        // The pool's background says only errors: its run() starts in a task of its own, and the first lease may come
+        // before it has (a warning the pool prints, and then waits for it).
+        var background = logger
+        background.logLevel = max(logger.logLevel, .error)
+        client = PostgresClient(configuration: configuration, backgroundLogger: background)
+        self.node = node
+        self.logger = logger
+        running = Task { [client] in await client.run() }
+        do {
+            try await PostgresSchema.migrate(self)
+            try await publish(NodeRecord(name: node, address: "", startedAt: Int64(Date().timeIntervalSince1970)))
+        } catch {
+            running.cancel()
+            throw error
+        }
+    }
+
+    /// One connection and a `SELECT 1` before the pool: the pool retries a refused connection for a minute before it
+    /// gives up with no reason, where this says at once which database and why.
+    static func firstContact(_ location: PostgresLocation, logger: Logger) async throws(StoreError) {
+        do {
+            let connection = try await PostgresConnection.connect(configuration: location.connection, id: 0, logger: logger)
+            do { try await connection.query("SELECT 1", logger: logger).consume() } catch {
+                try? await connection.close()
+                throw error
+            }
+            try? await connection.close()
+        } catch {
+            let reason = (error as? PSQLError).map { psql in
+                psql.serverInfo?[.message] ?? psql.underlying.map { String(describing: $0) } ?? "\(psql.code)"
+            } ?? String(describing: error)
+            throw StoreError.unreachable("no answer from \(location.place) as \(location.user): \(reason); is PostgreSQL running there, and does it let this user in?")
+        }
+    }
+
+    /// Closes the connections; the store answers no more.
+    public func close() { running.cancel() }
+
+    deinit { running.cancel() }
+
+    public func appliedMigrations() async throws -> [String] {
+        try await reading { sql in try await sql.rows("SELECT name FROM qbtd_migrations ORDER BY version") { try $0.get("name") } }
+    }
+
+    public var apiKeys: any APIKeyStore { PostgresAPIKeyStore(store: self) }
+    public var rss: any RSSStore { PostgresRSSStore(store: self) }
+    public var searchPlugins: any SearchPluginStore { PostgresSearchPluginStore(store: self) }
+    public var tus: any TusStore { PostgresTusStore(store: self) }
+
+    // MARK: statements
+
+    /// Reads outside a transaction.
+    func reading<T: Sendable>(_ body: (SQL) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in try await body(SQL(connection: connection, logger: logger)) }
+    }
+
+    /// Writes in one transaction: all of them or none.
+    func writing<T: Sendable>(_ body: (SQL) async throws -> T) async throws -> T {
+        try await client.withTransaction(logger: logger) { connection in try await body(SQL(connection: connection, logger: logger)) }
+    }
+}
+
+/// One connection's statements.
+struct SQL {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func run(_ query: PostgresQuery) async throws {
+        try await connection.query(query, logger: logger).consume()
+    }
+
+    /// The rows a statement returns, each read by `read`.
+    func rows<T>(_ query: PostgresQuery, _ read: (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
+        var out: [T] = []
+        for try await row in try await connection.query(query, logger: logger) { out.append(try read(row.makeRandomAccess())) }
+        return out
+    }
+
+    /// After a write to categories or tags that changed `rows` rows: wakes the other nodes to read them again (the
+    /// notification goes out when the transaction commits). Returns whether any changed.
+    @discardableResult
+    func labelsChanged(_ rows: Int, by node: String) async throws -> Bool {
+        guard rows > 0 else { return false }
+        try await run("SELECT pg_notify(\(PostgresStore.labelsChannel), \(node))")
+        return true
+    }
+
+    /// How many rows a statement returned (a `RETURNING` clause's: whether an insert or update took).
+    func count(_ query: PostgresQuery) async throws -> Int {
+        try await rows(query) { _ in () }.count
+    }
+}
+
+extension PostgresRowSequence {
+    func consume() async throws { for try await _ in self {} }
+}
+
+extension PostgresRandomAccessRow {
+    func get<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
+        try self[column].decode(T.self)
+    }
+}

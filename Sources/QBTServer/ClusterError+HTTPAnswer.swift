@@ -1,0 +1,12 @@
+import Cluster
+import HTTPKit
+import HTTPTypes
+
+extension ClusterError: HTTPAnswer {
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .nodeDown, .notTaken, .unreachable: .serviceUnavailable
+        case .unanswered: .gatewayTimeout
+        }
+    }
+}

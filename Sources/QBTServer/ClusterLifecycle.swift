@@ -1,0 +1,31 @@
+import Cluster
+import ServiceLifecycle
+
+/// A cluster node's exchanges with the others while qbtd runs: its torrents published every second, the others'
+/// read when they publish (and every few seconds besides), the calls relayed to it served and the answers to its own
+/// awaited; all stop with qbtd.
+struct ClusterLifecycle: Service {
+    let views: TorrentViewsSync
+    let commands: CommandRelay
+    let relay: ClusterRelay
+    let catalogue: CatalogueSync
+    let membership: NodeMembership
+
+    func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await views.follow() }
+            group.addTask { await commands.followAnswers() }
+            group.addTask { await catalogue.follow() }
+            group.addTask {  // the torrents of nodes that are down show so
+                try? await Periodic(every: NodeMembership.heartbeat, startAtOnce: false) {
+                    await views.service.setNodesDown(await membership.downNodes())
+                }.run()
+            }
+            group.addTask { await commands.serve(relay.serve) }
+            group.addTask { try? await Periodic(every: TorrentViewsSync.publishEvery, startAtOnce: true) { await views.publish() }.run() }
+            group.addTask { try? await Periodic(every: TorrentViewsSync.catchUpEvery, startAtOnce: true) { await views.catchUp() }.run() }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+    }
+}

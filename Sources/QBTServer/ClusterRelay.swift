@@ -1,0 +1,108 @@
+import Cluster
+import Foundation
+import HTTPKit
+import QBTCore
+import Synchronization
+
+/// A cluster node's WebAPI calls for torrents other nodes run: each goes, with the hashes that node runs, to that
+/// node through the catalogue (`CommandRelay`), which runs it with its own router and sends its answer back; the
+/// torrents this node runs are answered here. `hashes=all` reaches every node.
+final class ClusterRelay: APIRelay {
+    let commands: CommandRelay
+    let service: TorrentService
+    let membership: NodeMembership
+    private let router = Mutex<APIRouter?>(nil)
+
+    init(commands: CommandRelay, service: TorrentService, membership: NodeMembership) {
+        self.commands = commands
+        self.service = service
+        self.membership = membership
+    }
+
+    /// The router that runs the calls other nodes relay here.
+    func attach(_ router: APIRouter) { self.router.withLock { $0 = router } }
+
+    /// `torrents/*` actions that name no torrent of one node: listings, adds, categories and tags (the catalogue's).
+    static let clusterWide: Set<String> = [
+        "info", "add", "count", "categories", "createCategory", "editCategory", "removeCategories", "tags", "createTags",
+        "deleteTags", "fetchMetadata", "parseMetadata", "saveMetadata", "downloadFile",
+    ]
+
+    static func relays(_ scope: String, _ action: String) -> Bool {
+        (scope == "torrents" && !clusterWide.contains(action)) || (scope == "sync" && action == "torrentPeers")
+    }
+
+    func answer(scope: String, action: String, _ p: Parameters,
+                here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
+        if scope == "torrents" && action == "add" { return try await add(p, here: here) }
+        guard Self.relays(scope, action) else { return try await here(p) }
+        let key = p["hash"] != nil ? "hash" : "hashes"
+        guard let value = p[key] else { return try await here(p) }
+        if key == "hashes", value.lowercased() == "all" {
+            for node in await service.remoteNodes().sorted() { _ = try await relay(node, scope, action, p) }
+            return try await here(p)
+        }
+        let ids = value.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let groups = await service.owners(of: ids)
+        guard groups.keys.contains(where: { $0 != nil }) else { return try await here(p) }
+        var last: APIReply?
+        for (node, nodeIDs) in groups.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
+            guard let node else { continue }
+            var q = p
+            q.fields[key] = nodeIDs.joined(separator: "|")
+            last = try await relay(node, scope, action, q)
+        }
+        if let own = groups[nil] {
+            var q = p
+            q.fields[key] = own.joined(separator: "|")
+            return try await here(q)
+        }
+        return last ?? .empty
+    }
+
+    /// `torrents/add` on the node the client names (qbtd's `node`), else on the node with the most free space.
+    private func add(_ p: Parameters, here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
+        var p = p
+        let named = p.fields.removeValue(forKey: "node").flatMap { $0.isEmpty ? nil : $0 }
+        let target: String?
+        if let named {
+            guard named != membership.name else { return try await here(p) }
+            guard await membership.state(of: named) == .up else {
+                throw HTTPRefusal(.badRequest, "no node named \(named) is up: qbtd/nodes lists the cluster's nodes and their states")
+            }
+            target = named
+        } else {
+            target = await membership.placement()
+        }
+        guard let target else { return try await here(p) }
+        return try await relay(target, "torrents", "add", p)
+    }
+
+    private func relay(_ node: String, _ scope: String, _ action: String, _ p: Parameters) async throws -> APIReply {
+        if let state = await membership.state(of: node), state != .up {
+            throw ClusterError.nodeDown(node, state: state.rawValue)
+        }
+        let request = try JSONEncoder().encode(RelayedCall(scope: scope, action: action, p))
+        let answer = try await commands.call(node, request)
+        return try JSONDecoder().decode(RelayedReply.self, from: answer).reply()
+    }
+
+    /// Runs a call another node relayed here, and encodes its answer.
+    @Sendable func serve(_ request: Data) async -> Data {
+        let reply: RelayedReply
+        if let call = try? JSONDecoder().decode(RelayedCall.self, from: request), let router = router.withLock({ $0 }) {
+            // A category or tag the caller's node made a moment ago: its notification may not have come yet.
+            if call.fields["category"] != nil || call.fields["tags"] != nil { await service.reloadLabels() }
+            do {
+                reply = try RelayedReply(try await router.perform(scope: call.scope, action: call.action, call.parameters))
+            } catch let answer as any HTTPAnswer {
+                reply = .failure(status: answer.status.code, message: answer.message)
+            } catch {
+                reply = .failure(status: 500, message: "Internal Server Error")
+            }
+        } else {
+            reply = .failure(status: 400, message: "a relayed call this node cannot read (do the nodes run the same qbtd?)")
+        }
+        return (try? JSONEncoder().encode(reply)) ?? Data()
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A node of a cluster as it last told the others: its row in the cluster's `nodes`, written by each heartbeat.
+public struct NodeRecord: Sendable, Equatable {
+    public var name: String
+    /// Where its WebAPI listens, HOST:PORT.
+    public var address: String
+    /// Seconds since 1970.
+    public var startedAt: Int64
+    public var torrents: Int
+    /// Bytes per second, summed over its torrents.
+    public var downloadRate: Int64
+    public var uploadRate: Int64
+    /// Its default save path, and the free space there.
+    public var savePath: String
+    public var freeSpace: Int64
+    /// It said goodbye (a clean stop).
+    public var stopped: Bool
+    /// Seconds since its last heartbeat, by the database's clock (filled in when read).
+    public var silentFor: Int64
+
+    public init(name: String, address: String, startedAt: Int64, torrents: Int = 0, downloadRate: Int64 = 0,
+                uploadRate: Int64 = 0, savePath: String = "", freeSpace: Int64 = 0, stopped: Bool = false, silentFor: Int64 = 0) {
+        self.name = name
+        self.address = address
+        self.startedAt = startedAt
+        self.torrents = torrents
+        self.downloadRate = downloadRate
+        self.uploadRate = uploadRate
+        self.savePath = savePath
+        self.freeSpace = freeSpace
+        self.stopped = stopped
+        self.silentFor = silentFor
+    }
+}
+
+/// One torrent as a node published it for the others' listings: its view encoded by the node (nil: removed), and
+/// where it stands in the cluster's sequence of changes.
+public struct PublishedView: Sendable {
+    public var id: String
+    public var node: String
+    public var seq: Int64
+    public var body: Data?
+
+    public init(id: String, node: String, seq: Int64, body: Data?) {
+        self.id = id
+        self.node = node
+        self.seq = seq
+        self.body = body
+    }
+}
+
+/// What a cluster's nodes tell each other through the catalogue (`PostgresStore`): their heartbeats, and their
+/// torrents as their listings show them.
+public protocol NodeRegistry: Sendable {
+    /// This node's heartbeat: its row, rewritten.
+    func publish(_ node: NodeRecord) async throws
+    func nodes() async throws -> [NodeRecord]
+    /// This node's changed torrents (encoded views) and removed ones, in one transaction; the other nodes are woken.
+    func publishViews(_ changed: [(id: String, body: Data)], removed: [String]) async throws
+    /// The other nodes' views changed after `seq`, oldest first (at most `limit`).
+    func views(after seq: Int64, limit: Int) async throws -> [PublishedView]
+    /// Wakes each time another node published views; ends when the caller stops listening.
+    func viewPublications() -> AsyncStream<Void>
+
+    /// Wakes each time another node changed the cluster's categories or tags (and once after a lost connection).
+    func labelChanges() -> AsyncStream<Void>
+    /// Wakes each time another node changed the cluster's preferences (and once after a lost connection).
+    func preferenceChanges() -> AsyncStream<Void>
+
+    /// Queues a call for `target` (a torrent it runs) and wakes it; the id names the call's answer.
+    func sendCommand(to target: String, _ request: Data) async throws -> Int64
+    /// The calls queued for this node, taken (each by one taker only).
+    func takeCommands(limit: Int) async throws -> [(id: Int64, request: Data)]
+    /// A taken call's answer, for its sender (who is woken).
+    func answerCommand(_ id: Int64, _ answer: Data) async throws
+    /// A sent call's outcome, once woken or tired of waiting: its answer, or that it will never run (withdrawn
+    /// before its node took it), or that its node took it without answering yet.
+    func collectAnswer(_ id: Int64) async throws -> CommandOutcome
+    /// The names of the nodes calls were queued for, as they are (a "" after a lost connection: look again).
+    func commandNotifications() -> AsyncStream<String>
+    /// The ids of the calls answered, as they are (a "" after a lost connection: look again).
+    func answerNotifications() -> AsyncStream<String>
+}
+
+/// What became of a call sent to another node.
+public enum CommandOutcome: Sendable {
+    case answered(Data)
+    /// Its node had not taken it: withdrawn, it never runs.
+    case withdrawn
+    /// Its node took it but has not answered: it may have happened.
+    case unanswered
+}

@@ -1,0 +1,305 @@
+"""qbtd as a node of a cluster (--cluster postgres://… --node NAME): the catalogue in PostgreSQL instead of the SQLite
+file, migrated once however many nodes start together, each node restarting with its own torrents."""
+import subprocess
+import time
+
+import requests
+
+from cluster_support import fresh_database, psql
+from conftest import QBTD, Qbtd, wait_for
+from rss_support import make_torrent
+
+
+def listening(base):
+    try:
+        return requests.get(base + "/", timeout=1).ok
+    except requests.RequestException:
+        return False
+
+
+def add(q, s, data, **fields):
+    r = s.post(q.url("torrents/add"), files={"torrents": ("t.torrent", data)}, data=fields)
+    assert r.status_code == 200 and r.text == "Ok.", (r.status_code, r.text)
+
+
+def test_a_node_keeps_its_catalogue_in_postgresql_and_restarts_with_it(tmp_path):
+    url = fresh_database()
+    data, infohash = make_torrent(tmp_path / "src", "one")
+    q = Qbtd(tmp_path / "a", extra=["--cluster", url, "--node", "a"])
+    (tmp_path / "a").mkdir()
+    q.start()
+    try:
+        s = q.session()
+        assert s.post(q.url("torrents/createCategory"), data={"category": "films", "savePath": ""}).status_code == 200
+        add(q, s, data, category="films", tags="hd", stopped="true")
+        wait_for(lambda: len(s.get(q.url("torrents/info")).json()) == 1, 30, what="the torrent listed")
+    finally:
+        q.stop()
+    assert not (tmp_path / "a" / "qbtd.sqlite").exists(), "a node keeps no SQLite file"
+    assert psql(url, "SELECT id, node, category FROM torrents") == [[infohash, "a", "films"]]
+    assert psql(url, "SELECT name FROM nodes") == [["a"]]
+
+    q.start()
+    try:
+        s = q.session()
+        torrents = s.get(q.url("torrents/info")).json()
+        assert [(t["hash"], t["category"], t["tags"]) for t in torrents] == [(infohash, "films", "hd")]
+        assert "films" in s.get(q.url("torrents/categories")).json()
+    finally:
+        q.stop()
+
+
+def test_nodes_started_together_migrate_once_and_share_the_catalogue(tmp_path):
+    url = fresh_database()
+    nodes = [Qbtd(tmp_path / name, extra=["--cluster", url, "--node", name]) for name in ("a", "b", "c")]
+    for n in nodes:
+        n.data_dir.mkdir()
+    # Started at once: three processes race for the empty database.
+    procs = [subprocess.Popen([QBTD, "--data-dir", str(n.data_dir), "--host", "127.0.0.1", "--port", str(n.port),
+                               "--peer-listen", "127.0.0.1:0", "--no-discovery", "--no-utp", "--password", n.password,
+                               *n.extra], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT) for n in nodes]
+    try:
+        for n in nodes:
+            wait_for(lambda: listening(n.base), 60, what=f"node {n.data_dir.name} to listen")
+        assert psql(url, "SELECT version, name FROM qbtd_migrations") == [["1", "pg1: the catalogue and its nodes"]]
+        assert psql(url, "SELECT name FROM nodes ORDER BY name") == [["a"], ["b"], ["c"]]
+        # A password set on one node is the cluster's: another node takes it after its restart.
+        a = nodes[0].session()
+        r = a.post(nodes[0].url("app/setPreferences"), data={"json": '{"web_ui_password": "cluster-pass-2"}'})
+        assert r.status_code == 200
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(30)
+    b = nodes[1]
+    b.password = None  # no --password: the stored one, which node a changed
+    b.start()
+    try:
+        b.password = "cluster-pass-2"
+        b.session()
+    finally:
+        b.stop()
+
+
+def test_cluster_flags_say_what_is_wrong(tmp_path):
+    def refused(*args):
+        r = subprocess.run([QBTD, "--data-dir", str(tmp_path), *args], capture_output=True, text=True, timeout=60)
+        assert r.returncode != 0
+        return r.stderr + r.stdout
+
+    assert "postgres://" in refused("--cluster", "mysql://127.0.0.1/x")
+    assert "--cluster" in refused("--node", "a")
+    assert "--node" in refused("--cluster", "postgres://127.0.0.1/x", "--node", "a b")
+    # A database that does not answer: qbtd stops at once, naming it.
+    said = refused("--cluster", "postgres://qbtd@127.0.0.1:1/none?sslmode=disable", "--node", "a")
+    assert "127.0.0.1" in said or "connect" in said.lower(), said
+
+
+def test_nodes_list_each_other_with_their_states(tmp_path):
+    url = fresh_database()
+    a, b, c = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b", "c"))
+    for n in (a, b, c):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        s = a.session()
+
+        def nodes():
+            return {n["name"]: n for n in s.get(a.url("qbtd/nodes")).json()}
+
+        listed = nodes()
+        assert sorted(listed) == ["a", "b", "c"]
+        assert [n for n in listed if listed[n]["this_node"]] == ["a"]
+        assert {n: listed[n]["state"] for n in listed} == {"a": "up", "b": "up", "c": "up"}
+        assert listed["b"]["address"] == f"127.0.0.1:{b.port}"
+        assert listed["a"]["free_space_on_disk"] > 0 and listed["a"]["save_path"].endswith("/downloads")
+        b.stop()  # a clean stop says goodbye
+        wait_for(lambda: nodes()["b"]["state"] == "stopped", 15, what="b listed as stopped")
+        c.kill()  # silence: lapsed once the 15 s lease runs out
+        wait_for(lambda: nodes()["c"]["state"] == "lapsed", 40, interval=1, what="c listed as lapsed")
+        assert nodes()["a"]["state"] == "up"
+    finally:
+        for n in (a, b, c):
+            n.stop()
+
+
+def test_a_process_without_a_cluster_is_a_cluster_of_one(qbtd_factory):
+    q = qbtd_factory()
+    nodes = q.session().get(q.url("qbtd/nodes")).json()
+    assert [(n["state"], n["this_node"], n["address"]) for n in nodes] == [("up", True, f"127.0.0.1:{q.port}")]
+
+
+def test_any_node_lists_every_nodes_torrents(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa, sb = a.session(), b.session()
+        one, one_hash = make_torrent(tmp_path / "src", "one")
+        two, two_hash = make_torrent(tmp_path / "src", "two")
+        add(a, sa, one, category="films", tags="hd", stopped="true")
+        add(b, sb, two, stopped="true")
+
+        def listed(q, s):
+            return {t["hash"]: t for t in s.get(q.url("torrents/info")).json()}
+
+        # Each node lists both: its own, and the other's as the other published it.
+        for q, s in ((a, sa), (b, sb)):
+            wait_for(lambda: set(listed(q, s)) == {one_hash, two_hash}, 20, what=f"both torrents listed on {q.data_dir.name}")
+        on_b = listed(b, sb)[one_hash]
+        assert (on_b["name"], on_b["category"], on_b["tags"], on_b["state"]) == ("one", "films", "hd", "stoppedDL")
+        # qbtd's node: on every torrent of a cluster, and a filter.
+        assert {h: t["node"] for h, t in listed(b, sb).items()} == {one_hash: "a", two_hash: "b"}
+        assert [t["hash"] for t in sb.get(b.url("torrents/info"), params={"node": "a"}).json()] == [one_hash]
+        assert [t["hash"] for t in sb.get(b.url("torrents/info"), params={"category": "films"}).json()] == [one_hash]
+        # sync/maindata too, and its diffs: a's torrent removed on a leaves b's next diff.
+        main = sb.get(b.url("sync/maindata")).json()
+        assert set(main["torrents"]) == {one_hash, two_hash}
+        r = sa.post(a.url("torrents/delete"), data={"hashes": one_hash, "deleteFiles": "false"})
+        assert r.status_code == 200
+        wait_for(lambda: one_hash in sb.get(b.url("sync/maindata"), params={"rid": main["rid"]}).json().get("torrents_removed", []),
+                 20, what="the removal in b's diff")
+        assert set(listed(b, sb)) == {two_hash}
+    finally:
+        for n in (a, b):
+            n.stop()
+
+
+def test_any_node_acts_on_every_nodes_torrents(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa, sb = a.session(), b.session()
+        one, one_hash = make_torrent(tmp_path / "src", "one")
+        two, two_hash = make_torrent(tmp_path / "src", "two")
+        add(a, sa, one, stopped="true")
+        add(b, sb, two, stopped="true")
+        wait_for(lambda: len(sb.get(b.url("torrents/info")).json()) == 2, 20, what="b lists a's torrent")
+
+        # Reads of a's torrent asked of b are answered by a.
+        props = sb.get(b.url("torrents/properties"), params={"hash": one_hash})
+        assert props.status_code == 200 and props.json()["save_path"] == sa.get(a.url("torrents/properties"), params={"hash": one_hash}).json()["save_path"]
+        files = sb.get(b.url("torrents/files"), params={"hash": one_hash}).json()
+        assert [f["name"] for f in files] == ["one/one.bin"]
+        assert sb.get(b.url("torrents/trackers"), params={"hash": one_hash}).status_code == 200
+
+        # Actions asked of b for a's torrent happen on a, and b's listing follows.
+        assert sb.post(b.url("torrents/createCategory"), data={"category": "films"}).status_code == 200
+        r = sb.post(b.url("torrents/setCategory"), data={"hashes": one_hash, "category": "films"})
+        assert r.status_code == 200, r.text
+        wait_for(lambda: sa.get(a.url("torrents/info"), params={"hashes": one_hash}).json()[0]["category"] == "films", 10,
+                 what="the category set on a")
+        # One call naming both nodes' torrents reaches both.
+        r = sb.post(b.url("torrents/start"), data={"hashes": f"{one_hash}|{two_hash}"})
+        assert r.status_code == 200, r.text
+        def started(q, s, h):
+            return s.get(q.url("torrents/info"), params={"hashes": h}).json()[0]["state"] not in ("stoppedDL", "pausedDL")
+        wait_for(lambda: started(a, sa, one_hash) and started(b, sb, two_hash), 15, what="both started")
+        # hashes=all too.
+        assert sb.post(b.url("torrents/stop"), data={"hashes": "all"}).status_code == 200
+        wait_for(lambda: not started(a, sa, one_hash) and not started(b, sb, two_hash), 15, what="both stopped")
+        # An unknown hash is still qBittorrent's 404.
+        assert sb.get(b.url("torrents/properties"), params={"hash": "0" * 40}).status_code == 404
+
+        # A node that is down: a clear 503 naming it, never a silent success.
+        a.stop()
+        wait_for(lambda: {n["name"]: n["state"] for n in sb.get(b.url("qbtd/nodes")).json()}["a"] == "stopped", 15,
+                 what="a stopped")
+        time.sleep(6)  # b's own view of a's state comes with its next heartbeat
+        r = sb.post(b.url("torrents/start"), data={"hashes": one_hash})
+        assert r.status_code == 503 and "node a" in r.text, (r.status_code, r.text)
+    finally:
+        for n in (a, b):
+            n.stop()
+
+
+def test_a_preference_set_on_one_node_applies_on_every_node(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa, sb = a.session(), b.session()
+        r = sa.post(a.url("app/setPreferences"), data={"json": '{"dl_limit": 1048576, "max_active_downloads": 7}'})
+        assert r.status_code == 200
+        # Taken and applied on b without a restart: its engine's limit too, not only the stored value.
+        wait_for(lambda: sb.get(b.url("transfer/downloadLimit")).text == "1048576", 10, what="b's download limit")
+        assert sb.get(b.url("app/preferences")).json()["max_active_downloads"] == 7
+        # Categories and tags made on b are a's at once too.
+        assert sb.post(b.url("torrents/createCategory"), data={"category": "music", "savePath": ""}).status_code == 200
+        assert sb.post(b.url("torrents/createTags"), data={"tags": "flac"}).status_code == 200
+        wait_for(lambda: "music" in sa.get(a.url("torrents/categories")).json()
+                 and "flac" in sa.get(a.url("torrents/tags")).json(), 10, what="a's categories and tags")
+    finally:
+        for n in (a, b):
+            n.stop()
+
+
+def test_adds_go_where_the_client_says_and_a_hash_has_one_owner(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa, sb = a.session(), b.session()
+        wait_for(lambda: len(sa.get(a.url("qbtd/nodes")).json()) == 2, 10, what="both nodes known")
+        time.sleep(6)  # a's own view of b comes with its next heartbeat
+        one, one_hash = make_torrent(tmp_path / "src", "one")
+        # Asked of a, named for b: b runs it, and both list it as b's.
+        add(a, sa, one, stopped="true", node="b")
+        assert psql(url, f"SELECT node FROM torrents WHERE id = '{one_hash}'") == [["b"]]
+        wait_for(lambda: [t["node"] for t in sa.get(a.url("torrents/info")).json()] == ["b"], 10, what="a lists b's torrent")
+        # A node that is not up is refused, saying where to look.
+        r = sa.post(a.url("torrents/add"), files={"torrents": ("t.torrent", one)}, data={"node": "nowhere"})
+        assert r.status_code == 400 and "qbtd/nodes" in r.text
+        # The same torrent added on both nodes at once: one of them runs it.
+        two, two_hash = make_torrent(tmp_path / "src", "two")
+        import threading
+        answers = []
+        def add_on(q, s):
+            answers.append(s.post(q.url("torrents/add"), files={"torrents": ("t.torrent", two)}, data={"stopped": "true"}).text)
+        threads = [threading.Thread(target=add_on, args=args) for args in ((a, sa), (b, sb))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert len(psql(url, f"SELECT node FROM torrents WHERE id = '{two_hash}'")) == 1, answers
+        wait_for(lambda: sorted(t["hash"] for t in sb.get(b.url("torrents/info")).json()) == sorted([one_hash, two_hash]), 10,
+                 what="b lists each torrent once")
+    finally:
+        for n in (a, b):
+            n.stop()
+
+
+def test_a_dead_nodes_torrents_stay_listed_in_error_until_it_is_back(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa, sb = a.session(), b.session()
+        one, one_hash = make_torrent(tmp_path / "src", "one")
+        add(a, sa, one, stopped="true")
+
+        def on_b():
+            listed = sb.get(b.url("torrents/info")).json()
+            return listed[0] if listed else None
+
+        wait_for(lambda: on_b() is not None, 10, what="b lists a's torrent")
+        a.kill()
+        wait_for(lambda: on_b()["state"] == "error", 40, interval=1, what="a's torrent in error on b")
+        assert "Node a" in on_b()["qbtd_reason"] and "lapsed" in on_b()["qbtd_reason"]
+        a.start()
+        wait_for(lambda: on_b()["state"] == "stoppedDL" and on_b()["qbtd_reason"] == "", 30, interval=1,
+                 what="a's torrent back on b")
+    finally:
+        for n in (a, b):
+            n.stop()
