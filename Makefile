@@ -37,7 +37,7 @@ test: deps-test build swift-test e2e-test fuzz-short
 # Both suites get a throwaway PostgreSQL on 127.0.0.1 (the store's tests run on it and on SQLite; the cluster's
 # end-to-end tests start nodes on it), stopped and removed when they end, pass or fail.
 PG_CLUSTER := Tests/postgres/throwaway-cluster.sh
-swift-test: libtorrent
+swift-test: deps-test libtorrent
 	url=$$($(PG_CLUSTER) start) && trap '$(PG_CLUSTER) stop' EXIT && QBTD_TEST_POSTGRES_URL=$$url swift test $(SWIFT_BUILD_FLAGS)
 
 # End-to-end: the built qbtd against real libtorrent peers and real clients, all on 127.0.0.1.

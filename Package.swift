@@ -182,7 +182,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "qbtd",
-            dependencies: ["QBTServer", "QBTCore", "HTTPKit", "Tunnel", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: ["QBTServer", "QBTCore", "HTTPKit", "Tunnel", "SystemKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus")]
         ),
         // The typed client of qBittorrent's WebAPI and qbtd's extensions: no server code. Requests go through

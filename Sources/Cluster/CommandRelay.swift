@@ -53,12 +53,17 @@ public actor CommandRelay {
         waiting.removeValue(forKey: id)?.resume()
     }
 
+    /// `SENDER:ID` of an answered call; another node's calls, and the "" of a lost connection, are not ours (a call
+    /// whose answer came meanwhile is collected when its wait ends).
     private func answered(_ payload: String) {
-        guard let id = Int64(payload) else {  // "": the connection was lost; whoever waits looks again
-            for id in Array(waiting.keys) { wake(id) }
-            return
+        guard let colon = payload.lastIndex(of: ":"), payload[..<colon] == node,
+              let id = Int64(payload[payload.index(after: colon)...]) else { return }
+        if waiting[id] != nil {
+            wake(id)
+        } else {
+            if early.count >= 1024 { early.removeAll() }  // bounded: an answer lands here only between send and wait
+            early.insert(id)
         }
-        if waiting[id] != nil { wake(id) } else if early.count < 10_000 { early.insert(id) }
     }
 
     /// Wakes the waiting callers as their answers come, until cancelled.
@@ -66,13 +71,21 @@ public actor CommandRelay {
         for await payload in registry.answerNotifications() { answered(payload) }
     }
 
-    /// Serves the calls queued for this node with `handle`, each in a task of its own, until cancelled; also what
-    /// was queued while it was not listening.
+    /// Serves the calls queued for this node with `handle`, each in a task of its own, until cancelled: when woken,
+    /// and every few seconds for any queued while it was not listening.
     public func serve(_ handle: @escaping @Sendable (Data) async -> Data) async {
         await takeAndServe(handle)
         for await target in registry.commandNotifications() where target == node || target.isEmpty {
             await takeAndServe(handle)
         }
+    }
+
+    /// The calls queued while no notification came (a lost connection): how often to look anyway.
+    public static let lookEvery: Duration = .seconds(3)
+
+    /// Takes what is queued for this node now.
+    public func serveQueued(_ handle: @escaping @Sendable (Data) async -> Data) async {
+        await takeAndServe(handle)
     }
 
     private func takeAndServe(_ handle: @escaping @Sendable (Data) async -> Data) async {

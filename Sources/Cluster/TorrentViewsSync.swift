@@ -24,6 +24,9 @@ public actor TorrentViewsSync {
     private var published = TreeDictionary<TorrentID, BoardEntry>()
     /// The newest change of the others' read so far.
     private var seen: Int64 = 0
+    /// A read is under way; `again`: a wake came meanwhile, so another follows it.
+    private var reading = false
+    private var again = false
 
     public init(registry: any NodeRegistry, service: TorrentService, node: String, logger: Logger) {
         self.registry = registry
@@ -62,8 +65,21 @@ public actor TorrentViewsSync {
         }
     }
 
-    /// Takes what the other nodes published since the last read.
+    /// Takes what the other nodes published since the last read: one read at a time (the actor lets a second in
+    /// while the first waits on the database; it would apply an older read over a newer one), and one more after it
+    /// when woken meanwhile.
     public func catchUp() async {
+        guard !reading else { again = true; return }
+        reading = true
+        defer { reading = false }
+        for _ in 0..<100 {  // bounded: wakes keep coming only while others keep publishing
+            again = false
+            await readOnce()
+            if !again { return }
+        }
+    }
+
+    private func readOnce() async {
         var changes: [TorrentID: RemoteTorrent?] = [:]
         let decoder = JSONDecoder()
         do {

@@ -20,16 +20,24 @@ struct PostgresAPIKeyStore: APIKeyStore {
                 INSERT INTO api_keys (id, name, key_hash, created_at, scope)
                 VALUES (\(key.id), \(key.name), \(key.keyHash), \(key.createdAt), \(key.scope))
                 """)
+            try await sql.keysChanged(by: store.node)
         }
     }
 
     @discardableResult
     func deleteAPIKey(id: String) async throws -> Bool {
-        try await store.writing { sql in try await sql.count("DELETE FROM api_keys WHERE id = \(id) RETURNING id") > 0 }
+        try await store.writing { sql in
+            guard try await sql.count("DELETE FROM api_keys WHERE id = \(id) RETURNING id") > 0 else { return false }
+            try await sql.keysChanged(by: store.node)
+            return true
+        }
     }
 
     func setAPIKeyScope(id: String, scope: String) async throws {
-        try await store.writing { sql in try await sql.run("UPDATE api_keys SET scope = \(scope) WHERE id = \(id)") }
+        try await store.writing { sql in
+            try await sql.run("UPDATE api_keys SET scope = \(scope) WHERE id = \(id)")
+            try await sql.keysChanged(by: store.node)
+        }
     }
 
     func touchAPIKey(id: String, at time: Int64) async throws {

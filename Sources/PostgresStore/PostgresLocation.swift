@@ -21,8 +21,8 @@ struct PostgresLocation {
         }
         let query = Dictionary((url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
         port = url.port ?? 5432
-        user = url.user.flatMap { $0.removingPercentEncoding } ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
-        password = url.password.flatMap { $0.removingPercentEncoding }
+        user = url.user ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"  // URLComponents decodes them
+        password = url.password
         database = url.path.count > 1 ? String(url.path.dropFirst()).removingPercentEncoding : nil
         sslmode = query["sslmode"] ?? "prefer"
         guard ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"].contains(sslmode) else {
@@ -40,12 +40,24 @@ struct PostgresLocation {
     /// Where it is, for messages.
     var place: String { socketPath ?? "\(host ?? ""):\(port)" }
 
+    /// libpq's meaning of `sslmode`: prefer and require encrypt without checking the server's certificate (Debian's
+    /// PostgreSQL has a self-signed one), verify-ca checks it against the system's CAs, verify-full its name too.
+    var tlsConfiguration: TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = switch sslmode {
+        case "verify-full": .fullVerification
+        case "verify-ca": .noHostnameVerification
+        default: .none
+        }
+        return tls
+    }
+
     var client: PostgresClient.Configuration {
         if let socketPath { return .init(unixSocketPath: socketPath, username: user, password: password, database: database) }
         let tls: PostgresClient.Configuration.TLS = switch sslmode {
         case "disable": .disable
-        case "allow", "prefer": .prefer(.makeClientConfiguration())
-        default: .require(.makeClientConfiguration())
+        case "allow", "prefer": .prefer(tlsConfiguration)
+        default: .require(tlsConfiguration)
         }
         return .init(host: host ?? "", port: port, username: user, password: password, database: database, tls: tls)
     }
@@ -55,8 +67,8 @@ struct PostgresLocation {
         let tls: PostgresConnection.Configuration.TLS
         switch sslmode {
         case "disable": tls = .disable
-        case "allow", "prefer": tls = (try? NIOSSLContext(configuration: .makeClientConfiguration())).map { .prefer($0) } ?? .disable
-        default: tls = (try? NIOSSLContext(configuration: .makeClientConfiguration())).map { .require($0) } ?? .disable
+        case "allow", "prefer": tls = (try? NIOSSLContext(configuration: tlsConfiguration)).map { .prefer($0) } ?? .disable
+        default: tls = (try? NIOSSLContext(configuration: tlsConfiguration)).map { .require($0) } ?? .disable
         }
         return .init(host: host ?? "", port: port, username: user, password: password, database: database, tls: tls)
     }

@@ -17,6 +17,8 @@ extension PostgresStore: NodeRegistry {
                     download_rate = excluded.download_rate, upload_rate = excluded.upload_rate,
                     save_path = excluded.save_path, free_space = excluded.free_space, stopped = excluded.stopped
                 """)
+            // Calls nobody will collect: their senders gave up (or stopped) long ago.
+            try await sql.run("DELETE FROM commands WHERE created_at < extract(epoch FROM clock_timestamp()) - \(Self.callLifetime * 10)")
         }
     }
 
@@ -39,11 +41,15 @@ extension PostgresStore: NodeRegistry {
 /// The nodes' torrents for each other's listings: `torrent_views`, and a `NOTIFY qbtd_views` with each publication.
 extension PostgresStore {
     static let viewsChannel = "qbtd_views"
+    /// `pg_advisory_xact_lock`'s key for publishing views ("qbtv").
+    static let viewsLockKey: Int64 = 0x7162_7476
     static let labelsChannel = "qbtd_labels"
     static let preferencesChannel = "qbtd_preferences"
+    static let keysChannel = "qbtd_keys"
 
     public func labelChanges() -> AsyncStream<Void> { othersChanges(Self.labelsChannel) }
     public func preferenceChanges() -> AsyncStream<Void> { othersChanges(Self.preferencesChannel) }
+    public func keyChanges() -> AsyncStream<Void> { othersChanges(Self.keysChannel) }
 
     /// Wakes for each notification on `channel` another node sent (and after a lost connection).
     private func othersChanges(_ channel: String) -> AsyncStream<Void> {
@@ -59,6 +65,10 @@ extension PostgresStore {
     public func publishViews(_ changed: [(id: String, body: Data)], removed: [String]) async throws {
         guard !changed.isEmpty || !removed.isEmpty else { return }
         try await writing { sql in
+            // One publisher at a time, so that the sequence's order is the order of the commits: a reader that has
+            // seen a number has seen every smaller one (without it, a later number could commit first and the
+            // reader skip past the earlier one for good).
+            try await sql.run("SELECT pg_advisory_xact_lock(\(Self.viewsLockKey))")
             for (id, body) in changed {
                 try await sql.run("""
                     INSERT INTO torrent_views (id, node, seq, body) VALUES (\(id), \(node), nextval('torrent_views_seq'), \(body))
@@ -88,20 +98,20 @@ extension PostgresStore {
     public func viewPublications() -> AsyncStream<Void> { othersChanges(Self.viewsChannel) }
 
     /// The payloads of `NOTIFY channel`, on one connection held for `LISTEN`. When the connection breaks (a restart of
-    /// PostgreSQL) it listens again after a second, and yields "" once so that the reader catches up on what it missed.
+    /// PostgreSQL) it listens again after a second and, once it does, yields "" so that the reader catches up on what
+    /// it missed.
     func notifications(_ channel: String) -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
         let listening = Task { [client, logger] in
             var attempt = 0
             while !Task.isCancelled {
-                if attempt > 0 {
-                    continuation.yield("")
-                    try? await Task.sleep(for: .seconds(1))
-                }
+                if attempt > 0 { try? await Task.sleep(for: .seconds(1)) }
+                let again = attempt > 0
                 attempt += 1
                 do {
                     try await client.withConnection { connection in
                         try await connection.listen(on: channel) { notifications in
+                            if again { continuation.yield("") }
                             for try await notification in notifications { continuation.yield(notification.payload) }
                         }
                     }
@@ -120,6 +130,9 @@ extension PostgresStore {
 /// `NOTIFY qbtd_answers` the call answered.
 extension PostgresStore {
     static let commandsChannel = "qbtd_commands"
+    /// Seconds a call may wait to be taken (its sender gave up long before: `CommandRelay.timeout`); older ones are
+    /// never run, and deleted by the heartbeats.
+    static let callLifetime = 60.0
     static let answersChannel = "qbtd_answers"
 
     public func sendCommand(to target: String, _ request: Data) async throws -> Int64 {
@@ -136,7 +149,9 @@ extension PostgresStore {
         try await writing { sql in
             try await sql.rows("""
                 UPDATE commands SET taken = true WHERE id IN (
-                    SELECT id FROM commands WHERE target = \(node) AND NOT taken ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                    SELECT id FROM commands
+                    WHERE target = \(node) AND NOT taken AND created_at > extract(epoch FROM clock_timestamp()) - \(Self.callLifetime)
+                    ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
                 RETURNING id, request
                 """) { (try $0.get("id", as: Int64.self), try $0.get("request", as: Data.self)) }
         }
@@ -145,7 +160,9 @@ extension PostgresStore {
     public func answerCommand(_ id: Int64, _ answer: Data) async throws {
         try await writing { sql in
             try await sql.run("UPDATE commands SET answer = \(answer) WHERE id = \(id)")
-            try await sql.run("SELECT pg_notify(\(Self.answersChannel), \(String(id)))")
+            try await sql.run("""
+                SELECT pg_notify(\(Self.answersChannel), sender || ':' || id::text) FROM commands WHERE id = \(id)
+                """)
         }
     }
 

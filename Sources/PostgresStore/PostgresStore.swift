@@ -106,6 +106,12 @@ struct SQL {
         return true
     }
 
+    /// After a write to the API keys (not their last use): wakes the other nodes to read them again, so that a key
+    /// revoked on one node stops opening the others at once.
+    func keysChanged(by node: String) async throws {
+        try await run("SELECT pg_notify(\(PostgresStore.keysChannel), \(node))")
+    }
+
     /// How many rows a statement returned (a `RETURNING` clause's: whether an insert or update took).
     func count(_ query: PostgresQuery) async throws -> Int {
         try await rows(query) { _ in () }.count

@@ -56,6 +56,12 @@ public actor Credentials {
         username = name
     }
 
+    /// Another node of the cluster changed the username or password: read them again.
+    public func reload() async throws {
+        username = try await store.preference(Self.usernameKey, as: String.self) ?? "admin"
+        hash = try await store.preference(Self.passwordKey, as: String.self).flatMap(PasswordHash.init(encoded:))
+    }
+
     public func verify(username candidate: String, password: String) -> Bool {
         guard let hash else { return false }
         // Hash even on a wrong name, so timing does not tell which half was wrong.

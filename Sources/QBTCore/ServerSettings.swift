@@ -154,9 +154,11 @@ public actor ServerSettings {
     /// taken and applied as if set here (that node checked them). Returns the keys that changed.
     @discardableResult
     public func adoptStored() async throws -> Set<String> {
+        let before = stored
         let now = try await PreferenceSettings.load(from: store)
         var changed: Set<String> = []
-        for (key, value) in now where stored[key] != value {
+        // A key this node changed while the store was read keeps its new value (its own write is the newer).
+        for (key, value) in now where stored[key] != value && stored[key] == before[key] {
             stored[key] = value
             changed.insert(key)
         }

@@ -109,8 +109,10 @@ extension TorrentService {
             for (id, torrent) in remote.torrents { remote.entries[id] = BoardEntry(view(torrent), statusGeneration: 0) }
             remote.note(Array(remote.torrents.keys), membershipChanged: false, trackersChanged: false)
         }
-        if let merged = remote.merged, merged.local == local.generation, merged.remote == remote.revision {
-            return merged.board
+        if let merged = remote.merged {
+            if merged.local == local.generation, merged.remote == remote.revision { return merged.board }
+            // A listing that waited for its board while another made a newer one: the newer merged board stands.
+            if local.generation < merged.local { return merged.board }
         }
         let board = merged(local, previous: remote.merged)
         remote.merged = (board, local.generation, remote.revision)
@@ -147,10 +149,13 @@ extension TorrentService {
             sums.sessionDown += entry.view.status.sessionDownload
             sums.sessionUp += entry.view.status.sessionUpload
         }
-        return TorrentBoard(generation: local.generation &+ remote.revision, entries: entries, order: order, trackers: trackers,
+        // Its own sequence, each board after the last (the rows follow a board only when its generation is newer),
+        // and ahead of the local board's (which the rows may have been prepared from).
+        let generation = max((previous?.board.generation ?? 0) &+ 1, local.generation &+ 1)
+        return TorrentBoard(generation: generation, entries: entries, order: order, trackers: trackers,
                             trackersRevision: local.trackersRevision &+ remote.trackersRevision, downloadRate: sums.down,
                             uploadRate: sums.up, sessionDownload: sums.sessionDown, sessionUpload: sums.sessionUp,
-                            previousGeneration: previous.map { $0.local &+ $0.remote } ?? 0, changed: changed,
+                            previousGeneration: previous?.board.generation ?? 0, changed: changed,
                             engineGeneration: local.engineGeneration, serviceRevision: local.serviceRevision,
                             tableTrackersRevision: local.tableTrackersRevision, rowSettings: local.rowSettings)
     }

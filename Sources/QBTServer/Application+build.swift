@@ -74,7 +74,7 @@ public func buildApplication(
     let keys = try await APIKeyRing(store: store, logger: logger)
     let registry = store as? any NodeRegistry  // nil: not a cluster
     let views = registry.map { TorrentViewsSync(registry: $0, service: service, node: config.cluster?.node ?? "", logger: logger) }
-    let membership = NodeMembership(name: config.cluster?.node ?? ProcessInfo.processInfo.hostName,
+    let membership = NodeMembership(name: config.cluster?.node ?? HostName.current,
                                     registry: registry, logger: logger) { [paths] in
         let transfer = await service.session.transfer()
         return NodeRecord(name: "", address: "\(config.host):\(config.port)", startedAt: 0, torrents: await service.count,
@@ -211,6 +211,7 @@ public func buildApplication(
         ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
           + (views.map { [ClusterLifecycle(views: $0, commands: commands!, relay: relay!,
                                                          catalogue: CatalogueSync(registry: registry!, service: service, settings: settings,
+                                                                                    credentials: credentials, keys: keys,
                                                                                     logger: logger),
                                                          membership: membership)] } ?? [])
           + (config.metricsListen.map { [metrics.application(host: $0.host, port: $0.port, logger: logger)] } ?? []),

@@ -22,6 +22,9 @@ struct ClusterLifecycle: Service {
                 }.run()
             }
             group.addTask { await commands.serve(relay.serve) }
+            group.addTask {  // calls queued while no notification came
+                try? await Periodic(every: CommandRelay.lookEvery, startAtOnce: false) { await commands.serveQueued(relay.serve) }.run()
+            }
             group.addTask { try? await Periodic(every: TorrentViewsSync.publishEvery, startAtOnce: true) { await views.publish() }.run() }
             group.addTask { try? await Periodic(every: TorrentViewsSync.catchUpEvery, startAtOnce: true) { await views.catchUp() }.run() }
             try? await gracefulShutdown()

@@ -38,9 +38,12 @@ final class ClusterRelay: APIRelay {
         guard Self.relays(scope, action) else { return try await here(p) }
         let key = p["hash"] != nil ? "hash" : "hashes"
         guard let value = p[key] else { return try await here(p) }
-        if key == "hashes", value.lowercased() == "all" {
-            for node in await service.remoteNodes().sorted() { _ = try await relay(node, scope, action, p) }
-            return try await here(p)
+        if key == "hashes", value.lowercased() == "all" {  // this node's first, then every other node that is up
+            let reply = try await here(p)
+            for node in await service.remoteNodes().sorted() where await membership.state(of: node) == .up {
+                _ = try await relay(node, scope, action, p)
+            }
+            return reply
         }
         let ids = value.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let groups = await service.owners(of: ids)

@@ -67,6 +67,8 @@ public protocol NodeRegistry: Sendable {
     func labelChanges() -> AsyncStream<Void>
     /// Wakes each time another node changed the cluster's preferences (and once after a lost connection).
     func preferenceChanges() -> AsyncStream<Void>
+    /// Wakes each time another node made, revoked or rescoped an API key (and once after a lost connection).
+    func keyChanges() -> AsyncStream<Void>
 
     /// Queues a call for `target` (a torrent it runs) and wakes it; the id names the call's answer.
     func sendCommand(to target: String, _ request: Data) async throws -> Int64

@@ -7,6 +7,7 @@ import Metrics
 import Prometheus
 import QBTCore
 import QBTServer
+import SystemKit
 import Tunnel
 
 @main
@@ -207,7 +208,7 @@ struct QBTD: AsyncParsableCommand {
             guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
                 throw ValidationError("--cluster is a postgres:// URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE), not \(url)")
             }
-            let name = node ?? env["QBTD_NODE"].flatMap({ $0.isEmpty ? nil : $0 }) ?? ProcessInfo.processInfo.hostName
+            let name = node ?? env["QBTD_NODE"].flatMap({ $0.isEmpty ? nil : $0 }) ?? HostName.current
             guard (1...63).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }) else {
                 throw ValidationError("--node is 1-63 letters, digits, -, _ or ., not \(name)")
             }

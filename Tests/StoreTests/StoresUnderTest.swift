@@ -21,15 +21,15 @@ enum TestPostgres {
         if let url = ProcessInfo.processInfo.environment["QBTD_TEST_POSTGRES_URL"], !url.isEmpty { return url }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../postgres/throwaway-cluster.sh").standardizedFileURL.path
+        // No pipe to wait on: the server the script starts outlives it. The URL is left in a file.
+        let root = ProcessInfo.processInfo.environment["QBTD_PG_ROOT"] ?? "/tmp/qbtd-postgres"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [script, "start"]
-        let out = Pipe()
-        process.standardOutput = out
+        process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard process.terminationStatus == 0, let text = try? String(contentsOfFile: root + "/url", encoding: .utf8) else {
             throw StoreError.badLocation("the tests' PostgreSQL did not start: run \(script) start to see why")
         }
         return text.trimmingCharacters(in: .whitespacesAndNewlines)

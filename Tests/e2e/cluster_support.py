@@ -13,8 +13,9 @@ def cluster_url():
     url = os.environ.get("QBTD_TEST_POSTGRES_URL")
     if url:
         return url
-    return subprocess.run(["bash", str(SCRIPT), "start"], check=True, capture_output=True, text=True,
-                          timeout=120).stdout.strip()
+    # No pipe to wait on: the server the script starts outlives it. The URL is left in a file.
+    subprocess.run(["bash", str(SCRIPT), "start"], check=True, stdout=subprocess.DEVNULL, timeout=120)
+    return (Path(os.environ.get("QBTD_PG_ROOT", "/tmp/qbtd-postgres")) / "url").read_text().strip()
 
 
 def psql(url, sql):

@@ -303,3 +303,35 @@ def test_a_dead_nodes_torrents_stay_listed_in_error_until_it_is_back(tmp_path):
     finally:
         for n in (a, b):
             n.stop()
+
+
+def test_keys_and_the_password_changed_on_one_node_hold_on_every_node_at_once(tmp_path):
+    url = fresh_database()
+    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
+    for n in (a, b):
+        n.data_dir.mkdir()
+        n.start()
+    try:
+        sa = a.session()
+        key = sa.post(a.url("qbtd/createAPIKey"), data={"name": "script"}).json()
+        bearer = {"Authorization": f"Bearer {key['key']}"}
+
+        def b_takes_the_key():
+            return requests.get(b.url("torrents/info"), headers=bearer, timeout=5).status_code == 200
+
+        wait_for(b_takes_the_key, 10, what="the key made on a opening b")
+        assert sa.post(a.url("qbtd/revokeAPIKey"), data={"id": key["id"]}).status_code == 200
+        wait_for(lambda: not b_takes_the_key(), 10, what="the key revoked on a refused by b")
+        # The password set on a opens b without a restart; the old one no longer does.
+        r = sa.post(a.url("app/setPreferences"), data={"json": '{"web_ui_password": "cluster-pass-3"}'})
+        assert r.status_code == 200
+
+        def b_login(password):
+            r = requests.post(b.url("auth/login"), data={"username": "admin", "password": password}, timeout=5)
+            return (r.status_code, r.text) in ((200, "Ok."), (204, ""))
+
+        wait_for(lambda: b_login("cluster-pass-3"), 10, what="b taking the new password")
+        assert not b_login(a.password)
+    finally:
+        for n in (a, b):
+            n.stop()

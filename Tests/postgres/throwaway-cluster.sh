@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL 15 cluster for the tests: made by initdb as an unprivileged user (qbtd-pg when run as root),
 # listening on 127.0.0.1 only, trusted from there, without fsync (nothing in it outlives the run).
-#   start  makes and starts it if needed, and prints its URL (the tests read QBTD_TEST_POSTGRES_URL)
+#   start  makes and starts it if needed, and prints its URL (the tests read QBTD_TEST_POSTGRES_URL; it is also in
+#          $ROOT/url, for a caller that would rather not wait on a pipe)
 #   stop   stops it and removes its files
 set -euo pipefail
 BIN=/usr/lib/postgresql/15/bin
@@ -22,15 +23,26 @@ start)
             || { cat "$ROOT/initdb.log" >&2; exit 1; }
     fi
     if ! "${as_owner[@]}" "$BIN/pg_ctl" -D "$ROOT/data" status >/dev/null 2>&1; then
+        # The server outlives this script: it must not keep a descriptor it inherited (a caller's pipe would then
+        # never reach its end).
+        for fd in /proc/$$/fd/*; do
+            fd=${fd##*/}
+            if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+        done
         "${as_owner[@]}" "$BIN/pg_ctl" -D "$ROOT/data" -l "$ROOT/server.log" -w -t 60 \
             -o "-c listen_addresses=127.0.0.1 -p $PORT -k $ROOT -c fsync=off -c max_connections=300" start >/dev/null \
             || { tail -20 "$ROOT/server.log" >&2; exit 1; }
     fi
-    echo "postgres://qbtd@127.0.0.1:$PORT/postgres?sslmode=disable"
+    url="postgres://qbtd@127.0.0.1:$PORT/postgres?sslmode=disable"
+    echo "$url" >"$ROOT/url.tmp" && mv "$ROOT/url.tmp" "$ROOT/url"
+    echo "$url"
     ;;
 stop)
     if [ -f "$ROOT/data/PG_VERSION" ]; then
-        "${as_owner[@]}" "$BIN/pg_ctl" -D "$ROOT/data" -m fast -w stop >/dev/null 2>&1 || true
+        if ! "${as_owner[@]}" "$BIN/pg_ctl" -D "$ROOT/data" -m fast -w -t 30 stop >/dev/null 2>&1 \
+           && [ -f "$ROOT/data/postmaster.pid" ]; then
+            kill -9 "$(head -1 "$ROOT/data/postmaster.pid")" 2>/dev/null || true  # a server that would not stop
+        fi
     fi
     rm -rf "$ROOT"
     ;;

@@ -27,6 +27,13 @@ public actor APIKeyRing {
         for key in try await store.apiKeys.apiKeys() { byHash[key.keyHash] = key }
     }
 
+    /// Another node of the cluster made, revoked or rescoped a key: read them again.
+    public func reload() async throws {
+        var fresh: [String: APIKeyRecord] = [:]
+        for key in try await store.apiKeys.apiKeys() { fresh[key.keyHash] = key }
+        byHash = fresh
+    }
+
     public var keys: [APIKeyRecord] { byHash.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) } }
 
     /// A new key: qBittorrent's shape, `qbt_` and 28 letters and digits, unless the user chose one (`chosen`, which
