@@ -73,7 +73,6 @@ public func buildApplication(
     MemoryTuning.trim()
     let keys = try await APIKeyRing(store: store, logger: logger)
     let registry = store as? any NodeRegistry  // nil: not a cluster
-    let views = registry.map { TorrentViewsSync(registry: $0, service: service, node: config.cluster?.node ?? "", logger: logger) }
     let membership = NodeMembership(name: config.cluster?.node ?? HostName.current,
                                     registry: registry, logger: logger) { [paths] in
         let transfer = await service.session.transfer()
@@ -81,8 +80,15 @@ public func buildApplication(
                           downloadRate: Int64(transfer.downloadSpeed), uploadRate: Int64(transfer.uploadSpeed),
                           savePath: paths.downloadRoot, freeSpace: DiskSpace.available(at: paths.downloadRoot) ?? 0)
     }
-    let commands = registry.map { CommandRelay(registry: $0, node: config.cluster?.node ?? "", logger: logger) }
-    let relay = commands.map { ClusterRelay(commands: $0, service: service, membership: membership) }
+    // A cluster's node: its exchanges with the others (nil: a single server).
+    let cluster = registry.map { registry in
+        let node = config.cluster?.node ?? ""
+        let commands = CommandRelay(registry: registry, node: node, logger: logger)
+        return (registry: registry, commands: commands,
+                views: TorrentViewsSync(registry: registry, service: service, node: node, logger: logger),
+                relay: ClusterRelay(commands: commands, service: service, membership: membership))
+    }
+    let relay = cluster?.relay
     var identity = Identity(profile: config.profile)
     identity.node = config.cluster?.node
     let sessions = SessionManager(policy: policy.sessions, countLimited: identity.profile >= .v5_3)
@@ -209,11 +215,10 @@ public func buildApplication(
                 if await !music.directories.isEmpty { await music.scan(join: true) }
             },
         ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
-          + (views.map { [ClusterLifecycle(views: $0, commands: commands!, relay: relay!,
-                                                         catalogue: CatalogueSync(registry: registry!, service: service, settings: settings,
-                                                                                    credentials: credentials, keys: keys,
-                                                                                    logger: logger),
-                                                         membership: membership)] } ?? [])
+          + (cluster.map { [ClusterLifecycle(views: $0.views, commands: $0.commands, relay: $0.relay,
+                                             catalogue: CatalogueSync(registry: $0.registry, service: service, settings: settings,
+                                                                      credentials: credentials, keys: keys, logger: logger),
+                                             membership: membership)] } ?? [])
           + (config.metricsListen.map { [metrics.application(host: $0.host, port: $0.port, logger: logger)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port, gate.https) },
         eventLoopGroupProvider: .shared(HTTPLoops.group(threads: config.httpThreads)),

@@ -34,8 +34,9 @@ struct RelayedCall: Codable {
 indirect enum RelayedReply: Codable {
     case empty, done
     case text(String)
-    case json([UInt8])
-    case binary([UInt8], contentType: String, filename: String?)
+    // Data, not [UInt8]: JSONEncoder writes Data as base64, an array of bytes as a number per byte.
+    case json(Data)
+    case binary(Data, contentType: String, filename: String?)
     case status(Int, String)
     case withHeaders(RelayedReply, [[String]])
     case accepted(JSONValue)
@@ -46,10 +47,10 @@ indirect enum RelayedReply: Codable {
         case .empty: self = .empty
         case .done: self = .done
         case .text(let text): self = .text(text)
-        case .json(let data): self = .json(Array(data))
-        case .jsonBytes(let bytes): self = .json(bytes)
-        case .jsonParts(let parts): self = .json(parts.joined())
-        case let .binary(bytes, contentType, filename): self = .binary(bytes, contentType: contentType, filename: filename)
+        case .json(let data): self = .json(data)
+        case .jsonBytes(let bytes): self = .json(Data(bytes))
+        case .jsonParts(let parts): self = .json(Data(parts.joined()))
+        case let .binary(bytes, contentType, filename): self = .binary(Data(bytes), contentType: contentType, filename: filename)
         case let .status(code, text): self = .status(code, text)
         case let .withHeaders(inner, headers): self = .withHeaders(try RelayedReply(inner), headers.map { [$0.0, $0.1] })
         case .accepted(let value): self = .accepted(value)
@@ -62,8 +63,8 @@ indirect enum RelayedReply: Codable {
         case .empty: .empty
         case .done: .done
         case .text(let text): .text(text)
-        case .json(let bytes): .jsonBytes(bytes)
-        case let .binary(bytes, contentType, filename): .binary(bytes, contentType: contentType, filename: filename)
+        case .json(let data): .json(data)
+        case let .binary(data, contentType, filename): .binary(Array(data), contentType: contentType, filename: filename)
         case let .status(code, text): .status(code, text)
         case let .withHeaders(inner, headers): .withHeaders(try inner.reply(), headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
         case .accepted(let value): .accepted(value)

@@ -2,12 +2,28 @@
 file, migrated once however many nodes start together, each node restarting with its own torrents."""
 import subprocess
 import time
+from contextlib import contextmanager
 
 import requests
 
 from cluster_support import fresh_database, psql
 from conftest import QBTD, Qbtd, wait_for
 from rss_support import make_torrent
+
+
+@contextmanager
+def running_nodes(tmp_path, *names):
+    """A fresh database and one started node per name on it (`--node NAME`), stopped after."""
+    url = fresh_database()
+    nodes = [Qbtd(tmp_path / name, extra=["--cluster", url, "--node", name]) for name in names]
+    try:
+        for n in nodes:
+            n.data_dir.mkdir()
+            n.start()
+        yield url, nodes
+    finally:
+        for n in nodes:
+            n.stop()
 
 
 def listening(base):
@@ -96,12 +112,7 @@ def test_cluster_flags_say_what_is_wrong(tmp_path):
 
 
 def test_nodes_list_each_other_with_their_states(tmp_path):
-    url = fresh_database()
-    a, b, c = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b", "c"))
-    for n in (a, b, c):
-        n.data_dir.mkdir()
-        n.start()
-    try:
+    with running_nodes(tmp_path, "a", "b", "c") as (url, (a, b, c)):
         s = a.session()
 
         def nodes():
@@ -118,9 +129,6 @@ def test_nodes_list_each_other_with_their_states(tmp_path):
         c.kill()  # silence: lapsed once the 15 s lease runs out
         wait_for(lambda: nodes()["c"]["state"] == "lapsed", 40, interval=1, what="c listed as lapsed")
         assert nodes()["a"]["state"] == "up"
-    finally:
-        for n in (a, b, c):
-            n.stop()
 
 
 def test_a_process_without_a_cluster_is_a_cluster_of_one(qbtd_factory):
@@ -130,12 +138,7 @@ def test_a_process_without_a_cluster_is_a_cluster_of_one(qbtd_factory):
 
 
 def test_any_node_lists_every_nodes_torrents(tmp_path):
-    url = fresh_database()
-    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
-    for n in (a, b):
-        n.data_dir.mkdir()
-        n.start()
-    try:
+    with running_nodes(tmp_path, "a", "b") as (url, (a, b)):
         sa, sb = a.session(), b.session()
         one, one_hash = make_torrent(tmp_path / "src", "one")
         two, two_hash = make_torrent(tmp_path / "src", "two")
@@ -162,18 +165,10 @@ def test_any_node_lists_every_nodes_torrents(tmp_path):
         wait_for(lambda: one_hash in sb.get(b.url("sync/maindata"), params={"rid": main["rid"]}).json().get("torrents_removed", []),
                  20, what="the removal in b's diff")
         assert set(listed(b, sb)) == {two_hash}
-    finally:
-        for n in (a, b):
-            n.stop()
 
 
 def test_any_node_acts_on_every_nodes_torrents(tmp_path):
-    url = fresh_database()
-    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
-    for n in (a, b):
-        n.data_dir.mkdir()
-        n.start()
-    try:
+    with running_nodes(tmp_path, "a", "b") as (url, (a, b)):
         sa, sb = a.session(), b.session()
         one, one_hash = make_torrent(tmp_path / "src", "one")
         two, two_hash = make_torrent(tmp_path / "src", "two")
@@ -213,18 +208,10 @@ def test_any_node_acts_on_every_nodes_torrents(tmp_path):
         time.sleep(6)  # b's own view of a's state comes with its next heartbeat
         r = sb.post(b.url("torrents/start"), data={"hashes": one_hash})
         assert r.status_code == 503 and "node a" in r.text, (r.status_code, r.text)
-    finally:
-        for n in (a, b):
-            n.stop()
 
 
 def test_a_preference_set_on_one_node_applies_on_every_node(tmp_path):
-    url = fresh_database()
-    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
-    for n in (a, b):
-        n.data_dir.mkdir()
-        n.start()
-    try:
+    with running_nodes(tmp_path, "a", "b") as (url, (a, b)):
         sa, sb = a.session(), b.session()
         r = sa.post(a.url("app/setPreferences"), data={"json": '{"dl_limit": 1048576, "max_active_downloads": 7}'})
         assert r.status_code == 200
@@ -236,18 +223,10 @@ def test_a_preference_set_on_one_node_applies_on_every_node(tmp_path):
         assert sb.post(b.url("torrents/createTags"), data={"tags": "flac"}).status_code == 200
         wait_for(lambda: "music" in sa.get(a.url("torrents/categories")).json()
                  and "flac" in sa.get(a.url("torrents/tags")).json(), 10, what="a's categories and tags")
-    finally:
-        for n in (a, b):
-            n.stop()
 
 
 def test_adds_go_where_the_client_says_and_a_hash_has_one_owner(tmp_path):
-    url = fresh_database()
-    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
-    for n in (a, b):
-        n.data_dir.mkdir()
-        n.start()
-    try:
+    with running_nodes(tmp_path, "a", "b") as (url, (a, b)):
         sa, sb = a.session(), b.session()
         wait_for(lambda: len(sa.get(a.url("qbtd/nodes")).json()) == 2, 10, what="both nodes known")
         time.sleep(6)  # a's own view of b comes with its next heartbeat
@@ -273,18 +252,10 @@ def test_adds_go_where_the_client_says_and_a_hash_has_one_owner(tmp_path):
         assert len(psql(url, f"SELECT node FROM torrents WHERE id = '{two_hash}'")) == 1, answers
         wait_for(lambda: sorted(t["hash"] for t in sb.get(b.url("torrents/info")).json()) == sorted([one_hash, two_hash]), 10,
                  what="b lists each torrent once")
-    finally:
-        for n in (a, b):
-            n.stop()
 
 
 def test_a_dead_nodes_torrents_stay_listed_in_error_until_it_is_back(tmp_path):
-    url = fresh_database()
-    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
-    for n in (a, b):
-        n.data_dir.mkdir()
-        n.start()
-    try:
+    with running_nodes(tmp_path, "a", "b") as (url, (a, b)):
         sa, sb = a.session(), b.session()
         one, one_hash = make_torrent(tmp_path / "src", "one")
         add(a, sa, one, stopped="true")
@@ -300,18 +271,10 @@ def test_a_dead_nodes_torrents_stay_listed_in_error_until_it_is_back(tmp_path):
         a.start()
         wait_for(lambda: on_b()["state"] == "stoppedDL" and on_b()["qbtd_reason"] == "", 30, interval=1,
                  what="a's torrent back on b")
-    finally:
-        for n in (a, b):
-            n.stop()
 
 
 def test_keys_and_the_password_changed_on_one_node_hold_on_every_node_at_once(tmp_path):
-    url = fresh_database()
-    a, b = (Qbtd(tmp_path / n, extra=["--cluster", url, "--node", n]) for n in ("a", "b"))
-    for n in (a, b):
-        n.data_dir.mkdir()
-        n.start()
-    try:
+    with running_nodes(tmp_path, "a", "b") as (url, (a, b)):
         sa = a.session()
         key = sa.post(a.url("qbtd/createAPIKey"), data={"name": "script"}).json()
         bearer = {"Authorization": f"Bearer {key['key']}"}
@@ -332,6 +295,3 @@ def test_keys_and_the_password_changed_on_one_node_hold_on_every_node_at_once(tm
 
         wait_for(lambda: b_login("cluster-pass-3"), 10, what="b taking the new password")
         assert not b_login(a.password)
-    finally:
-        for n in (a, b):
-            n.stop()
