@@ -43,7 +43,7 @@ swift-test: deps-test libtorrent
 # End-to-end: the built qbtd against real libtorrent peers and real clients, all on 127.0.0.1.
 e2e-test: $(VENV)/.ready references
 	url=$$($(PG_CLUSTER) start) && trap '$(PG_CLUSTER) stop' EXIT && QBTD_TEST_POSTGRES_URL=$$url \
-		QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/e2e
+		QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python -m pytest -q -p no:cacheprovider --durations=30 Tests/e2e
 
 # Benchmarks print figures and ratios against qbittorrent-nox run in the same script; not part of `make test`.
 # They measure the release build, as the reference is a release build too.
@@ -65,6 +65,7 @@ bench: deps-bench libtorrent $(VENV)/.ready
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/webui_render.py --torrents $(or $(WEBUI_TORRENTS),50000)
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/push.py $(if $(PUSH_CLIENTS),--clients $(PUSH_CLIENTS))  # SSE against rid polling, 10,000 torrents
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/fairness.py $(if $(FAIRNESS_TORRENTS),--torrents $(FAIRNESS_TORRENTS))  # a WebUI's polls during a 2,000-request burst
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/cluster_limits.py  # one global limit over two nodes against one qbtd
 
 deps-bench:
 	@contrib/apt-ensure $(APT_TEST)
@@ -93,7 +94,7 @@ openapi: build $(VENV)/.ready
 	QBTD_BIN=$(CURDIR)/.build/debug/qbtd $(VENV)/bin/python openapi/generate.py
 	swift build $(SWIFT_BUILD_FLAGS)
 
-# schemathesis against a live qbtd, an hour per profile run (make test runs each for 90 s).
+# schemathesis against a live qbtd, an hour per profile run (make test runs each for 45 s).
 fuzz-api: deps-test build $(VENV)/.ready
 	SCHEMATHESIS_EXAMPLES=500 SCHEMATHESIS_SECONDS=$${SECONDS_FUZZ:-3600} QBTD_BIN=$(CURDIR)/.build/debug/qbtd \
 		$(VENV)/bin/python -m pytest -q -s -p no:cacheprovider Tests/e2e/test_openapi.py -k schemathesis

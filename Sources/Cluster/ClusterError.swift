@@ -8,6 +8,8 @@ public enum ClusterError: Error, Sendable, Equatable {
     case unanswered(String, seconds: Int)
     /// The call or its answer could not be carried (the cluster's database refused it).
     case unreachable(String)
+    /// A new torrent's category is pinned to these nodes, and none of them is up.
+    case noneUp([String])
 
     public var message: String {
         switch self {
@@ -19,6 +21,9 @@ public enum ClusterError: Error, Sendable, Equatable {
             "node \(node), which runs this torrent, took the call but did not answer within \(seconds) s: it may have happened; look before trying again"
         case let .unreachable(why):
             "the cluster's database did not carry the call: \(why)"
+        case let .noneUp(nodes):
+            "the torrent's category is pinned to node(s) \(nodes.joined(separator: ", ")), and none is up: nothing was added; "
+                + "try again when one is (qbtd/nodes), or name another with node="
         }
     }
 }

@@ -6,9 +6,8 @@ import Store
 /// runs) and the list of nodes with their states. A process without `--cluster` is a cluster of one: the list is
 /// itself, and nothing is written.
 public actor NodeMembership {
-    /// How often a node tells the others it is there.
-    public static let heartbeat: Duration = .seconds(5)
-    /// How long a node may stay silent before the others count it lapsed: three heartbeats.
+    /// How long a node may stay silent before the others count it lapsed, by default (`--node-lease`); it beats
+    /// three times as often.
     public static let lease: Int64 = 15
 
     public enum State: String, Sendable {
@@ -28,6 +27,10 @@ public actor NodeMembership {
     }
 
     public nonisolated let name: String
+    /// Seconds it may stay silent before the others count it lapsed (its row says so, for them to judge by).
+    public nonisolated let lease: Int64
+    /// How often it tells the others it is there: three times a lease.
+    public nonisolated var heartbeat: Duration { .milliseconds(lease * 1000 / 3) }
     let registry: (any NodeRegistry)?
     let startedAt = Int64(Date().timeIntervalSince1970)
     let status: @Sendable () async -> NodeRecord
@@ -36,8 +39,10 @@ public actor NodeMembership {
     private var known: [String: Node] = [:]
 
     /// `status` says what this node runs now (its name and start time are filled in here).
-    public init(name: String, registry: (any NodeRegistry)?, logger: Logger, status: @escaping @Sendable () async -> NodeRecord) {
+    public init(name: String, lease: Int64 = NodeMembership.lease, registry: (any NodeRegistry)?, logger: Logger,
+                status: @escaping @Sendable () async -> NodeRecord) {
         self.name = name
+        self.lease = lease
         self.registry = registry
         self.logger = logger
         self.status = status
@@ -48,6 +53,7 @@ public actor NodeMembership {
         record.name = name
         record.startedAt = startedAt
         record.stopped = stopped
+        record.lease = lease
         return record
     }
 
@@ -57,11 +63,14 @@ public actor NodeMembership {
         let record = await current()
         do {
             try await registry.publish(record)
-            known = Dictionary(try await nodes().map { ($0.record.name, $0) }, uniquingKeysWith: { $1 })
+            try await refresh()
         } catch {
-            logger.warning("the cluster's database did not take node \(name)'s heartbeat (the next comes in \(Self.heartbeat)): \(error)")
+            logger.warning("the cluster's database did not take node \(name)'s heartbeat (the next comes in \(heartbeat)): \(error)")
         }
     }
+
+    /// The nodes read again now, between heartbeats (a node that came a moment ago, say).
+    public func refresh() async throws { _ = try await nodes() }
 
     /// A clean stop: the others see it stopped, not lapsed.
     public func leave() async {
@@ -74,6 +83,12 @@ public actor NodeMembership {
     /// A node's state as of the last heartbeat (nil: not known yet).
     public func state(of node: String) -> State? { known[node]?.state }
 
+    /// Whether any of these nodes is up, as the last heartbeat read them.
+    public func anyUp(_ names: [String]) -> Bool { names.contains { known[$0]?.state == .up } }
+
+    /// The nodes that are up, as the last heartbeat read them.
+    public func upNodes() -> [NodeRecord] { known.values.filter { $0.state == .up }.map(\.record) }
+
     /// The nodes that are not up, with what their torrents' rows say about it.
     public func downNodes() -> [String: String] {
         var out: [String: String] = [:]
@@ -85,24 +100,30 @@ public actor NodeMembership {
         return out
     }
 
-    /// Where a new torrent goes when the client names no node: the node that is up with the most free space on its
-    /// save path; this one when it has about as much (within 1 %, or 1 GiB), so that an even cluster adds where
-    /// asked. nil: this node.
-    public func placement() -> String? {
-        let up = known.values.filter { $0.state == .up }
-        guard let best = up.max(by: { ($0.record.freeSpace, $1.record.name) < ($1.record.freeSpace, $0.record.name) }),
-              best.record.name != name else { return nil }
-        let mine = known[name]?.record.freeSpace ?? 0
+    /// Where a new torrent goes when the client names no node: of the nodes that are up (only those of `among`,
+    /// when it names some: its category's), the one with the most free space on its save path; this one when it is
+    /// among them and has about as much (within 1 %, or 1 GiB), so that an even cluster adds where asked. nil: this
+    /// node. Throws when none of `among` is up.
+    public func placement(among pinned: [String] = []) throws -> String? {
+        let up = known.values.filter { $0.state == .up && (pinned.isEmpty || pinned.contains($0.record.name)) }
+        guard let best = up.max(by: { ($0.record.freeSpace, $1.record.name) < ($1.record.freeSpace, $0.record.name) }) else {
+            if pinned.isEmpty { return nil }
+            throw ClusterError.noneUp(pinned)
+        }
+        guard best.record.name != name else { return nil }
+        guard let mine = up.first(where: { $0.record.name == name })?.record.freeSpace else { return best.record.name }
         let margin = max(best.record.freeSpace / 100, 1 << 30)
         return mine >= best.record.freeSpace - margin ? nil : best.record.name
     }
 
-    /// Every node, by name, with its state.
+    /// Every node, by name, with its state, read now (and remembered as the last heartbeat's read is).
     public func nodes() async throws -> [Node] {
         guard let registry else { return [Node(record: await current(), state: .up, isSelf: true)] }
-        return try await registry.nodes().map { record in
-            let state: State = record.stopped ? .stopped : record.silentFor > Self.lease ? .lapsed : .up
+        let nodes = try await registry.nodes().map { record in
+            let state: State = record.stopped ? .stopped : record.silentFor > record.lease ? .lapsed : .up
             return Node(record: record, state: state, isSelf: record.name == name)
         }
+        known = Dictionary(nodes.map { ($0.record.name, $0) }, uniquingKeysWith: { $1 })
+        return nodes
     }
 }

@@ -102,6 +102,23 @@ enum PostgresSchema {
             """,
             "CREATE INDEX commands_waiting ON commands (target, id) WHERE NOT taken",
         ]),
+        ("pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes", [
+            // What each node runs with and what its queue wants (its heartbeat), and what the dividing node gave it
+            // (`node_limits`; a NULL number of slots: the preference's own).
+            """
+            ALTER TABLE nodes ADD COLUMN download_share DOUBLE PRECISION NOT NULL DEFAULT 1,
+                              ADD COLUMN upload_share DOUBLE PRECISION NOT NULL DEFAULT 1,
+                              ADD COLUMN want_downloads INTEGER NOT NULL DEFAULT 0,
+                              ADD COLUMN want_seeds INTEGER NOT NULL DEFAULT 0,
+                              ADD COLUMN lease BIGINT NOT NULL DEFAULT 15
+            """,
+            """
+            CREATE TABLE node_limits (
+                node TEXT PRIMARY KEY, download DOUBLE PRECISION NOT NULL, upload DOUBLE PRECISION NOT NULL,
+                active_downloads INTEGER, active_seeds INTEGER, active_torrents INTEGER)
+            """,
+            "ALTER TABLE categories ADD COLUMN nodes TEXT NOT NULL DEFAULT ''",  // names joined by commas; '': any node
+        ]),
     ]
 
     /// Applies the missing migrations in one transaction under the advisory lock.

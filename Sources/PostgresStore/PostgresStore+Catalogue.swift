@@ -8,7 +8,7 @@ extension PostgresStore {
         try await reading { sql in
             try await sql.rows("""
                 SELECT name, save_path, download_path, download_path_enabled, ratio_limit, seeding_time_limit,
-                       inactive_seeding_time_limit, share_limit_action, share_limits_mode FROM categories ORDER BY name
+                       inactive_seeding_time_limit, share_limit_action, share_limits_mode, nodes FROM categories ORDER BY name
                 """) { row in
                 var limits = CategoryShareLimits()
                 limits.ratio = try row.get("ratio_limit", as: Double?.self) ?? -2
@@ -19,7 +19,7 @@ extension PostgresStore {
                 let path = try row.get("download_path", as: String?.self) ?? ""
                 return Category(name: try row.get("name"), savePath: try row.get("save_path"),
                                 downloadPath: try row.get("download_path_enabled", as: Bool?.self).map { DownloadPathOption(enabled: $0, path: path) },
-                                shareLimits: limits)
+                                shareLimits: limits, nodes: Category.nodes(stored: try row.get("nodes")))
             }
         }
     }
@@ -30,9 +30,9 @@ extension PostgresStore {
         return try await writing { sql in
             try await sql.labelsChanged(sql.count("""
                 INSERT INTO categories (name, save_path, download_path, download_path_enabled, ratio_limit,
-                    seeding_time_limit, inactive_seeding_time_limit, share_limit_action, share_limits_mode)
+                    seeding_time_limit, inactive_seeding_time_limit, share_limit_action, share_limits_mode, nodes)
                 VALUES (\(c.name), \(c.savePath), \(c.downloadPath?.path), \(c.downloadPath?.enabled), \(l.ratio),
-                    \(l.seedingTime), \(l.inactiveSeedingTime), \(l.action), \(l.mode))
+                    \(l.seedingTime), \(l.inactiveSeedingTime), \(l.action), \(l.mode), \(c.storedNodes))
                 ON CONFLICT DO NOTHING RETURNING name
                 """), by: node)
         }
@@ -46,7 +46,7 @@ extension PostgresStore {
                 UPDATE categories SET save_path = \(c.savePath), download_path = \(c.downloadPath?.path),
                     download_path_enabled = \(c.downloadPath?.enabled), ratio_limit = \(l.ratio),
                     seeding_time_limit = \(l.seedingTime), inactive_seeding_time_limit = \(l.inactiveSeedingTime),
-                    share_limit_action = \(l.action), share_limits_mode = \(l.mode)
+                    share_limit_action = \(l.action), share_limits_mode = \(l.mode), nodes = \(c.storedNodes)
                 WHERE name = \(c.name) RETURNING name
                 """), by: node)
         }

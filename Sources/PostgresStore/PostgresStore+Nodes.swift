@@ -9,13 +9,17 @@ extension PostgresStore: NodeRegistry {
         try await writing { sql in
             try await sql.run("""
                 INSERT INTO nodes (name, address, started_at, heartbeat_at, torrents, download_rate, upload_rate, save_path,
-                                   free_space, stopped)
+                                   free_space, download_share, upload_share, want_downloads, want_seeds, lease, stopped)
                 VALUES (\(n.name), \(n.address), \(n.startedAt), extract(epoch FROM clock_timestamp()), \(n.torrents),
-                        \(n.downloadRate), \(n.uploadRate), \(n.savePath), \(n.freeSpace), \(n.stopped))
+                        \(n.downloadRate), \(n.uploadRate), \(n.savePath), \(n.freeSpace), \(n.runningLimits.download),
+                        \(n.runningLimits.upload), \(n.queueDemand.downloads), \(n.queueDemand.seeds), \(n.lease), \(n.stopped))
                 ON CONFLICT (name) DO UPDATE SET address = excluded.address, started_at = excluded.started_at,
                     heartbeat_at = excluded.heartbeat_at, torrents = excluded.torrents,
                     download_rate = excluded.download_rate, upload_rate = excluded.upload_rate,
-                    save_path = excluded.save_path, free_space = excluded.free_space, stopped = excluded.stopped
+                    save_path = excluded.save_path, free_space = excluded.free_space,
+                    download_share = excluded.download_share, upload_share = excluded.upload_share,
+                    want_downloads = excluded.want_downloads, want_seeds = excluded.want_seeds, lease = excluded.lease,
+                    stopped = excluded.stopped
                 """)
             // Calls nobody will collect: their senders gave up (or stopped) long ago.
             try await sql.run("DELETE FROM commands WHERE created_at < extract(epoch FROM clock_timestamp()) - \(Self.callLifetime * 10)")
@@ -26,14 +30,47 @@ extension PostgresStore: NodeRegistry {
         try await reading { sql in
             try await sql.rows("""
                 SELECT name, address, started_at, torrents, download_rate, upload_rate, save_path, free_space, stopped,
+                       download_share, upload_share, want_downloads, want_seeds, lease,
+                       l.download AS assigned_download, l.upload AS assigned_upload, l.active_downloads, l.active_seeds,
+                       l.active_torrents,
                        floor(extract(epoch FROM clock_timestamp()) - heartbeat_at)::bigint AS silent_for
-                FROM nodes ORDER BY name
+                FROM nodes LEFT JOIN node_limits l ON l.node = nodes.name ORDER BY name
                 """) { row in
-                NodeRecord(name: try row.get("name"), address: try row.get("address"), startedAt: try row.get("started_at"),
-                           torrents: try row.get("torrents"), downloadRate: try row.get("download_rate"),
-                           uploadRate: try row.get("upload_rate"), savePath: try row.get("save_path"),
-                           freeSpace: try row.get("free_space"), stopped: try row.get("stopped"), silentFor: try row.get("silent_for"))
+                let assignedDownload = try row.get("assigned_download", as: Double?.self)
+                let assignedUpload = try row.get("assigned_upload", as: Double?.self)
+                return NodeRecord(
+                    name: try row.get("name"), address: try row.get("address"), startedAt: try row.get("started_at"),
+                    torrents: try row.get("torrents"), downloadRate: try row.get("download_rate"),
+                    uploadRate: try row.get("upload_rate"), savePath: try row.get("save_path"),
+                    freeSpace: try row.get("free_space"),
+                    runningLimits: NodeLimits(download: try row.get("download_share"), upload: try row.get("upload_share")),
+                    assignedLimits: try assignedDownload.flatMap { d in
+                        try assignedUpload.map {
+                            NodeLimits(download: d, upload: $0, activeDownloads: try row.get("active_downloads", as: Int?.self),
+                                       activeSeeds: try row.get("active_seeds", as: Int?.self),
+                                       activeTorrents: try row.get("active_torrents", as: Int?.self))
+                        }
+                    },
+                    queueDemand: QueueDemand(downloads: try row.get("want_downloads"), seeds: try row.get("want_seeds")),
+                    stopped: try row.get("stopped"), silentFor: try row.get("silent_for"), lease: try row.get("lease"))
             }
+        }
+    }
+
+    public func assignLimits(_ limits: [String: NodeLimits]) async throws {
+        let nodes = Array(limits.keys)
+        try await writing { sql in
+            try await sql.run("DELETE FROM node_limits WHERE NOT (node = ANY(\(nodes)))")
+            for (node, l) in limits {
+                try await sql.run("""
+                    INSERT INTO node_limits (node, download, upload, active_downloads, active_seeds, active_torrents)
+                    VALUES (\(node), \(l.download), \(l.upload), \(l.activeDownloads), \(l.activeSeeds), \(l.activeTorrents))
+                    ON CONFLICT (node) DO UPDATE SET download = excluded.download, upload = excluded.upload,
+                        active_downloads = excluded.active_downloads, active_seeds = excluded.active_seeds,
+                        active_torrents = excluded.active_torrents
+                    """)
+            }
+            try await sql.run("SELECT pg_notify(\(Self.limitsChannel), \(node))")
         }
     }
 }
@@ -46,10 +83,12 @@ extension PostgresStore {
     static let labelsChannel = "qbtd_labels"
     static let preferencesChannel = "qbtd_preferences"
     static let keysChannel = "qbtd_keys"
+    static let limitsChannel = "qbtd_limits"
 
     public func labelChanges() -> AsyncStream<Void> { othersChanges(Self.labelsChannel) }
     public func preferenceChanges() -> AsyncStream<Void> { othersChanges(Self.preferencesChannel) }
     public func keyChanges() -> AsyncStream<Void> { othersChanges(Self.keysChannel) }
+    public func limitChanges() -> AsyncStream<Void> { othersChanges(Self.limitsChannel) }
 
     /// Wakes for each notification on `channel` another node sent (and after a lost connection).
     private func othersChanges(_ channel: String) -> AsyncStream<Void> {

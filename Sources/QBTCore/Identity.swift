@@ -17,6 +17,11 @@ public struct Identity: Sendable, Equatable {
     /// This process's name as a node of a cluster (`--node`); nil: not a cluster. Torrents then carry qbtd's `node`.
     public var node: String?
 
+    /// A node's name as `--node` takes it: 1-63 letters, digits, -, _ and . (ASCII).
+    public static func isNodeName(_ name: String) -> Bool {
+        (1...63).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+    }
+
     public static let qBittorrent4_6 = Identity(profile: .v4_6, appVersion: "v4.6.7", webAPIVersion: "2.9.3")
     public static let qBittorrent5_1 = Identity(profile: .v5_1, appVersion: "v5.1.0", webAPIVersion: "2.11.4")
     public static let qBittorrent5_2 = Identity(profile: .v5_2, appVersion: "v5.2.3", webAPIVersion: "2.15.1")

@@ -3,6 +3,19 @@ import TorrentEngine
 
 /// The preferences turned into libtorrent's settings (`PreferenceEntry.Applier.engine`, `.queue`, `.networkBinding`).
 extension ServerSettings {
+    /// What the engine runs with: `engineSettings()` with this node's part of a cluster's global limits (rates at
+    /// least 1 KiB/s, as 0 would be unlimited; the queue's numbers where they are limited).
+    public nonisolated func appliedEngineSettings() -> EngineSettings {
+        var s = engineSettings()
+        let part = clusterLimits
+        if s.downloadRateLimit > 0 { s.downloadRateLimit = max(1024, Int(Double(s.downloadRateLimit) * part.download)) }
+        if s.uploadRateLimit > 0 { s.uploadRateLimit = max(1024, Int(Double(s.uploadRateLimit) * part.upload)) }
+        if s.activeDownloads >= 0, let slots = part.activeDownloads, slots >= 0 { s.activeDownloads = slots }
+        if s.activeSeeds >= 0, let slots = part.activeSeeds, slots >= 0 { s.activeSeeds = slots }
+        if s.activeLimit >= 0, let slots = part.activeTorrents, slots >= 0 { s.activeLimit = slots }
+        return s
+    }
+
     /// Everything the preferences say about the session, then the command line's overrides.
     public nonisolated func engineSettings() -> EngineSettings {
         let p = current

@@ -14,6 +14,8 @@ public actor ServerSettings {
     private nonisolated let defaults: [String: JSONValue]
     private var stored: [String: JSONValue]
     private nonisolated let snapshot: Mutex<PreferenceValues>
+    /// In a cluster, this node's part of the global limits (`ClusterLimits`); all of them otherwise.
+    private nonisolated let clusterPart = Mutex(NodeLimits.whole)
     private nonisolated let handlers = PreferenceHandlers()
 
     /// Keys that are never echoed back nor set as plain preferences: the password and qbtd's own state.
@@ -170,6 +172,21 @@ public actor ServerSettings {
 
     static let scanDirsKey = PreferenceKeys.name(\.scanDirs)
     static let pathKeys = PreferenceKeys.names(\.savePath, \.tempPath)
+
+    /// In a cluster, this node's part of the global limits.
+    public nonisolated var clusterLimits: NodeLimits { clusterPart.withLock { $0 } }
+
+    /// Sets this node's part of the global limits; true when it changed (the engine's limits are then applied again).
+    public nonisolated func setClusterLimits(_ part: NodeLimits) -> Bool {
+        var new = part
+        new.download = min(1, max(0, part.download))
+        new.upload = min(1, max(0, part.upload))
+        return clusterPart.withLock { current in
+            guard new != current else { return false }
+            current = new
+            return true
+        }
+    }
 
     /// qbtd's own state (`qbtd_…`), as stored.
     public func state(_ key: StateKey) -> JSONValue? { stored[key.name] }

@@ -14,6 +14,9 @@ public struct SessionControls: Sendable {
         try await service.setGlobalLimit(download: download, upload: upload)
     }
 
+    /// In a cluster: this node's share of the global limits (`ClusterLimits`).
+    public func setClusterLimits(_ shares: NodeLimits) async { await service.setClusterLimits(shares) }
+
     /// The current global limits in bytes/s (0 = unlimited).
     public func globalLimits() -> (download: Int, upload: Int) { service.globalLimits() }
 

@@ -23,6 +23,11 @@ extension TorrentService {
                 }
             },
             settings.onChange(.engine, keys: Self.engineKeys) { [weak self] change in try await self?.applyEngineSettings(change) },
+            // In a cluster, another node switched to or from the alternative limits (`ServerSettings.adoptStored`).
+            settings.onChange(.engine, keys: [StateKey.alternativeSpeed.name]) { [weak self] _ in
+                guard let self else { return }
+                try await engine.apply(settings.appliedEngineSettings())
+            },
             settings.onChange(.automation) { [weak self] change in await self?.applyAutomation(change) },
             settings.onChange(.queue) { [weak self] _ in await self?.applyQueueing() },
             settings.onChange(.shareLimits) { [weak self] _ in await self?.applyShareLimits() },
@@ -36,7 +41,7 @@ extension TorrentService {
     }
 
     private func applyEngineSettings(_ change: PreferenceChange) async throws {
-        try await engine.apply(settings.engineSettings())
+        try await engine.apply(settings.appliedEngineSettings())
         if change.changed(\.currentNetworkInterface, \.currentInterfaceAddress, \.listenPort) { logNetworkBinding() }
         if change.changed(anyOf: Self.routeKeys) { await engine.resetPeers() }
     }

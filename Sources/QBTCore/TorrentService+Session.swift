@@ -18,8 +18,16 @@ extension TorrentService {
     func setAlternativeSpeed(_ on: Bool) async throws {
         guard settings.alternativeSpeed != on else { return }
         try await settings.setAlternativeSpeed(on)
-        try await engine.apply(settings.engineSettings())
+        try await engine.apply(settings.appliedEngineSettings())
         log.add(on ? "Alternative speed limits on" : "Alternative speed limits off", kind: .info)
+    }
+
+    /// In a cluster: this node's share of the global rate limits changed; libtorrent's limits follow.
+    func setClusterLimits(_ shares: NodeLimits) async {
+        guard settings.setClusterLimits(shares) else { return }
+        do { try await engine.apply(settings.appliedEngineSettings()) } catch {
+            logger.warning("this node's share of the cluster's rate limits is not applied: \(error)")
+        }
     }
 
     /// Sets the global limit of the mode in use (bytes/s, ≤0 = unlimited), as `transfer/set*Limit` does.

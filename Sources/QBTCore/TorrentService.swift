@@ -56,7 +56,7 @@ public actor TorrentService {
     /// gives the service (and the stream service) it builds.
     public static func openEngine(settings: ServerSettings, store: any Store, resumeInterval: Duration = .seconds(15),
                                   logger: Logger = Logger(label: "qbtd")) throws -> LibtorrentEngine {
-        try LibtorrentEngine(settings: settings.engineSettings(), resumeInterval: resumeInterval, logger: logger) { batch in
+        try LibtorrentEngine(settings: settings.appliedEngineSettings(), resumeInterval: resumeInterval, logger: logger) { batch in
             do { try await store.saveResumeData(batch.map { ($0.id, Data($0.data)) }) } catch {
                 logger.error("could not store fast-resume data for \(batch.count) torrent(s): \(error)")
             }
@@ -482,6 +482,16 @@ public actor TorrentService {
 
     public var ids: [TorrentID] { Array(torrents.ids) }
     public var count: Int { torrents.count }
+
+    /// What this node's torrents want of the queue (for a cluster's division of its limits): the started ones that
+    /// are not forced, downloading or seeding.
+    public func queueDemand() -> QueueDemand {
+        var demand = QueueDemand()
+        for entry in torrents.values where !entry.facts.record.stopped && !entry.facts.record.forceStart {
+            if entry.work.finished { demand.seeds += 1 } else { demand.downloads += 1 }
+        }
+        return demand
+    }
 
     /// Every torrent joined with its last published status, in the order they were added.
     public func views() -> [TorrentView] { currentBoard().views }

@@ -73,12 +73,13 @@ public func buildApplication(
     MemoryTuning.trim()
     let keys = try await APIKeyRing(store: store, logger: logger)
     let registry = store as? any NodeRegistry  // nil: not a cluster
-    let membership = NodeMembership(name: config.cluster?.node ?? HostName.current,
+    let membership = NodeMembership(name: config.cluster?.node ?? HostName.current, lease: config.cluster?.lease ?? NodeMembership.lease,
                                     registry: registry, logger: logger) { [paths] in
         let transfer = await service.session.transfer()
         return NodeRecord(name: "", address: "\(config.host):\(config.port)", startedAt: 0, torrents: await service.count,
                           downloadRate: Int64(transfer.downloadSpeed), uploadRate: Int64(transfer.uploadSpeed),
-                          savePath: paths.downloadRoot, freeSpace: DiskSpace.available(at: paths.downloadRoot) ?? 0)
+                          savePath: paths.downloadRoot, freeSpace: DiskSpace.available(at: paths.downloadRoot) ?? 0,
+                          runningLimits: settings.clusterLimits, queueDemand: await service.queueDemand())
     }
     // A cluster's node: its exchanges with the others (nil: a single server).
     let cluster = registry.map { registry in
@@ -207,7 +208,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName),
         services: [
             EngineLifecycle(service: service, before: { await feed.close(); await rss.shutdown(); await membership.leave() }),
-            Periodic(every: NodeMembership.heartbeat, startAtOnce: true) { await membership.beat() },  // a cluster's node only
+            Periodic(every: membership.heartbeat, startAtOnce: true) { await membership.beat() },  // a cluster's node only
             Periodic(every: .seconds(60), startAtOnce: false) {  // expired tus uploads
                 do { try await tus.sweep() } catch { logger.warning("expired tus uploads stay until the next sweep: \(error)") }
             },
@@ -218,7 +219,9 @@ public func buildApplication(
           + (cluster.map { [ClusterLifecycle(views: $0.views, commands: $0.commands, relay: $0.relay,
                                              catalogue: CatalogueSync(registry: $0.registry, service: service, settings: settings,
                                                                       credentials: credentials, keys: keys, logger: logger),
-                                             membership: membership)] } ?? [])
+                                             membership: membership,
+                                             limits: ClusterLimits(registry: $0.registry, membership: membership, service: service,
+                                                                   settings: settings, logger: logger))] } ?? [])
           + (config.metricsListen.map { [metrics.application(host: $0.host, port: $0.port, logger: logger)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? config.port, gate.https) },
         eventLoopGroupProvider: .shared(HTTPLoops.group(threads: config.httpThreads)),

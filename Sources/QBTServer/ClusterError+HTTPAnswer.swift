@@ -5,7 +5,7 @@ import HTTPTypes
 extension ClusterError: HTTPAnswer {
     public var status: HTTPResponse.Status {
         switch self {
-        case .nodeDown, .notTaken, .unreachable: .serviceUnavailable
+        case .nodeDown, .notTaken, .unreachable, .noneUp: .serviceUnavailable
         case .unanswered: .gatewayTimeout
         }
     }

@@ -10,15 +10,18 @@ struct ClusterLifecycle: Service {
     let relay: ClusterRelay
     let catalogue: CatalogueSync
     let membership: NodeMembership
+    let limits: ClusterLimits
 
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await views.follow() }
             group.addTask { await commands.followAnswers() }
             group.addTask { await catalogue.follow() }
+            group.addTask { await limits.follow() }
             group.addTask {  // the torrents of nodes that are down show so
-                try? await Periodic(every: NodeMembership.heartbeat, startAtOnce: false) {
+                try? await Periodic(every: membership.heartbeat, startAtOnce: false) {
                     await views.service.setNodesDown(await membership.downNodes())
+                    await limits.rebalance()
                 }.run()
             }
             group.addTask { await commands.serve(relay.serve) }

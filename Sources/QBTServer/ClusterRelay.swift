@@ -63,19 +63,26 @@ final class ClusterRelay: APIRelay {
         return last ?? .empty
     }
 
-    /// `torrents/add` on the node the client names (qbtd's `node`), else on the node with the most free space.
+    /// `torrents/add` on the node the client names (qbtd's `node`), else on the node with the most free space (of
+    /// the nodes its category is pinned to, when it is).
     private func add(_ p: Parameters, here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
         var p = p
         let named = p.fields.removeValue(forKey: "node").flatMap { $0.isEmpty ? nil : $0 }
         let target: String?
         if let named {
             guard named != membership.name else { return try await here(p) }
+            if await membership.state(of: named) != .up { try? await membership.refresh() }  // it may have come since
             guard await membership.state(of: named) == .up else {
                 throw HTTPRefusal(.badRequest, "no node named \(named) is up: qbtd/nodes lists the cluster's nodes and their states")
             }
             target = named
         } else {
-            target = await membership.placement()
+            let category = p.fields["category"]?.trimmingCharacters(in: .whitespaces) ?? ""
+            let pinned = category.isEmpty ? [] : await service.labels.categories.first { $0.name == category }?.nodes ?? []
+            if !pinned.isEmpty, await !membership.anyUp(pinned) {
+                try? await membership.refresh()  // one of them may have come since the last heartbeat
+            }
+            target = try await membership.placement(among: pinned)
         }
         guard let target else { return try await here(p) }
         return try await relay(target, "torrents", "add", p)

@@ -1,3 +1,4 @@
+import Cluster
 import Foundation
 import HTTPKit
 import NIOCore
@@ -72,9 +73,11 @@ public struct ServerConfiguration: Sendable {
     public var https: HTTPSFiles?
     /// `--webui-dir`: an alternative WebUI folder to serve at `/`, whatever `alternative_webui_*` say.
     public var webUIDirectory: String?
-    /// `--cluster URL --node NAME`: this process is a node of a cluster whose catalogue is that PostgreSQL database;
-    /// nil: the embedded default, the SQLite file in the data directory.
-    public var cluster: (url: String, node: String)?
+    /// `--cluster URL --node NAME --node-lease SECONDS`: this process is a node of a cluster whose catalogue is that
+    /// PostgreSQL database, silent for at most `lease` seconds before the others count it lapsed; nil: the embedded
+    /// default, the SQLite file in the data directory.
+    public var cluster: (url: String, node: String, lease: Int64)?
+    public static let defaultNodeLease = NodeMembership.lease
     /// Which qBittorrent release qbtd presents itself as.
     public var profile: Identity.Profile = .v5_3
     /// The execution log behind `log/main`; `main` also feeds it from the logger.

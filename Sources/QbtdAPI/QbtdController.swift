@@ -102,7 +102,8 @@ public struct QbtdController: APIController {
                         "address": .string(r.address), "started_on": .int(r.startedAt), "silent_for": .int(r.silentFor),
                         "torrents": .int(Int64(r.torrents)), "dl_info_speed": .int(r.downloadRate),
                         "up_info_speed": .int(r.uploadRate), "save_path": .string(r.savePath),
-                        "free_space_on_disk": .int(r.freeSpace)])
+                        "free_space_on_disk": .int(r.freeSpace), "dl_limit_share": .double(r.runningLimits.download),
+                        "up_limit_share": .double(r.runningLimits.upload)])
     }
 
     static func json(_ r: APIKeyRecord) -> JSONValue {

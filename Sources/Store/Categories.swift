@@ -9,14 +9,22 @@ public struct Category: Sendable, Equatable, Codable {
     /// nil: follows the global temp path setting.
     public var downloadPath: DownloadPathOption?
     public var shareLimits = CategoryShareLimits()
+    /// qbtd's own: in a cluster, the nodes its new torrents go to (the one of them with the most free space); empty:
+    /// any node.
+    public var nodes: [String] = []
 
     public init(name: String, savePath: String, downloadPath: DownloadPathOption? = nil,
-                shareLimits: CategoryShareLimits = CategoryShareLimits()) {
+                shareLimits: CategoryShareLimits = CategoryShareLimits(), nodes: [String] = []) {
         self.name = name
         self.savePath = savePath
         self.downloadPath = downloadPath
         self.shareLimits = shareLimits
+        self.nodes = nodes
     }
+
+    /// `nodes` as the store keeps it: the names joined by commas (a node's name has none).
+    public var storedNodes: String { nodes.joined(separator: ",") }
+    public static func nodes(stored: String) -> [String] { stored.split(separator: ",").map(String.init) }
 }
 
 /// qBittorrent 5.3's `ShareLimits` of a category: -2 and "Default" mean "as the parent category, else global".
@@ -52,7 +60,7 @@ extension SQLiteStore {
         try await db.read { db in
             let sql = """
                 SELECT name, save_path, download_path, download_path_enabled, ratio_limit, seeding_time_limit,
-                       inactive_seeding_time_limit, share_limit_action, share_limits_mode FROM categories ORDER BY name
+                       inactive_seeding_time_limit, share_limit_action, share_limits_mode, nodes FROM categories ORDER BY name
                 """
             return try Row.fetchAll(db, sql: sql).map { row in
                 let enabled: Bool? = row["download_path_enabled"]
@@ -64,7 +72,7 @@ extension SQLiteStore {
                 limits.mode = row["share_limits_mode"] ?? "Default"
                 return Category(name: row["name"], savePath: row["save_path"],
                                 downloadPath: enabled.map { DownloadPathOption(enabled: $0, path: row["download_path"] ?? "") },
-                                shareLimits: limits)
+                                shareLimits: limits, nodes: Category.nodes(stored: row["nodes"]))
             }
         }
     }
@@ -76,10 +84,10 @@ extension SQLiteStore {
             let l = category.shareLimits
             try db.execute(sql: """
                 INSERT OR IGNORE INTO categories (name, save_path, download_path, download_path_enabled, ratio_limit,
-                    seeding_time_limit, inactive_seeding_time_limit, share_limit_action, share_limits_mode)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    seeding_time_limit, inactive_seeding_time_limit, share_limit_action, share_limits_mode, nodes)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [category.name, category.savePath, category.downloadPath?.path, category.downloadPath?.enabled,
-                                 l.ratio, l.seedingTime, l.inactiveSeedingTime, l.action, l.mode])
+                                 l.ratio, l.seedingTime, l.inactiveSeedingTime, l.action, l.mode, category.storedNodes])
             return db.changesCount > 0
         }
     }
@@ -91,10 +99,11 @@ extension SQLiteStore {
             let l = category.shareLimits
             try db.execute(sql: """
                 UPDATE categories SET save_path = ?, download_path = ?, download_path_enabled = ?, ratio_limit = ?,
-                    seeding_time_limit = ?, inactive_seeding_time_limit = ?, share_limit_action = ?, share_limits_mode = ?
+                    seeding_time_limit = ?, inactive_seeding_time_limit = ?, share_limit_action = ?, share_limits_mode = ?,
+                    nodes = ?
                 WHERE name = ?
                 """, arguments: [category.savePath, category.downloadPath?.path, category.downloadPath?.enabled, l.ratio,
-                                 l.seedingTime, l.inactiveSeedingTime, l.action, l.mode, category.name])
+                                 l.seedingTime, l.inactiveSeedingTime, l.action, l.mode, category.storedNodes, category.name])
             return db.changesCount > 0
         }
     }

@@ -172,6 +172,11 @@ extension SQLiteStore {
                 t.column("position", .integer).notNull()
             }
         }
+        migrator.registerMigration("v15: categories pinned to a cluster's nodes") { db in
+            try db.alter(table: "categories") { t in
+                t.add(column: "nodes", .text).notNull().defaults(to: "")  // names joined by commas; "": any node
+            }
+        }
         return migrator
     }
 }

@@ -14,13 +14,27 @@ public struct NodeRecord: Sendable, Equatable {
     /// Its default save path, and the free space there.
     public var savePath: String
     public var freeSpace: Int64
+    /// Its part of the cluster's global limits as it runs now (its heartbeat says so).
+    public var runningLimits: NodeLimits
+    /// Its part as the cluster's limits were last divided (`ClusterLimits`); nil: not divided since it came.
+    public var assignedLimits: NodeLimits?
+    /// What its torrents want of the queue.
+    public var queueDemand: QueueDemand
     /// It said goodbye (a clean stop).
     public var stopped: Bool
     /// Seconds since its last heartbeat, by the database's clock (filled in when read).
     public var silentFor: Int64
+    /// Seconds it may stay silent before the others count it lapsed (`--node-lease`).
+    public var lease: Int64
 
     public init(name: String, address: String, startedAt: Int64, torrents: Int = 0, downloadRate: Int64 = 0,
-                uploadRate: Int64 = 0, savePath: String = "", freeSpace: Int64 = 0, stopped: Bool = false, silentFor: Int64 = 0) {
+                uploadRate: Int64 = 0, savePath: String = "", freeSpace: Int64 = 0, runningLimits: NodeLimits = .whole,
+                assignedLimits: NodeLimits? = nil, queueDemand: QueueDemand = QueueDemand(), stopped: Bool = false,
+                silentFor: Int64 = 0, lease: Int64 = 15) {
+        self.queueDemand = queueDemand
+        self.lease = lease
+        self.runningLimits = runningLimits
+        self.assignedLimits = assignedLimits
         self.name = name
         self.address = address
         self.startedAt = startedAt
@@ -31,6 +45,39 @@ public struct NodeRecord: Sendable, Equatable {
         self.freeSpace = freeSpace
         self.stopped = stopped
         self.silentFor = silentFor
+    }
+}
+
+/// A node's part of the cluster's global limits: of the download and upload rate limits, a fraction (0…1); of the
+/// queue's active downloads, seeds and torrents, a number of slots (nil: the preference's own number, undivided).
+public struct NodeLimits: Sendable, Equatable {
+    public var download: Double
+    public var upload: Double
+    public var activeDownloads: Int?
+    public var activeSeeds: Int?
+    public var activeTorrents: Int?
+
+    public init(download: Double, upload: Double, activeDownloads: Int? = nil, activeSeeds: Int? = nil, activeTorrents: Int? = nil) {
+        self.download = download
+        self.upload = upload
+        self.activeDownloads = activeDownloads
+        self.activeSeeds = activeSeeds
+        self.activeTorrents = activeTorrents
+    }
+
+    /// All of them: a single server, or a node whose limits were not divided yet.
+    public static let whole = NodeLimits(download: 1, upload: 1)
+}
+
+/// What a node's torrents want of the queue: how many would download and how many would seed if the queueing limits
+/// let them (started and not forced: the ones the limits hold).
+public struct QueueDemand: Sendable, Equatable {
+    public var downloads: Int
+    public var seeds: Int
+
+    public init(downloads: Int = 0, seeds: Int = 0) {
+        self.downloads = downloads
+        self.seeds = seeds
     }
 }
 
@@ -56,6 +103,10 @@ public protocol NodeRegistry: Sendable {
     /// This node's heartbeat: its row, rewritten.
     func publish(_ node: NodeRecord) async throws
     func nodes() async throws -> [NodeRecord]
+    /// The global limits divided: every node's part, written at once (the nodes not named have none).
+    func assignLimits(_ limits: [String: NodeLimits]) async throws
+    /// Wakes each time another node divided the limits again (and once after a lost connection).
+    func limitChanges() -> AsyncStream<Void>
     /// This node's changed torrents (encoded views) and removed ones, in one transaction; the other nodes are woken.
     func publishViews(_ changed: [(id: String, body: Data)], removed: [String]) async throws
     /// The other nodes' views changed after `seq`, oldest first (at most `limit`).

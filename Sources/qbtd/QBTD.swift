@@ -132,6 +132,9 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "This node's name in the cluster: letters, digits, -, _ and . (1-63). [QBTD_NODE] (default: the host's name)")
     var node: String?
 
+    @Option(help: "Seconds this node may stay silent before the other nodes count it lapsed (3-600); it tells them it is there three times as often. [QBTD_NODE_LEASE] (default: 15)")
+    var nodeLease: Int64?
+
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
@@ -209,10 +212,15 @@ struct QBTD: AsyncParsableCommand {
                 throw ValidationError("--cluster is a postgres:// URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE), not \(url)")
             }
             let name = node ?? env["QBTD_NODE"].flatMap({ $0.isEmpty ? nil : $0 }) ?? HostName.current
-            guard (1...63).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }) else {
+            guard Identity.isNodeName(name) else {
                 throw ValidationError("--node is 1-63 letters, digits, -, _ or ., not \(name)")
             }
-            config.cluster = (url, name)
+            let lease = try nodeLease ?? env["QBTD_NODE_LEASE"].flatMap({ $0.isEmpty ? nil : $0 }).map {
+                guard let seconds = Int64($0) else { throw ValidationError("QBTD_NODE_LEASE is a number of seconds, not \($0)") }
+                return seconds
+            } ?? ServerConfiguration.defaultNodeLease
+            guard (3...600).contains(lease) else { throw ValidationError("--node-lease is 3 to 600 seconds, not \(lease)") }
+            config.cluster = (url, name, lease)
         } else if node != nil || env["QBTD_NODE"].map({ !$0.isEmpty }) == true {
             throw ValidationError("--node names this process within a cluster: give --cluster postgres://… too")
         }

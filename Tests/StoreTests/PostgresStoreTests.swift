@@ -15,7 +15,8 @@ final class PostgresStoreTests: XCTestCase {
         defer { stores.forEach { $0.close() } }
         for store in stores {
             let applied = try await store.appliedMigrations()
-            XCTAssertEqual(applied, ["pg1: the catalogue and its nodes"])
+            XCTAssertEqual(applied, ["pg1: the catalogue and its nodes",
+                                     "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes"])
         }
     }
 

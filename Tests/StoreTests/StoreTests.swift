@@ -16,7 +16,8 @@ final class StoreTests: XCTestCase {
                         "v6: stop conditions of torrents", "v7: comments set on torrents",
                         "v8: share limit actions of torrents", "v9: category download paths on with no path of their own",
                         "v10: RSS feeds, articles and auto-download rules", "v11: API key scopes",
-                        "v12: share limits modes of torrents", "v13: share limits of categories", "v14: queue positions"]
+                        "v12: share limits modes of torrents", "v13: share limits of categories", "v14: queue positions",
+                        "v15: categories pinned to a cluster's nodes"]
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         XCTAssertEqual(try SQLiteStore(path: path).appliedMigrations(), expected)
@@ -113,6 +114,22 @@ final class StoreTests: XCTestCase {
             XCTAssertEqual(value1, [Category(name: "films", savePath: "")])
             let value2 = try await reopened.tags()
             XCTAssertEqual(value2, ["hd", "new"])
+        }
+    }
+
+    func testACategoryKeepsTheNodesItIsPinnedTo() async throws {
+        try await onEachStore { kind in
+            do {
+                let store = try await kind.open()
+                let films = try await store.createCategory(Category(name: "films", savePath: "/f", nodes: ["a", "b-2"]))
+                let music = try await store.createCategory(Category(name: "music", savePath: ""))
+                let edited = try await store.editCategory(Category(name: "music", savePath: "", nodes: ["c.3"]))
+                XCTAssertTrue(films && music && edited)
+            }
+            let reopened = try await kind.open()
+            let categories = try await reopened.categories()
+            XCTAssertEqual(categories, [Category(name: "films", savePath: "/f", nodes: ["a", "b-2"]),
+                                        Category(name: "music", savePath: "", nodes: ["c.3"])])
         }
     }
 

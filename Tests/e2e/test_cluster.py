@@ -11,15 +11,23 @@ from conftest import QBTD, Qbtd, wait_for
 from rss_support import make_torrent
 
 
+# Nodes in tests count each other lapsed after 6 s of silence (they beat every 2 s), not the default 15 s.
+LEASE = "6"
+
+
 @contextmanager
 def running_nodes(tmp_path, *names):
-    """A fresh database and one started node per name on it (`--node NAME`), stopped after."""
+    """A fresh database and one started node per name on it (`--node NAME`), each seeing every one up, stopped after."""
     url = fresh_database()
-    nodes = [Qbtd(tmp_path / name, extra=["--cluster", url, "--node", name]) for name in names]
+    nodes = [Qbtd(tmp_path / name, extra=["--cluster", url, "--node", name, "--node-lease", LEASE]) for name in names]
     try:
         for n in nodes:
             n.data_dir.mkdir()
             n.start()
+        for n in nodes:
+            s = n.session()
+            wait_for(lambda: sorted(x["name"] for x in s.get(n.url("qbtd/nodes")).json() if x["state"] == "up") == sorted(names),
+                     15, interval=0.2, what=f"node {n.data_dir.name} seeing every node up")
         yield url, nodes
     finally:
         for n in nodes:
@@ -77,7 +85,8 @@ def test_nodes_started_together_migrate_once_and_share_the_catalogue(tmp_path):
     try:
         for n in nodes:
             wait_for(lambda: listening(n.base), 60, what=f"node {n.data_dir.name} to listen")
-        assert psql(url, "SELECT version, name FROM qbtd_migrations") == [["1", "pg1: the catalogue and its nodes"]]
+        assert psql(url, "SELECT version, name FROM qbtd_migrations ORDER BY version") == [
+            ["1", "pg1: the catalogue and its nodes"], ["2", "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes"]]
         assert psql(url, "SELECT name FROM nodes ORDER BY name") == [["a"], ["b"], ["c"]]
         # A password set on one node is the cluster's: another node takes it after its restart.
         a = nodes[0].session()
@@ -295,3 +304,118 @@ def test_keys_and_the_password_changed_on_one_node_hold_on_every_node_at_once(tm
 
         wait_for(lambda: b_login("cluster-pass-3"), 10, what="b taking the new password")
         assert not b_login(a.password)
+
+
+def test_one_global_limit_holds_for_the_whole_cluster(tmp_path):
+    """Two nodes, each downloading from its own loopback seeder, under a global 4 MiB/s download limit set on one of
+    them: the first node divides the limit, the shares add up to the whole, and together they download at the limit
+    (make bench's cluster_limits.py measures it over longer). The alternative limits, switched on one node, hold on
+    both."""
+    from conftest import Seeder
+    limit = 4 << 20
+    seeders = [Seeder(tmp_path / f"seed-{n}", [160 << 20]) for n in ("a", "b")]
+    with running_nodes(tmp_path, "a", "b") as (url, (a, b)):
+        sa, sb = a.session(), b.session()
+        assert sa.post(a.url("app/setPreferences"), data={"json": f'{{"dl_limit": {limit}, "alt_dl_limit": {limit // 4}}}'}).ok
+        for q, s, seeder in ((a, sa, seeders[0]), (b, sb, seeders[1])):
+            add(q, s, seeder.torrent, node=q.data_dir.name)
+            wait_for(lambda: len(s.get(q.url("torrents/info"), params={"node": q.data_dir.name}).json()) == 1, 10, what="added")
+            assert s.post(q.url("torrents/addPeers"), data={"hashes": seeder.id, "peers": seeder.peer}).ok
+
+        def shares():
+            return {n["name"]: n["dl_limit_share"] for n in sa.get(a.url("qbtd/nodes")).json()}
+
+        def downloaded():
+            return sum(s.get(q.url("transfer/info")).json()["dl_info_data"] for q, s in ((a, sa), (b, sb)))
+
+        wait_for(lambda: all(0.4 <= v <= 0.6 for v in shares().values()), 40, interval=1, what="the two nodes sharing the limit")
+        time.sleep(3)
+        start, t0 = downloaded(), time.monotonic()
+        time.sleep(10)
+        rate = (downloaded() - start) / (time.monotonic() - t0)
+        print(f"two nodes under one {limit >> 20} MiB/s limit: {rate / limit:.3f}× the limit; shares {shares()}")
+        assigned = psql(url, "SELECT sum(download), count(*) FROM node_limits")[0]
+        assert abs(float(assigned[0]) - 1) < 1e-9 and assigned[1] == "2", assigned
+        assert 0.85 * limit < rate < 1.05 * limit, f"{rate / limit:.2f}× the global limit"
+
+        assert sa.post(a.url("transfer/toggleSpeedLimitsMode")).ok
+        wait_for(lambda: sb.get(b.url("transfer/speedLimitsMode")).text == "1", 10, what="b in the alternative mode")
+        assert sb.get(b.url("transfer/downloadLimit")).text == str(limit // 4)
+
+
+def test_the_queueing_limits_hold_for_the_whole_cluster(tmp_path):
+    """max_active_downloads is the cluster's: four torrents wanting to download, two on each node, and two slots in
+    all; each node gets one. Raised to four, all four run."""
+    with running_nodes(tmp_path, "a", "b") as (_, (a, b)):
+        sa, sb = a.session(), b.session()
+        prefs = '{"queueing_enabled": true, "max_active_downloads": 2, "max_active_torrents": 10, "max_active_uploads": 10}'
+        assert sa.post(a.url("app/setPreferences"), data={"json": prefs}).ok
+        for i in range(4):
+            data, _ = make_torrent(tmp_path / f"src{i}", f"queued-{i}", size=300_000 + i)
+            q, s = (a, sa) if i % 2 == 0 else (b, sb)
+            add(q, s, data, node=q.data_dir.name)
+
+        def states():
+            return sorted((t["node"], t["state"]) for t in sa.get(a.url("torrents/info")).json())
+
+        wait_for(lambda: states() == [("a", "queuedDL"), ("a", "stalledDL"), ("b", "queuedDL"), ("b", "stalledDL")], 40,
+                 interval=1, what="one active download on each node")
+        assert sb.post(b.url("app/setPreferences"), data={"json": '{"max_active_downloads": 4}'}).ok
+        wait_for(lambda: [state for _, state in states()] == ["stalledDL"] * 4, 40, interval=1, what="all four active")
+
+
+def test_a_category_pinned_to_nodes_places_its_new_torrents_there(tmp_path):
+    with running_nodes(tmp_path, "a", "b") as (_, (a, b)):
+        sa = a.session()
+        r = sa.post(a.url("torrents/createCategory"), data={"category": "films", "savePath": "", "nodes": "b"})
+        assert r.status_code == 200, r.text
+        assert sa.get(a.url("torrents/categories")).json()["films"]["nodes"] == ["b"]
+        r = sa.post(a.url("torrents/editCategory"), data={"category": "films", "savePath": "", "nodes": "b,no/such"})
+        assert r.status_code == 400 and "node names" in r.text
+        one, one_hash = make_torrent(tmp_path / "src1", "one")
+        add(a, sa, one, category="films", stopped="true")
+        wait_for(lambda: {t["hash"]: t["node"] for t in sa.get(a.url("torrents/info")).json()}.get(one_hash) == "b", 10,
+                 what="the pinned category's torrent on b")
+        two, two_hash = make_torrent(tmp_path / "src2", "two")
+        add(a, sa, two, category="films", stopped="true", node="a")  # the client's own choice wins
+        wait_for(lambda: {t["hash"]: t["node"] for t in sa.get(a.url("torrents/info")).json()}.get(two_hash) == "a", 10,
+                 what="node=a winning over the category's pin")
+        b.stop()
+        wait_for(lambda: [n["state"] for n in sa.get(a.url("qbtd/nodes")).json() if n["name"] == "b"] == ["stopped"], 10,
+                 what="b stopped")
+        three, _ = make_torrent(tmp_path / "src3", "three")
+        r = sa.post(a.url("torrents/add"), files={"torrents": ("t.torrent", three)}, data={"category": "films"})
+        assert r.status_code == 503 and "pinned to node(s) b" in r.text, (r.status_code, r.text)
+
+
+def test_the_web_interface_shows_each_torrents_node_and_filters_by_node(tmp_path):
+    """In a real (headless) chromium: a cluster's list has a Node column and a Nodes filter with counts (a single
+    server shows neither: test_webui_torrents). Screenshot: `torrents-cluster`."""
+    from browser import clickable, console_errors, go, login, open_browser, screenshot, wait
+    from test_webui_torrents import count_text, row_names, tiny_torrent
+    with running_nodes(tmp_path, "a", "b") as (_, (a, b)):
+        sa = a.session()
+        for name, node in (("alpha", "a"), ("bravo", "b"), ("charlie", "b")):
+            add(a, sa, tiny_torrent(name), stopped="true", node=node)
+        wait_for(lambda: len(sa.get(a.url("torrents/info")).json()) == 3, 15, what="three torrents listed on a")
+        driver = open_browser()
+        try:
+            login(driver, a)
+            go(driver, "torrents")
+            wait(driver, lambda d: count_text(d) == "3 torrents")
+            nodes = driver.execute_script(
+                "return [...document.querySelectorAll('#torrent-list .tl-row')].filter(r => r.offsetParent)"
+                ".map(r => [r.querySelector('.c-name').textContent, r.querySelector('.c-node').textContent])")
+            assert nodes == [["alpha", "a"], ["bravo", "b"], ["charlie", "b"]]
+            assert driver.execute_script("return document.querySelector('.tl-head .c-node').offsetParent !== null")
+            clickable(driver, "[data-filter='node'][data-value='b']").click()
+            wait(driver, lambda d: row_names(d) == ["bravo", "charlie"] and count_text(d) == "2 of 3 torrents")
+            counts = driver.execute_script(
+                "return [...document.querySelectorAll(\"[data-filter='node']\")].map(b => [b.dataset.value, b.querySelector('.tf-count').textContent])")
+            assert counts == [["*", "3"], ["a", "1"], ["b", "2"]]
+            screenshot(driver, "torrents-cluster")
+            clickable(driver, "[data-filter='node'][data-value='*']").click()
+            wait(driver, lambda d: len(row_names(d)) == 3)
+            assert console_errors(driver) == []
+        finally:
+            driver.quit()

@@ -145,7 +145,7 @@ def test_schemathesis_finds_no_server_error(tmp_path, profile):
             auth, excluded = ["-H", f"Authorization: Bearer {key}"], NOT_FUZZED + ("qbtd/revokeAPIKey",)
             check = {"headers": {"Authorization": f"Bearer {key}"}}
         examples = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "5"))
-        seconds = int(os.environ.get("SCHEMATHESIS_SECONDS", "90"))
+        seconds = int(os.environ.get("SCHEMATHESIS_SECONDS", "45"))
         out = run_schemathesis(q, tmp_path, examples, seconds, auth, excluded)
         summary = out.stdout[-2500:]
         print(summary)

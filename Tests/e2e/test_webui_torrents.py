@@ -150,6 +150,9 @@ def test_sort_filter_search_delete_and_screenshots(qbtd_factory):
         wait(driver, lambda d: row_names(d) == ["charlie"] and count_text(d) == "1 of 5 torrents")
         search.send_keys(Keys.BACKSPACE, Keys.BACKSPACE)
         wait(driver, lambda d: len(row_names(d)) == 5)
+        # A single server has no Nodes filter and no Node column (a cluster's: test_cluster).
+        assert driver.execute_script("return document.querySelector(\"[data-section='node']\").hidden"
+                                     " && document.querySelector('.tl-head .c-node').offsetParent === null")
         clickable(driver, "[data-filter='category'][data-value='films']").click()
         wait(driver, lambda d: row_names(d) == ["bravo", "delta"])
         clickable(driver, "[data-filter='category'][data-value='']").click()

@@ -395,6 +395,15 @@ extension TorrentsController {
                 enabled: enabled, path: (p["downloadPath"] ?? "").trimmingCharacters(in: .whitespaces))
         }
         if identity.profile >= .v5_3 { category.shareLimits = try Self.shareLimits(p, over: category.shareLimits) }
+        // qbtd's own, a cluster's only: the nodes the category's new torrents go to ("": any).
+        if identity.node != nil, let raw = p["nodes"] {
+            let names = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard names.allSatisfy(Identity.isNodeName) else {
+                // qbtd's own parameter: its own clear answer (qBittorrent's 400s say only "Bad Request").
+                throw HTTPRefusal(.badRequest, "nodes is a comma-separated list of node names (letters, digits, -, _ and .): qbtd/nodes lists them")
+            }
+            category.nodes = names
+        }
         return category
     }
 
@@ -442,6 +451,7 @@ extension TorrentsController {
             o["share_limit_action"] = .string(c.shareLimits.action)
         }
         if identity.profile >= .v5_3 { o["share_limits_mode"] = .string(c.shareLimits.mode) }
+        if identity.node != nil { o["nodes"] = .array(c.nodes.map { .string($0) }) }  // a cluster's only
         return .object(o)
     }
 

@@ -1,5 +1,6 @@
-// The filter side panel: status, category (and uncategorized), tag (and untagged), tracker (and trackerless), each
-// a list of toggle buttons with counts. On phones it folds behind a "Filters" button.
+// The filter side panel: status, category (and uncategorized), tag (and untagged), tracker (and trackerless), and in
+// a cluster the node that runs each torrent, each a list of toggle buttons with counts. On phones it folds behind a
+// "Filters" button.
 import { h } from "../dom.js";
 import { STATUS_FILTERS } from "./states.js";
 
@@ -8,6 +9,7 @@ const SECTIONS = [
   { kind: "category", title: "Categories" },
   { kind: "tag", title: "Tags" },
   { kind: "tracker", title: "Trackers" },
+  { kind: "node", title: "Nodes" },
 ];
 
 export class FilterPanel {
@@ -24,7 +26,7 @@ export class FilterPanel {
     this.element = h("aside", { class: "tf", id: "torrent-filters", "aria-label": "Filters" }, SECTIONS.map((s) => {
       this.lists[s.kind] = h("ul", { class: "tf-list", role: "list" });
       this.buttons[s.kind] = new Map();
-      return h("section", { class: "tf-section" }, h("h3", {}, s.title), this.lists[s.kind]);
+      return h("section", { class: "tf-section", "data-section": s.kind }, h("h3", {}, s.title), this.lists[s.kind]);
     }));
   }
 
@@ -40,6 +42,7 @@ export class FilterPanel {
     if (kind === "status") return STATUS_FILTERS.map(([key, label]) => [key, label, counts.status[key]]);
     if (kind === "category") return [[null, "All", total], ["", "Uncategorized", counts.uncategorized],
       ...byName(counts.categories).map((c) => [c, c, counts.categories[c]])];
+    if (kind === "node") return [[null, "All", total], ...byName(counts.nodes).map((n) => [n, n, counts.nodes[n]])];
     if (kind === "tag") return [[null, "All", total], ["", "Untagged", counts.untagged],
       ...byName(counts.tags).map((t) => [t, t, counts.tags[t]])];
     return [[null, "All", total], ["", "Trackerless", counts.trackerless],
@@ -83,5 +86,9 @@ export class FilterPanel {
       if (current !== null && current !== "" && !seen.has(current)) { this.onChange({ [kind]: kind === "status" ? "all" : null }); return; }
     }
     this.toggle.textContent = active.length ? `Filters: ${active.join(", ")}` : "Filters";
+    // Nodes only in a cluster (its torrents carry `node`); the list shows their column then too.
+    const cluster = Object.keys(counts.nodes).length > 0;
+    this.lists.node.parentElement.hidden = !cluster;
+    this.onCluster?.(cluster);
   }
 }

@@ -18,6 +18,7 @@ export const COLUMNS = [
   { key: "ratio", label: "Ratio", num: true, text: (t) => ratio(t.ratio) },
   { key: "category", label: "Category", text: (t) => t.category || "" },
   { key: "tags", label: "Tags", text: (t) => t.tags || "" },
+  { key: "node", label: "Node", text: (t) => t.node || "" },  // shown in a cluster only (`.tl.cluster`)
 ];
 
 export class TorrentList {

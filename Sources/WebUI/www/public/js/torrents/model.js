@@ -31,6 +31,7 @@ const SORT_VALUE = {
   state: (t) => sortKey(stateLabel(t.state)),
   category: (t) => sortKey(t.category || ""),
   tags: (t) => sortKey(t.tags || ""),
+  node: (t) => sortKey(t.node || ""),
   eta: (t) => (t.eta >= 8640000 || t.eta < 0 ? Infinity : t.eta),
   ratio: (t) => (t.ratio < 0 ? Infinity : t.ratio),
 };
@@ -40,13 +41,13 @@ const sortValue = (key, t) => {
 };
 
 /** What the filters and counts look at; a change means the torrent's match and counts must be worked out again. */
-const filterSignature = (t) => `${t.state}\u0000${t.category}\u0000${t.tags}\u0000${t.name}\u0000${t.upspeed > 0}\u0000${t.trackers_count}`;
+const filterSignature = (t) => `${t.state}\u0000${t.category}\u0000${t.tags}\u0000${t.name}\u0000${t.upspeed > 0}\u0000${t.trackers_count}\u0000${t.node}`;
 
 export class TorrentModel {
   constructor(mainData) {
     this.mainData = mainData;
     this.sort = { key: "name", reverse: false };
-    this.filter = { status: "all", category: null, tag: null, tracker: null, text: "" };
+    this.filter = { status: "all", category: null, tag: null, tracker: null, node: null, text: "" };
     this.entries = new Map();   // hash → { hash, t, value, sig, shown, contrib }
     this.order = [];            // every entry, sorted
     this.shown = [];            // the hashes the list shows
@@ -238,6 +239,7 @@ export class TorrentModel {
     const f = this.filter;
     if (!status(t)) return false;
     if (f.category !== null && (t.category || "") !== f.category) return false;
+    if (f.node !== null && (t.node || "") !== f.node) return false;
     if (f.tag !== null) {
       const tags = tagList(t);
       if (f.tag === "" ? tags.length > 0 : !tags.includes(f.tag)) return false;
@@ -268,7 +270,7 @@ export class TorrentModel {
   recountAll() {
     this.rematch();
     this.reshow();
-    this.tally = { status: new Array(STATUS_FILTERS.length).fill(0), categories: new Map(), tags: new Map(), uncategorized: 0, untagged: 0, trackerless: 0 };
+    this.tally = { status: new Array(STATUS_FILTERS.length).fill(0), categories: new Map(), tags: new Map(), nodes: new Map(), uncategorized: 0, untagged: 0, trackerless: 0 };
     for (const e of this.order) this.count(e, 1);
     this.counts = null;
   }
@@ -279,7 +281,7 @@ export class TorrentModel {
     if (sign > 0) {
       const t = e.t, status = [];
       for (let i = 0; i < STATUS_FILTERS.length; i++) if (STATUS_FILTERS[i][2](t)) status.push(i);
-      e.contrib = { status, category: t.category || "", tags: tagList(t), trackerless: this.trackerless(e.hash, t) };
+      e.contrib = { status, category: t.category || "", tags: tagList(t), node: t.node || "", trackerless: this.trackerless(e.hash, t) };
     }
     const c = e.contrib;
     if (!c) return;
@@ -288,22 +290,24 @@ export class TorrentModel {
     if (c.tags.length === 0) tally.untagged += sign;
     for (const tag of c.tags) tally.tags.set(tag, (tally.tags.get(tag) || 0) + sign);
     if (c.trackerless) tally.trackerless += sign;
+    if (c.node) tally.nodes.set(c.node, (tally.nodes.get(c.node) || 0) + sign);
     if (sign < 0) e.contrib = null;
   }
 
-  /** Counts for the filter panel: { status: {key: n}, categories: {name: n}, uncategorized, tags: {tag: n}, untagged, trackers: {host: n}, trackerless }. */
+  /** Counts for the filter panel: { status: {key: n}, categories: {name: n}, uncategorized, tags: {tag: n}, untagged, trackers: {host: n}, trackerless, nodes: {name: n} } (nodes: a cluster's only). */
   getCounts() {
     if (this.counts) return this.counts;
     if (!this.tally) this.recountAll();
     const tally = this.tally;
     const status = Object.fromEntries(STATUS_FILTERS.map(([key], i) => [key, tally.status[i]]));
-    const categories = {}, tags = {}, trackers = {};
+    const categories = {}, tags = {}, trackers = {}, nodes = {};
     for (const name of Object.keys(this.mainData.categories)) categories[name] = 0;
     for (const tag of this.mainData.tags) tags[tag] = 0;
     for (const [name, n] of tally.categories) if (n > 0) categories[name] = n;
     for (const [tag, n] of tally.tags) if (n > 0) tags[tag] = n;
     for (const [host, set] of this.trackerSets) trackers[host] = set.size;
-    this.counts = { status, categories, uncategorized: tally.uncategorized, tags, untagged: tally.untagged, trackers, trackerless: tally.trackerless };
+    for (const [node, n] of tally.nodes) if (n > 0) nodes[node] = n;
+    this.counts = { status, categories, uncategorized: tally.uncategorized, tags, untagged: tally.untagged, trackers, trackerless: tally.trackerless, nodes };
     return this.counts;
   }
 }

@@ -49,6 +49,7 @@ export async function mount(container, ctx) {
     if (phone.matches) filters.setOpen(false);
     record("filters", performance.now() - started);
   });
+  filters.onCluster = (cluster) => list.element.classList.toggle("cluster", cluster);
   const details = new DetailsPane(ctx, { onClose: () => { details.close(); list.element.focus(); } });
 
   const count = h("span", { id: "torrent-count", "aria-live": "polite" });
