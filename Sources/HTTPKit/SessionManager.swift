@@ -20,7 +20,10 @@ public final class SessionMemory: Sendable {
 }
 
 /// Web sessions and the failed-login ban, per client IP, as qBittorrent keeps them. API-key callers get a
-/// session per key that never expires, so their `sync/maindata` baseline survives between calls.
+/// session per key that never expires, so their `sync/maindata` baseline survives between calls. In a cluster
+/// (`share`), a login's session is every node's: a session id this node does not know is looked up in the shared
+/// sessions, a logout ends it everywhere, and each node tells the others it saw a session at most once a minute.
+/// The sessions' memories (`sync/*` baselines) and the failed-login bans stay each node's own.
 public actor SessionManager {
     public struct Policy: Sendable, Equatable {
         public var sessionTimeout: Duration = .seconds(3600)
@@ -35,6 +38,10 @@ public actor SessionManager {
     private struct Entry {
         var lastSeen: ContinuousClock.Instant
         let slot = SessionMemory()
+        /// When the shared sessions last heard this node saw it (nil: a session of this node's alone).
+        var sharedAt: ContinuousClock.Instant?
+        /// Its id's digest, as the shared sessions know it.
+        var digest: String?
     }
 
     private var sessions: [String: Entry] = [:]
@@ -48,6 +55,10 @@ public actor SessionManager {
     static let maxSessions = 10_000
 
     let countLimited: Bool
+    /// A cluster's shared sessions (nil: a single server).
+    private var shared: (any SharedSessions)?
+    /// How often a node tells the shared sessions that one of them is still in use here.
+    static let shareEvery: Duration = .seconds(60)
 
     public init(policy: Policy = Policy(), countLimited: Bool = false) {
         self.policy = policy
@@ -56,15 +67,51 @@ public actor SessionManager {
 
     public func setPolicy(_ policy: Policy) { self.policy = policy }
 
-    /// The session's sync slot (and the session refreshed) when `id` names a live session.
-    public func touch(_ id: String?) -> SessionMemory? {
-        guard let id, var entry = sessions[id] else { return nil }
+    /// Logins share their sessions with a cluster's other nodes from now on.
+    public func share(_ shared: any SharedSessions) { self.shared = shared }
+
+    /// Until cancelled: sessions other nodes' logouts ended end here too.
+    public func followClosures() async {
+        guard let shared else { return }
+        for await digest in shared.sessionClosures() {
+            if digest.isEmpty {  // notifications were lost: every shared session is asked again when next used
+                sessions = sessions.filter { $0.value.digest == nil }
+            } else if let id = sessions.first(where: { $0.value.digest == digest })?.key {
+                sessions[id] = nil
+            }
+        }
+    }
+
+    /// The session's sync slot (and the session refreshed) when `id` names a live session: this node's, or in a
+    /// cluster one a login on another node opened.
+    public func touch(_ id: String?) async -> SessionMemory? {
+        guard let id else { return nil }
         let now = ContinuousClock.now
-        if policy.sessionTimeout > .zero && now - entry.lastSeen > policy.sessionTimeout {
+        let timeout = policy.sessionTimeout
+        guard var entry = sessions[id] else { return await adopt(id, now: now) }
+        if timeout > .zero && now - entry.lastSeen > timeout {
             sessions[id] = nil
-            return nil
+            return entry.digest == nil ? nil : await adopt(id, now: now)  // it may have been used on another node since
         }
         entry.lastSeen = now
+        if let shared, let digest = entry.digest, let sharedAt = entry.sharedAt, now - sharedAt >= Self.shareEvery {
+            entry.sharedAt = now
+            sessions[id] = entry
+            _ = try? await shared.touchSession(digest, timeout: timeout.components.seconds)
+            return sessions[id]?.slot
+        }
+        sessions[id] = entry
+        return entry.slot
+    }
+
+    /// A session another node's login opened (or this node's, used elsewhere since it lapsed here), if the shared
+    /// sessions know it as live.
+    private func adopt(_ id: String, now: ContinuousClock.Instant) async -> SessionMemory? {
+        guard let shared, id.count == 32, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+        let digest = Digest.sha256Hex(id)
+        guard (try? await shared.touchSession(digest, timeout: policy.sessionTimeout.components.seconds)) == true else { return nil }
+        if let entry = sessions[id] { return entry.slot }  // adopted meanwhile
+        let entry = Entry(lastSeen: now, sharedAt: now, digest: digest)
         sessions[id] = entry
         return entry.slot
     }
@@ -108,8 +155,9 @@ public actor SessionManager {
     var trackedAddresses: (failures: Int, bans: Int) { (failures.count, bannedUntil.count) }
     var sessionCount: Int { sessions.count }
 
-    /// A new session for a successful login; expired ones are purged here, as qBittorrent does.
-    public func open(for ip: String) -> String {
+    /// A new session for a successful login (in a cluster, every node's: `shared`); expired ones are purged here, as
+    /// qBittorrent does.
+    public func open(for ip: String, shared share: Bool = false) async -> String {
         failures[ip] = nil
         let now = ContinuousClock.now
         if policy.sessionTimeout > .zero { sessions = sessions.filter { now - $0.value.lastSeen <= policy.sessionTimeout } }
@@ -118,11 +166,23 @@ public actor SessionManager {
             sessions[oldest.key] = nil
         }
         let id = Self.newID()
-        sessions[id] = Entry(lastSeen: now)
+        var entry = Entry(lastSeen: now)
+        if share, let shared {
+            let digest = Digest.sha256Hex(id)
+            // Not shared (the database refused it): still this node's session.
+            if (try? await shared.openSession(digest)) != nil { (entry.sharedAt, entry.digest) = (now, digest) }
+        }
+        sessions[id] = entry
         return id
     }
 
-    public func close(_ id: String) { sessions[id] = nil }
+    public func close(_ id: String) async {
+        guard let entry = sessions.removeValue(forKey: id) else {
+            if let shared { try? await shared.closeSession(Digest.sha256Hex(id)) }  // opened elsewhere, never used here
+            return
+        }
+        if let shared, let digest = entry.digest { try? await shared.closeSession(digest) }
+    }
 
     /// 32 random letters and digits, like qBittorrent's SID: no `/`, `+` or `=`, which cookie jars (aiohttp's, Python's
     /// http.cookies) quote when they send the cookie back.

@@ -102,7 +102,7 @@ enum PostgresSchema {
             """,
             "CREATE INDEX commands_waiting ON commands (target, id) WHERE NOT taken",
         ]),
-        ("pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes", [
+        ("pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes, shared sessions", [
             // What each node runs with and what its queue wants (its heartbeat), and what the dividing node gave it
             // (`node_limits`; a NULL number of slots: the preference's own).
             """
@@ -118,6 +118,8 @@ enum PostgresSchema {
                 active_downloads INTEGER, active_seeds INTEGER, active_torrents INTEGER)
             """,
             "ALTER TABLE categories ADD COLUMN nodes TEXT NOT NULL DEFAULT ''",  // names joined by commas; '': any node
+            // WebUI sessions, shared: a login on one node opens every node (the SID's digest only).
+            "CREATE TABLE web_sessions (digest TEXT PRIMARY KEY, last_seen DOUBLE PRECISION NOT NULL)",
         ]),
     ]
 

@@ -93,6 +93,7 @@ public func buildApplication(
     var identity = Identity(profile: config.profile)
     identity.node = config.cluster?.node
     let sessions = SessionManager(policy: policy.sessions, countLimited: identity.profile >= .v5_3)
+    if let shared = store as? any SharedSessions { await sessions.share(shared) }  // a cluster's: a login opens every node
     gate.followPreferences(settings, sessions: sessions, log: config.eventLog)
     var streamSettings = StreamService.Configuration(cacheDirectory: config.streamCacheDirectory ?? paths.dataDirectory + "/stream-cache")
     streamSettings.keepCompleted = config.streamKeepCompleted
@@ -219,7 +220,7 @@ public func buildApplication(
           + (cluster.map { [ClusterLifecycle(views: $0.views, commands: $0.commands, relay: $0.relay,
                                              catalogue: CatalogueSync(registry: $0.registry, service: service, settings: settings,
                                                                       credentials: credentials, keys: keys, logger: logger),
-                                             membership: membership,
+                                             membership: membership, sessions: sessions,
                                              limits: ClusterLimits(registry: $0.registry, membership: membership, service: service,
                                                                    settings: settings, logger: logger))] } ?? [])
           + (config.metricsListen.map { [metrics.application(host: $0.host, port: $0.port, logger: logger)] } ?? []),

@@ -1,4 +1,5 @@
 import Cluster
+import HTTPKit
 import ServiceLifecycle
 
 /// A cluster node's exchanges with the others while qbtd runs: its torrents published every second, the others'
@@ -10,6 +11,7 @@ struct ClusterLifecycle: Service {
     let relay: ClusterRelay
     let catalogue: CatalogueSync
     let membership: NodeMembership
+    let sessions: SessionManager
     let limits: ClusterLimits
 
     func run() async throws {
@@ -18,6 +20,7 @@ struct ClusterLifecycle: Service {
             group.addTask { await commands.followAnswers() }
             group.addTask { await catalogue.follow() }
             group.addTask { await limits.follow() }
+            group.addTask { await sessions.followClosures() }
             group.addTask {  // the torrents of nodes that are down show so
                 try? await Periodic(every: membership.heartbeat, startAtOnce: false) {
                     await views.service.setNodesDown(await membership.downNodes())

@@ -1,5 +1,6 @@
 """qbtd as a node of a cluster (--cluster postgres://… --node NAME): the catalogue in PostgreSQL instead of the SQLite
 file, migrated once however many nodes start together, each node restarting with its own torrents."""
+import hashlib
 import subprocess
 import time
 from contextlib import contextmanager
@@ -86,7 +87,7 @@ def test_nodes_started_together_migrate_once_and_share_the_catalogue(tmp_path):
         for n in nodes:
             wait_for(lambda: listening(n.base), 60, what=f"node {n.data_dir.name} to listen")
         assert psql(url, "SELECT version, name FROM qbtd_migrations ORDER BY version") == [
-            ["1", "pg1: the catalogue and its nodes"], ["2", "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes"]]
+            ["1", "pg1: the catalogue and its nodes"], ["2", "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes, shared sessions"]]
         assert psql(url, "SELECT name FROM nodes ORDER BY name") == [["a"], ["b"], ["c"]]
         # A password set on one node is the cluster's: another node takes it after its restart.
         a = nodes[0].session()
@@ -419,3 +420,29 @@ def test_the_web_interface_shows_each_torrents_node_and_filters_by_node(tmp_path
             assert console_errors(driver) == []
         finally:
             driver.quit()
+
+
+def test_a_login_on_one_node_opens_every_node_and_a_logout_closes_them(tmp_path):
+    """A session is the cluster's: the SID a node's login set opens the others (each node's own cookie name, as a
+    client behind one address sends it), rid diffs included; a logout on any node ends it on all at once."""
+    with running_nodes(tmp_path, "a", "b", "c") as (url, (a, b, c)):
+        s = requests.Session()
+        r = s.post(a.url("auth/login"), data={"username": "admin", "password": a.password}, timeout=5)
+        assert r.status_code == 200 and r.text == "Ok.", (r.status_code, r.text)
+        sid = s.cookies.get("SID")
+        digest = hashlib.sha256(sid.encode()).hexdigest()
+        kept = [row[0] for row in psql(url, "SELECT digest FROM web_sessions")]
+        assert digest in kept and sid not in kept, "the database keeps the session's digest only"
+
+        def status(node, path="torrents/info"):
+            return requests.get(node.url(path), cookies={"SID": sid}, timeout=5).status_code
+
+        assert [status(n) for n in (b, c, a)] == [200, 200, 200]
+        full = requests.get(b.url("sync/maindata"), cookies={"SID": sid}, timeout=5).json()
+        assert full["full_update"] and "server_state" in full
+        assert requests.get(c.url("sync/maindata"), params={"rid": full["rid"]}, cookies={"SID": sid}, timeout=5).ok
+        assert requests.get(b.url("torrents/info"), cookies={"SID": "x" * 32}, timeout=5).status_code == 403
+        assert requests.post(c.url("auth/logout"), cookies={"SID": sid}, timeout=5).ok
+        wait_for(lambda: [status(n) for n in (a, b, c)] == [403, 403, 403], 5, interval=0.2,
+                 what="the session ended on every node")
+        assert digest not in [row[0] for row in psql(url, "SELECT digest FROM web_sessions")]

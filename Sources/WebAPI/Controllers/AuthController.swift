@@ -31,7 +31,7 @@ public struct AuthController: APIController {
                     await sessions.recordFailure(caller.clientIP)
                     return identity.modernAuth ? .status(401, "Unauthorized") : .text("Fails.")
                 }
-                let sid = await sessions.open(for: caller.clientIP)
+                let sid = await sessions.open(for: caller.clientIP, shared: true)
                 let policy = gate.policy
                 let cookie = SessionCookie.make(name: identity.cookieName(port: caller.localPort), value: sid, identity: identity,
                                          csrf: policy.csrfProtection, secure: policy.secureCookie && caller.trustworthyOrigin,
