@@ -42,7 +42,8 @@ public struct ClusterLimits: Sendable {
         if up.first?.name == membership.name {
             let parts = divide(among: up)
             do {
-                try await registry.assignLimits(parts)
+                // Written (and the others woken) only when a part changed.
+                if up.contains(where: { $0.assignedLimits != parts[$0.name] }) { try await registry.assignLimits(parts) }
                 mine = parts[me.name] ?? mine
             } catch {
                 logger.warning("the cluster's limits are not divided again (at the next heartbeat): \(error)")

@@ -97,7 +97,11 @@ public actor SessionManager {
         if let shared, let digest = entry.digest, let sharedAt = entry.sharedAt, now - sharedAt >= Self.shareEvery {
             entry.sharedAt = now
             sessions[id] = entry
-            _ = try? await shared.touchSession(digest, timeout: timeout.components.seconds)
+            // Ended elsewhere (a logout whose notification was lost, or the cluster's timeout): ended here too.
+            if (try? await shared.touchSession(digest, timeout: timeout.components.seconds)) == false {
+                sessions[id] = nil
+                return nil
+            }
             return sessions[id]?.slot
         }
         sessions[id] = entry
