@@ -27,6 +27,8 @@ public actor TorrentViewsSync {
     /// A read is under way; `again`: a wake came meanwhile, so another follows it.
     private var reading = false
     private var again = false
+    /// Callers of `catchUpNow` waiting for the read under way, and the one after it, to end.
+    private var waiters: [CheckedContinuation<Void, Never>] = []
 
     public init(registry: any NodeRegistry, service: TorrentService, node: String, logger: Logger) {
         self.registry = registry
@@ -71,7 +73,12 @@ public actor TorrentViewsSync {
     public func catchUp() async {
         guard !reading else { again = true; return }
         reading = true
-        defer { reading = false }
+        defer {
+            reading = false
+            let woken = waiters
+            waiters = []
+            for waiter in woken { waiter.resume() }
+        }
         for _ in 0..<100 {  // bounded: wakes keep coming only while others keep publishing
             again = false
             await readOnce()
@@ -99,6 +106,14 @@ public actor TorrentViewsSync {
             logger.warning("node \(node) could not read the other nodes' torrents (again in \(Self.catchUpEvery)): \(error)")
         }
         await service.takeRemote(changes)
+    }
+
+    /// Takes what the others had published when asked before it returns (a listing then shows a change another node
+    /// answered a moment ago): a read of its own, or the one after the read under way.
+    public func catchUpNow() async {
+        guard reading else { return await catchUp() }
+        again = true
+        await withCheckedContinuation { waiters.append($0) }
     }
 
     /// Reads the others' each time one of them publishes, until cancelled.

@@ -2,7 +2,7 @@
 /// without a cluster has none, and answers every call itself.
 public protocol APIRelay: Sendable {
     /// Answers `scope/action`: with `here` when every torrent it names is this node's (or it names none), else on the
-    /// nodes that run them.
-    func answer(scope: String, action: String, _ p: Parameters,
+    /// nodes that run them. `changes`: the action may change something (it takes POST only).
+    func answer(scope: String, action: String, changes: Bool, _ p: Parameters,
                 here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply
 }

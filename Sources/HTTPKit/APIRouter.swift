@@ -114,7 +114,9 @@ public struct APIRouter: Sendable {
             let reply: APIReply
             do {
                 if let relay {
-                    reply = try await relay.answer(scope: scope, action: name, params) { try await action.handler($0, caller) }
+                    reply = try await relay.answer(scope: scope, action: name, changes: action.methods == .postOnly, params) {
+                        try await action.handler($0, caller)
+                    }
                 } else {
                     reply = try await action.handler(params, caller)
                 }

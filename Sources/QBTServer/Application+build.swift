@@ -85,9 +85,9 @@ public func buildApplication(
     let cluster = registry.map { registry in
         let node = config.cluster?.node ?? ""
         let commands = CommandRelay(registry: registry, node: node, logger: logger)
-        return (registry: registry, commands: commands,
-                views: TorrentViewsSync(registry: registry, service: service, node: node, logger: logger),
-                relay: ClusterRelay(commands: commands, service: service, membership: membership))
+        let views = TorrentViewsSync(registry: registry, service: service, node: node, logger: logger)
+        return (registry: registry, commands: commands, views: views,
+                relay: ClusterRelay(commands: commands, service: service, membership: membership, views: views))
     }
     let relay = cluster?.relay
     var identity = Identity(profile: config.profile)

@@ -6,18 +6,25 @@ import Synchronization
 
 /// A cluster node's WebAPI calls for torrents other nodes run: each goes, with the hashes that node runs, to that
 /// node through the catalogue (`CommandRelay`), which runs it with its own router and sends its answer back; the
-/// torrents this node runs are answered here. `hashes=all` reaches every node.
+/// torrents this node runs are answered here. `hashes=all` reaches every node. Reads follow writes across nodes: a
+/// change to torrents is published to the others before it is answered (here, or on the node that ran it), and a
+/// listing first takes what the others published, so a client that changed something on one node sees it on any.
 final class ClusterRelay: APIRelay {
     let commands: CommandRelay
     let service: TorrentService
     let membership: NodeMembership
+    let views: TorrentViewsSync
     private let router = Mutex<APIRouter?>(nil)
 
-    init(commands: CommandRelay, service: TorrentService, membership: NodeMembership) {
+    init(commands: CommandRelay, service: TorrentService, membership: NodeMembership, views: TorrentViewsSync) {
         self.commands = commands
         self.service = service
         self.membership = membership
+        self.views = views
     }
+
+    /// The calls that list the cluster's torrents from the merged board.
+    static let listings: Set<String> = ["torrents/info", "torrents/count", "sync/maindata"]
 
     /// The router that runs the calls other nodes relay here.
     func attach(_ router: APIRouter) { self.router.withLock { $0 = router } }
@@ -32,8 +39,17 @@ final class ClusterRelay: APIRelay {
         (scope == "torrents" && !clusterWide.contains(action)) || (scope == "sync" && action == "torrentPeers")
     }
 
-    func answer(scope: String, action: String, _ p: Parameters,
+    func answer(scope: String, action: String, changes: Bool, _ p: Parameters,
                 here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
+        if Self.listings.contains("\(scope)/\(action)") { await views.catchUpNow() }
+        guard changes, scope == "torrents" else { return try await route(scope: scope, action: action, p, here: here) }
+        let reply = try await route(scope: scope, action: action, p, here: here)
+        await views.publish()  // what it changed here, before the client hears it is done
+        return reply
+    }
+
+    private func route(scope: String, action: String, _ p: Parameters,
+                       here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
         if scope == "torrents" && action == "add" { return try await add(p, here: here) }
         guard Self.relays(scope, action) else { return try await here(p) }
         let key = p["hash"] != nil ? "hash" : "hashes"
@@ -105,6 +121,7 @@ final class ClusterRelay: APIRelay {
             if call.fields["category"] != nil || call.fields["tags"] != nil { await service.reloadLabels() }
             do {
                 reply = try RelayedReply(try await router.perform(scope: call.scope, action: call.action, call.parameters))
+                await views.publish()  // what it changed, before the caller's node hears it is done
             } catch let answer as any HTTPAnswer {
                 reply = .failure(status: answer.status.code, message: answer.message)
             } catch {

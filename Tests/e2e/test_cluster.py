@@ -8,7 +8,7 @@ from contextlib import contextmanager
 import requests
 
 from cluster_support import fresh_database, psql
-from conftest import QBTD, Qbtd, wait_for
+from conftest import QBTD, Qbtd, free_port, wait_for
 from rss_support import make_torrent
 
 
@@ -79,16 +79,28 @@ def test_nodes_started_together_migrate_once_and_share_the_catalogue(tmp_path):
     nodes = [Qbtd(tmp_path / name, extra=["--cluster", url, "--node", name]) for name in ("a", "b", "c")]
     for n in nodes:
         n.data_dir.mkdir()
+    def launch(n):
+        return subprocess.Popen([QBTD, "--data-dir", str(n.data_dir), "--host", "127.0.0.1", "--port", str(n.port),
+                                 "--peer-listen", "127.0.0.1:0", "--no-discovery", "--no-utp", "--password", n.password,
+                                 *n.extra], stdout=open(n.data_dir / "qbtd.log", "ab"), stderr=subprocess.STDOUT)
+
     # Started at once: three processes race for the empty database.
-    procs = [subprocess.Popen([QBTD, "--data-dir", str(n.data_dir), "--host", "127.0.0.1", "--port", str(n.port),
-                               "--peer-listen", "127.0.0.1:0", "--no-discovery", "--no-utp", "--password", n.password,
-                               *n.extra], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT) for n in nodes]
+    procs = [launch(n) for n in nodes]
     try:
-        for n in nodes:
-            wait_for(lambda: listening(n.base), 60, what=f"node {n.data_dir.name} to listen")
+        for i, n in enumerate(nodes):
+            for _ in range(3):  # a port free_port() chose can be taken before qbtd binds it (conftest's PortTaken)
+                wait_for(lambda: listening(n.base) or procs[i].poll() is not None, 60, what=f"node {n.data_dir.name} to listen")
+                log = (n.data_dir / "qbtd.log").read_text(errors="replace")
+                if procs[i].poll() is None or "Address already in use" not in log:
+                    break
+                n.port = free_port()
+                n.base = f"http://127.0.0.1:{n.port}"
+                procs[i] = launch(n)
+            assert procs[i].poll() is None, f"node {n.data_dir.name} exited with {procs[i].poll()}; its log ends: {log[-3000:]}"
         assert psql(url, "SELECT version, name FROM qbtd_migrations ORDER BY version") == [
             ["1", "pg1: the catalogue and its nodes"], ["2", "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes, shared sessions"]]
-        assert psql(url, "SELECT name FROM nodes ORDER BY name") == [["a"], ["b"], ["c"]]
+        # Listening comes before the first heartbeat is written.
+        wait_for(lambda: psql(url, "SELECT name FROM nodes ORDER BY name") == [["a"], ["b"], ["c"]], 10, what="three nodes")
         # A password set on one node is the cluster's: another node takes it after its restart.
         a = nodes[0].session()
         r = a.post(nodes[0].url("app/setPreferences"), data={"json": '{"web_ui_password": "cluster-pass-2"}'})
@@ -448,3 +460,19 @@ def test_a_login_on_one_node_opens_every_node_and_a_logout_closes_them(tmp_path)
         wait_for(lambda: [status(n) for n in (a, b, c)] == [403, 403, 403], 5, interval=0.2,
                  what="the session ended on every node")
         assert digest not in [row[0] for row in psql(url, "SELECT digest FROM web_sessions")]
+
+
+def test_reads_follow_writes_across_nodes(tmp_path):
+    """A change answered by one node shows at once on any other: no waiting for the next publication."""
+    with running_nodes(tmp_path, "a", "b", "c") as (_, (a, b, c)):
+        sa, sb, sc = a.session(), b.session(), c.session()
+        for i in range(3):
+            data, infohash = make_torrent(tmp_path / f"src{i}", f"ryw-{i}")
+            add(a, sa, data, stopped="true", node="a" if i % 2 == 0 else "c")
+            assert infohash in [t["hash"] for t in sb.get(b.url("torrents/info")).json()], "added, not yet listed on b"
+            assert sc.post(c.url("torrents/setCategory"), data={"hashes": infohash, "category": ""}).ok
+            assert sc.post(c.url("torrents/addTags"), data={"hashes": infohash, "tags": f"t{i}"}).ok
+            listed = {t["hash"]: t for t in sb.get(b.url("torrents/info")).json()}
+            assert listed[infohash]["tags"] == f"t{i}", "tagged on c, not yet so on b"
+            assert sb.post(b.url("torrents/delete"), data={"hashes": infohash, "deleteFiles": "false"}).ok
+            assert infohash not in [t["hash"] for t in sa.get(a.url("torrents/info")).json()], "deleted on b, still on a"
