@@ -1,5 +1,6 @@
 """qbtd as a node of a cluster (--cluster postgres://… --node NAME): the catalogue in PostgreSQL instead of the SQLite
 file, migrated once however many nodes start together, each node restarting with its own torrents."""
+import concurrent.futures
 import hashlib
 import subprocess
 import time
@@ -338,20 +339,36 @@ def test_one_global_limit_holds_for_the_whole_cluster(tmp_path):
         def shares():
             return {n["name"]: n["dl_limit_share"] for n in sa.get(a.url("qbtd/nodes")).json()}
 
-        def downloaded():
-            return sum(s.get(q.url("transfer/info")).json()["dl_info_data"] for q, s in ((a, sa), (b, sb)))
+        def counter_edge(q, s):
+            """A node's session total, read just after it changed, and when: the total moves once per statistics
+            update, so reading it at a change (not at any moment) keeps a whole interval's lag out of the rate."""
+            def total():
+                return s.get(q.url("transfer/info")).json()["dl_info_data"]
+            first = total()
+            for _ in range(100):
+                time.sleep(0.05)
+                now = total()
+                if now != first:
+                    return now, time.monotonic()
+            raise AssertionError(f"{q.data_dir.name}'s download total did not move in 5 s")
+
+        def node_rate(q, s, seconds):
+            start, t0 = counter_edge(q, s)
+            time.sleep(seconds)
+            end, t1 = counter_edge(q, s)
+            return (end - start) / (t1 - t0)
 
         wait_for(lambda: all(0.4 <= v <= 0.6 for v in shares().values()), 40, interval=1, what="the two nodes sharing the limit")
         time.sleep(3)
-        start, t0 = downloaded(), time.monotonic()
-        time.sleep(10)
-        rate = (downloaded() - start) / (time.monotonic() - t0)
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            rate = sum(pool.map(lambda qs: node_rate(*qs, 10), ((a, sa), (b, sb))))
         print(f"two nodes under one {limit >> 20} MiB/s limit: {rate / limit:.3f}× the limit; shares {shares()}")
         assigned = psql(url, "SELECT sum(download), count(*) FROM node_limits")[0]
         assert abs(float(assigned[0]) - 1) < 1e-9 and assigned[1] == "2", assigned
-        # 10 s of two limiters' bursts on a busy test machine: measured 0.92-1.04× here; the 5 % figure is
+        # The CI run that read the totals at any moment saw 1.107× (a stale start, a fresh end); read at their
+        # changes the rate is within the limiters' bursts over 10 s. The 5 % figure is
         # Benchmarks/cluster_limits.py's (3 runs of 30 s).
-        assert 0.85 * limit < rate < 1.10 * limit, f"{rate / limit:.2f}× the global limit"
+        assert 0.85 * limit < rate < 1.10 * limit, f"{rate / limit:.3f}× the global limit"
 
         assert sa.post(a.url("transfer/toggleSpeedLimitsMode")).ok
         wait_for(lambda: sb.get(b.url("transfer/speedLimitsMode")).text == "1", 10, what="b in the alternative mode")
