@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Store
 import Synchronization
 
@@ -57,6 +58,7 @@ public actor SessionManager {
     let countLimited: Bool
     /// A cluster's shared sessions (nil: a single server).
     private var shared: (any SharedSessions)?
+    private var logger = Logger(label: "qbtd")
     /// How often a node tells the shared sessions that one of them is still in use here.
     static let shareEvery: Duration = .seconds(60)
 
@@ -68,7 +70,19 @@ public actor SessionManager {
     public func setPolicy(_ policy: Policy) { self.policy = policy }
 
     /// Logins share their sessions with a cluster's other nodes from now on.
-    public func share(_ shared: any SharedSessions) { self.shared = shared }
+    public func share(_ shared: any SharedSessions, logger: Logger) {
+        self.shared = shared
+        self.logger = logger
+    }
+
+    /// One exchange with the shared sessions; a failure is logged, saying what it leaves (nil then).
+    private func sharing<T>(_ what: String, _ body: (any SharedSessions) async throws -> T) async -> T? {
+        guard let shared else { return nil }
+        do { return try await body(shared) } catch {
+            logger.warning("the cluster's shared sessions did not take \(what): \(error)")
+            return nil
+        }
+    }
 
     /// Until cancelled: sessions other nodes' logouts ended end here too.
     public func followClosures() async {
@@ -98,7 +112,9 @@ public actor SessionManager {
             entry.sharedAt = now
             sessions[id] = entry
             // Ended elsewhere (a logout whose notification was lost, or the cluster's timeout): ended here too.
-            if (try? await shared.touchSession(digest, timeout: timeout.components.seconds)) == false {
+            if await sharing("a session still in use (it stays this node's until the next try)", {
+                try await $0.touchSession(digest, timeout: timeout.components.seconds)
+            }) == false {
                 sessions[id] = nil
                 return nil
             }
@@ -111,9 +127,12 @@ public actor SessionManager {
     /// A session another node's login opened (or this node's, used elsewhere since it lapsed here), if the shared
     /// sessions know it as live.
     private func adopt(_ id: String, now: ContinuousClock.Instant) async -> SessionMemory? {
-        guard let shared, id.count == 32, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+        guard shared != nil, id.count == 32, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
         let digest = Digest.sha256Hex(id)
-        guard (try? await shared.touchSession(digest, timeout: policy.sessionTimeout.components.seconds)) == true else { return nil }
+        let timeout = policy.sessionTimeout.components.seconds
+        guard await sharing("a look-up of another node's session (refused here)", {
+            try await $0.touchSession(digest, timeout: timeout)
+        }) == true else { return nil }
         if let entry = sessions[id] { return entry.slot }  // adopted meanwhile
         let entry = Entry(lastSeen: now, sharedAt: now, digest: digest)
         sessions[id] = entry
@@ -171,21 +190,24 @@ public actor SessionManager {
         }
         let id = Self.newID()
         var entry = Entry(lastSeen: now)
-        if share, let shared {
+        if share {
             let digest = Digest.sha256Hex(id)
             // Not shared (the database refused it): still this node's session.
-            if (try? await shared.openSession(digest)) != nil { (entry.sharedAt, entry.digest) = (now, digest) }
+            if await sharing("a login (it opens this node only)", { try await $0.openSession(digest) }) != nil {
+                (entry.sharedAt, entry.digest) = (now, digest)
+            }
         }
         sessions[id] = entry
         return id
     }
 
     public func close(_ id: String) async {
-        guard let entry = sessions.removeValue(forKey: id) else {
-            if let shared { try? await shared.closeSession(Digest.sha256Hex(id)) }  // opened elsewhere, never used here
-            return
-        }
-        if let shared, let digest = entry.digest { try? await shared.closeSession(digest) }
+        // A session opened elsewhere and never used here is closed there too.
+        let digest = sessions.removeValue(forKey: id).map(\.digest) ?? Digest.sha256Hex(id)
+        guard let digest else { return }
+        _ = await sharing("a logout (the session may stay open on other nodes until it times out)", {
+            try await $0.closeSession(digest)
+        })
     }
 
     /// 32 random letters and digits, like qBittorrent's SID: no `/`, `+` or `=`, which cookie jars (aiohttp's, Python's

@@ -93,7 +93,7 @@ public func buildApplication(
     var identity = Identity(profile: config.profile)
     identity.node = config.cluster?.node
     let sessions = SessionManager(policy: policy.sessions, countLimited: identity.profile >= .v5_3)
-    if let shared = store as? any SharedSessions { await sessions.share(shared) }  // a cluster's: a login opens every node
+    if let shared = store as? any SharedSessions { await sessions.share(shared, logger: logger) }  // a cluster's: a login opens every node
     gate.followPreferences(settings, sessions: sessions, log: config.eventLog)
     var streamSettings = StreamService.Configuration(cacheDirectory: config.streamCacheDirectory ?? paths.dataDirectory + "/stream-cache")
     streamSettings.keepCompleted = config.streamKeepCompleted
