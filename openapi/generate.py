@@ -77,6 +77,7 @@ RESPONSES = {
     "qbtd/apiKeys": array(ref("APIKey")), "qbtd/createAPIKey": ref("APIKey"), "stream/prepare": ref("Stream"),
     "stream/list": array(ref("StreamReport")), "qbtd/preferenceCatalogue": array(ref("PreferenceEntry")),
     "qbtd/routes": array({"type": "string"}), "qbtd/nodes": array(ref("Node")),
+    "qbtd/moves": array(ref("Move")), "qbtd/moveToNode": ref("MoveOrder"),
     "app/getDirectoryContent": array({"type": "string"}),
     "torrents/downloadLimit": {"type": "object", "additionalProperties": {"type": "integer"}},
     "torrents/uploadLimit": {"type": "object", "additionalProperties": {"type": "integer"}},

@@ -10,6 +10,14 @@ public enum ClusterError: Error, Sendable, Equatable {
     case unreachable(String)
     /// A new torrent's category is pinned to these nodes, and none of them is up.
     case noneUp([String])
+    /// A move's target is no node of this cluster.
+    case unknownNode(String)
+    /// A move's target is not up.
+    case targetDown(String, state: String)
+    /// A move names torrents that have not every piece (only whole torrents move).
+    case notWhole([String])
+    /// This qbtd is not a node of a cluster.
+    case notACluster
 
     public var message: String {
         switch self {
@@ -24,6 +32,15 @@ public enum ClusterError: Error, Sendable, Equatable {
         case let .noneUp(nodes):
             "the torrent's category is pinned to node(s) \(nodes.joined(separator: ", ")), and none is up: nothing was added; "
                 + "try again when one is (qbtd/nodes), or name another with node="
+        case let .unknownNode(node):
+            "no node of this cluster is named \(node) (qbtd/nodes lists them): nothing was moved"
+        case let .targetDown(node, state):
+            "node \(node) is \(state): nothing was moved; try again when it is up (qbtd/nodes)"
+        case let .notWhole(names):
+            "only whole torrents move between nodes, and \(names.count == 1 ? "this one has" : "these have") not every piece yet: "
+                + names.joined(separator: ", ") + "; nothing was moved: try again once they are complete"
+        case .notACluster:
+            "this qbtd is not a node of a cluster (--cluster): there is no other node to move torrents to"
         }
     }
 }

@@ -121,6 +121,18 @@ enum PostgresSchema {
             // WebUI sessions, shared: a login on one node opens every node (the SID's digest only).
             "CREATE TABLE web_sessions (digest TEXT PRIMARY KEY, last_seen DOUBLE PRECISION NOT NULL)",
         ]),
+        ("pg3: torrents moving between nodes", [
+            // A torrent on its way (qbtd/moveToNode): gone with the torrent; `done` once the target runs it, until the
+            // source let go of it. Each node's move session listens at `move_peer` (HOST:PORT).
+            """
+            CREATE TABLE torrent_moves (
+                id TEXT COLLATE "C" PRIMARY KEY REFERENCES torrents ON DELETE CASCADE, source TEXT NOT NULL,
+                target TEXT NOT NULL, delete_files BOOLEAN NOT NULL DEFAULT false, done BOOLEAN NOT NULL DEFAULT false,
+                progress DOUBLE PRECISION NOT NULL DEFAULT 0,
+                started_at DOUBLE PRECISION NOT NULL DEFAULT extract(epoch FROM clock_timestamp()))
+            """,
+            "ALTER TABLE nodes ADD COLUMN move_peer TEXT NOT NULL DEFAULT ''",
+        ]),
     ]
 
     /// Applies the missing migrations in one transaction under the advisory lock.

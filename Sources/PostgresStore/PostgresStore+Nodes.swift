@@ -91,7 +91,7 @@ extension PostgresStore {
     public func limitChanges() -> AsyncStream<Void> { othersChanges(Self.limitsChannel) }
 
     /// Wakes for each notification on `channel` another node sent (and after a lost connection).
-    private func othersChanges(_ channel: String) -> AsyncStream<Void> {
+    func othersChanges(_ channel: String) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let relay = Task { [node] in
             for await sender in notifications(channel) where sender != node { continuation.yield() }

@@ -86,7 +86,11 @@ public func buildApplication(
         let node = config.cluster?.node ?? ""
         let commands = CommandRelay(registry: registry, node: node, logger: logger)
         let views = TorrentViewsSync(registry: registry, service: service, node: node, logger: logger)
-        return (registry: registry, commands: commands, views: views,
+        let moves = (store as? any TorrentMoveRegistry).map {
+            TorrentMoves(registry: $0, store: store, service: service, node: node, defaultSavePath: paths.downloadRoot,
+                         rateLimit: config.moveRateLimit, membership: membership, views: views, logger: logger)
+        }
+        return (registry: registry, commands: commands, views: views, moves: moves,
                 relay: ClusterRelay(commands: commands, service: service, membership: membership, views: views))
     }
     let relay = cluster?.relay
@@ -151,7 +155,8 @@ public func buildApplication(
                            searchPlugins: { Set(await search.pluginList.map(\.record.name)) }),
         SearchController(search: search, service: service, settings: settings, identity: identity),
         RSSController(rss: rss, identity: identity),
-        QbtdController(keys: keys, sessions: sessions, search: search, paths: paths, routes: routeList, membership: membership),
+        QbtdController(keys: keys, sessions: sessions, search: search, paths: paths, routes: routeList, membership: membership,
+                       moves: cluster?.moves),
         StreamController(streams: streams),
         TorrentCreatorController(creator: creator, paths: paths, identity: identity),
     ] + (identity.profile >= .v5_2 ? [ClientDataController(settings: settings)] : [])  // 5.2 added clientdata/*
@@ -217,7 +222,7 @@ public func buildApplication(
                 if await !music.directories.isEmpty { await music.scan(join: true) }
             },
         ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
-          + (cluster.map { [ClusterLifecycle(views: $0.views, commands: $0.commands, relay: $0.relay,
+          + (cluster.map { [ClusterLifecycle(views: $0.views, commands: $0.commands, relay: $0.relay, moves: $0.moves,
                                              catalogue: CatalogueSync(registry: $0.registry, service: service, settings: settings,
                                                                       credentials: credentials, keys: keys, logger: logger),
                                              membership: membership, sessions: sessions,

@@ -5,8 +5,10 @@ import HTTPTypes
 extension ClusterError: HTTPAnswer {
     public var status: HTTPResponse.Status {
         switch self {
-        case .nodeDown, .notTaken, .unreachable, .noneUp: .serviceUnavailable
+        case .nodeDown, .notTaken, .unreachable, .noneUp, .targetDown: .serviceUnavailable
         case .unanswered: .gatewayTimeout
+        case .unknownNode: .badRequest
+        case .notWhole, .notACluster: .conflict
         }
     }
 }

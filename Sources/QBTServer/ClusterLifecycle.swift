@@ -9,6 +9,7 @@ struct ClusterLifecycle: Service {
     let views: TorrentViewsSync
     let commands: CommandRelay
     let relay: ClusterRelay
+    let moves: TorrentMoves?
     let catalogue: CatalogueSync
     let membership: NodeMembership
     let sessions: SessionManager
@@ -33,8 +34,13 @@ struct ClusterLifecycle: Service {
             }
             group.addTask { try? await Periodic(every: TorrentViewsSync.publishEvery, startAtOnce: true) { await views.publish() }.run() }
             group.addTask { try? await Periodic(every: TorrentViewsSync.catchUpEvery, startAtOnce: true) { await views.catchUp() }.run() }
+            if let moves {  // torrents moving between nodes: woken by the others, and looked at every few seconds
+                group.addTask { await moves.followOthers() }
+                group.addTask { try? await Periodic(every: TorrentMoves.lookEvery, startAtOnce: true) { await moves.look() }.run() }
+            }
             try? await gracefulShutdown()
             group.cancelAll()
         }
+        await moves?.close()
     }
 }

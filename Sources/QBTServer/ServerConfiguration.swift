@@ -78,6 +78,8 @@ public struct ServerConfiguration: Sendable {
     /// default, the SQLite file in the data directory.
     public var cluster: (url: String, node: String, lease: Int64)?
     public static let defaultNodeLease = NodeMembership.lease
+    /// `--move-rate-limit KIB`: bytes per second a node may fetch torrents moved to it at (0: unlimited).
+    public var moveRateLimit = 0
     /// Which qBittorrent release qbtd presents itself as.
     public var profile: Identity.Profile = .v5_3
     /// The execution log behind `log/main`; `main` also feeds it from the logger.

@@ -16,11 +16,14 @@ public struct QbtdController: APIController {
     let paths: ServerPaths
     let routes: RouteList
     let membership: NodeMembership
+    /// A cluster's moves between nodes (nil: a single server).
+    let moves: TorrentMoves?
     let document = OpenAPIDocument.bytes  // read as the server is built, not in a request
 
     public init(keys: APIKeyRing, sessions: SessionManager, search: SearchService, paths: ServerPaths, routes: RouteList,
-                membership: NodeMembership) {
+                membership: NodeMembership, moves: TorrentMoves?) {
         self.membership = membership
+        self.moves = moves
         self.paths = paths
         self.routes = routes
         self.keys = keys
@@ -71,6 +74,30 @@ public struct QbtdController: APIController {
             "nodes": .qbtd(.getOrPost) { _, _ in
                 .json(.array(try await membership.nodes().map(Self.json)))
             },
+            // Moves torrents to another node of the cluster (`hashes` separated by |, `node`, `deleteFiles`: the
+            // source's copy deleted once the target runs it): BitTorrent carries them, verified piece by piece.
+            "moveToNode": .qbtd(.postOnly) { p, _ in
+                guard let moves else { throw ClusterError.notACluster }
+                let target = try p.required("node")
+                let ids = try p.required("hashes").split(separator: "|").map { $0.lowercased() }
+                guard !ids.isEmpty, ids.allSatisfy(Self.isHash) else {
+                    throw QBitError.badParams("hashes is one or more info hashes (40 hex digits) separated by |")
+                }
+                let order = try await moves.order(ids, to: target, deleteFiles: p.bool("deleteFiles") ?? false)
+                return .json(.object([
+                    "moving": .array(order.moving.map { .string($0) }),
+                    "skipped": .array(order.skipped.map { .object(["hash": .string($0.id), "reason": .string($0.reason)]) }),
+                ]))
+            },
+            // The moves under way in the cluster, with the target's progress (0…1).
+            "moves": .qbtd(.getOrPost) { _, _ in
+                guard let moves else { return .json(.array([])) }
+                return .json(.array(try await moves.all().map { m in
+                    .object(["hash": .string(m.id), "from": .string(m.source), "to": .string(m.target),
+                             "progress": .double(m.progress), "state": .string(m.done ? "switched" : "moving"),
+                             "delete_files": .bool(m.deleteFiles)])
+                }))
+            },
             // A Torznab indexer (Jackett, Prowlarr) becomes a search plugin: `name`, `url`, `apiKey`, `fullName`.
             "addTorznabIndexer": .qbtd(.postOnly) { p, _ in
                 let name = try p.required("name"), url = try p.required("url")
@@ -79,6 +106,8 @@ public struct QbtdController: APIController {
             },
         ]
     }
+
+    static func isHash(_ s: some StringProtocol) -> Bool { s.count == 40 && s.allSatisfy(\.isHexDigit) }
 
     static func json(_ e: PreferenceEntry, paths: ServerPaths) -> JSONValue {
         let effect = switch e.effect {

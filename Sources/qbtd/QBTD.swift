@@ -135,6 +135,9 @@ struct QBTD: AsyncParsableCommand {
     @Option(help: "Seconds this node may stay silent before the other nodes count it lapsed (3-600); it tells them it is there three times as often. [QBTD_NODE_LEASE] (default: 15)")
     var nodeLease: Int64?
 
+    @Option(help: "KiB per second this node may fetch torrents moved to it from other nodes at (qbtd/moveToNode), 0 for no limit. [QBTD_MOVE_RATE_LIMIT] (default: 0)")
+    var moveRateLimit: Int?
+
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env[name]?.lowercased() ?? "") }
@@ -221,6 +224,14 @@ struct QBTD: AsyncParsableCommand {
             } ?? ServerConfiguration.defaultNodeLease
             guard (3...600).contains(lease) else { throw ValidationError("--node-lease is 3 to 600 seconds, not \(lease)") }
             config.cluster = (url, name, lease)
+            let moveLimit = try moveRateLimit ?? env["QBTD_MOVE_RATE_LIMIT"].flatMap({ $0.isEmpty ? nil : $0 }).map {
+                guard let kib = Int($0) else { throw ValidationError("QBTD_MOVE_RATE_LIMIT is KiB per second, not \($0)") }
+                return kib
+            } ?? 0
+            guard (0...(Int(Int32.max) / 1024)).contains(moveLimit) else {
+                throw ValidationError("--move-rate-limit is 0 (no limit) to \(Int(Int32.max) / 1024) KiB/s, not \(moveLimit)")
+            }
+            config.moveRateLimit = moveLimit * 1024
         } else if node != nil || env["QBTD_NODE"].map({ !$0.isEmpty }) == true {
             throw ValidationError("--node names this process within a cluster: give --cluster postgres://… too")
         }

@@ -16,7 +16,8 @@ final class PostgresStoreTests: XCTestCase {
         for store in stores {
             let applied = try await store.appliedMigrations()
             XCTAssertEqual(applied, ["pg1: the catalogue and its nodes",
-                                     "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes, shared sessions"])
+                                     "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes, shared sessions",
+                                     "pg3: torrents moving between nodes"])
         }
     }
 

@@ -18,10 +18,11 @@ LEASE = "6"
 
 
 @contextmanager
-def running_nodes(tmp_path, *names):
-    """A fresh database and one started node per name on it (`--node NAME`), each seeing every one up, stopped after."""
+def running_nodes(tmp_path, *names, extra=()):
+    """A fresh database and one started node per name on it (`--node NAME`, and `extra`), each seeing every one up,
+    stopped after."""
     url = fresh_database()
-    nodes = [Qbtd(tmp_path / name, extra=["--cluster", url, "--node", name, "--node-lease", LEASE]) for name in names]
+    nodes = [Qbtd(tmp_path / name, extra=["--cluster", url, "--node", name, "--node-lease", LEASE, *extra]) for name in names]
     try:
         for n in nodes:
             n.data_dir.mkdir()
@@ -99,7 +100,8 @@ def test_nodes_started_together_migrate_once_and_share_the_catalogue(tmp_path):
                 procs[i] = launch(n)
             assert procs[i].poll() is None, f"node {n.data_dir.name} exited with {procs[i].poll()}; its log ends: {log[-3000:]}"
         assert psql(url, "SELECT version, name FROM qbtd_migrations ORDER BY version") == [
-            ["1", "pg1: the catalogue and its nodes"], ["2", "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes, shared sessions"]]
+            ["1", "pg1: the catalogue and its nodes"], ["2", "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes, shared sessions"],
+            ["3", "pg3: torrents moving between nodes"]]
         # Listening comes before the first heartbeat is written.
         wait_for(lambda: psql(url, "SELECT name FROM nodes ORDER BY name") == [["a"], ["b"], ["c"]], 10, what="three nodes")
         # A password set on one node is the cluster's: another node takes it after its restart.

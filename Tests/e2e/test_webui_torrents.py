@@ -330,6 +330,7 @@ def test_dialogs_queue_and_drop(qbtd_factory):
         go(driver, "torrents")
         wait(driver, lambda d: count_text(d) == "2 torrents")
         row(driver, "one").click()
+        assert not driver.find_element(By.ID, "btn-node").is_displayed()  # moving between nodes: a cluster's only
 
         clickable(driver, "#btn-category").click()
         Select(visible(driver, "#category-select")).select_by_visible_text("New category…")

@@ -1,5 +1,6 @@
 // The toolbar's actions on the selected torrents: start, stop (5.x names, falling back to 4.x's resume/pause on a
-// 404), recheck, reannounce, delete, category, tags, limits and queue moves. Each refreshes mainData when done.
+// 404), recheck, reannounce, delete, category, tags, limits, queue moves and, in a cluster, moves to another node.
+// Each refreshes mainData when done.
 import { h, attempt, dialog, toast } from "../dom.js";
 import { tagList } from "./states.js";
 
@@ -114,6 +115,30 @@ export class Actions {
       if (add.length) await this.ctx.api.post("torrents/addTags", { hashes: list, tags: add.join(",") });
       if (remove.length) await this.ctx.api.post("torrents/removeTags", { hashes: list, tags: remove.join(",") });
     });
+  }
+
+  /** A cluster's torrents to another node (qbtd/moveToNode): the target among the nodes that are up. */
+  async moveToNode() {
+    const hashes = this.selection();
+    if (!hashes.length) { toast("Select one or more torrents first."); return; }
+    const nodes = await attempt(() => this.ctx.api.get("qbtd/nodes"), "Listing the nodes");
+    if (!nodes) return;
+    const here = new Set(hashes.map((hash) => (this.ctx.mainData.torrents.get(hash) || {}).node));
+    const up = nodes.filter((n) => n.state === "up").map((n) => n.name);
+    const select = h("select", { id: "node-select" },
+      up.map((name) => h("option", { value: name, selected: !here.has(name) && name === up.find((n) => !here.has(n)) }, name)));
+    const files = h("input", { type: "checkbox", id: "node-delete-files" });
+    const body = h("div", { class: "stack" }, this.names(hashes), h("label", {}, "Move to node ", select),
+      h("label", {}, files, "Delete the files on the node they leave, once moved"),
+      h("p", { class: "muted" }, "The target fetches every piece from the node that runs the torrent now; it stays listed there until then."));
+    const choice = await dialog("Move to node", body, [{ label: "Cancel", value: null }, { label: "Move", value: "move", primary: true }]);
+    if (choice !== "move") return;
+    const order = await this.run("Move to node", (list) =>
+      this.ctx.api.post("qbtd/moveToNode", { hashes: list, node: select.value, deleteFiles: files.checked }));
+    if (order && order.moving) {
+      const skipped = order.skipped.map((s) => s.reason);
+      toast(`Moving ${order.moving.length} torrent(s) to ${select.value}` + (skipped.length ? `; skipped: ${[...new Set(skipped)].join(", ")}` : ""));
+    }
   }
 
   async limits() {

@@ -49,7 +49,12 @@ export async function mount(container, ctx) {
     if (phone.matches) filters.setOpen(false);
     record("filters", performance.now() - started);
   });
-  filters.onCluster = (cluster) => list.element.classList.toggle("cluster", cluster);
+  let cluster = false, nodeButton = null;  // moving between nodes: a cluster's only
+  filters.onCluster = (on) => {
+    cluster = on;
+    list.element.classList.toggle("cluster", on);
+    if (nodeButton) nodeButton.hidden = !on;
+  };
   const details = new DetailsPane(ctx, { onClose: () => { details.close(); list.element.focus(); } });
 
   const count = h("span", { id: "torrent-count", "aria-live": "polite" });
@@ -74,12 +79,14 @@ export async function mount(container, ctx) {
     button("btn-category", "Category…", () => actions.category()),
     button("btn-tags", "Tags…", () => actions.tags()),
     button("btn-limits", "Limits…", () => actions.limits()),
+    nodeButton = button("btn-node", "Node…", () => actions.moveToNode(), { title: "Move to another node of the cluster" }),
     h("span", { class: "tt-group", role: "group", "aria-label": "Queue" },
       button("btn-top", "⤒", () => actions.queue("topPrio", "Move to top"), { title: "Move to the top of the queue", queue: true }),
       button("btn-up", "↑", () => actions.queue("increasePrio", "Move up"), { title: "Move up the queue", queue: true }),
       button("btn-down", "↓", () => actions.queue("decreasePrio", "Move down"), { title: "Move down the queue", queue: true }),
       button("btn-bottom", "⤓", () => actions.queue("bottomPrio", "Move to bottom"), { title: "Move to the bottom of the queue", queue: true })),
     button("btn-details", "Details", () => { const hash = list.current(); if (hash) { details.open(hash); details.panel.focus(); } }, { cls: "tt-phone-only" }));
+  nodeButton.hidden = !cluster;
   const moreToggle = h("button", { type: "button", id: "btn-more", class: "tt-more", "aria-expanded": "false",
     "aria-controls": "torrent-more-actions", "aria-label": "More actions",
     onclick: () => setMore(!more.classList.contains("open")) }, "⋯");
