@@ -37,6 +37,10 @@ public actor NodeMembership {
     let logger: Logger
     /// The nodes as the last heartbeat read them.
     private var known: [String: Node] = [:]
+    /// When a heartbeat last got through, and whether one got through after a silence longer than the lease (the
+    /// others may have counted this node lapsed and adopted its torrents meanwhile).
+    private var lastWritten: ContinuousClock.Instant?
+    private var wasLapsed = false
 
     /// `status` says what this node runs now (its name and start time are filled in here).
     public init(name: String, lease: Int64 = NodeMembership.lease, registry: (any NodeRegistry)?, logger: Logger,
@@ -63,11 +67,29 @@ public actor NodeMembership {
         let record = await current()
         do {
             try await registry.publish(record)
+            let now = ContinuousClock.now
+            if let last = lastWritten, now - last > .seconds(lease) {
+                wasLapsed = true
+                logger.warning("node \(name) was silent for \(now - last), longer than its lease (\(lease) s): it looks for torrents other nodes took over meanwhile")
+            }
+            lastWritten = now
             try await refresh()
         } catch {
             logger.warning("the cluster's database did not take node \(name)'s heartbeat (the next comes in \(heartbeat)): \(error)")
         }
     }
+
+    /// Whether a heartbeat got through after a silence longer than the lease since the last call.
+    public func tookLapse() -> Bool {
+        defer { wasLapsed = false }
+        return wasLapsed
+    }
+
+    /// The look that `tookLapse` asked for failed: the next heartbeat asks again.
+    public func lapsedAgain() { wasLapsed = true }
+
+    /// The other nodes (and this one) in a state, as the last heartbeat read them.
+    public func nodes(in state: State) -> [NodeRecord] { known.values.filter { $0.state == state }.map(\.record) }
 
     /// The nodes read again now, between heartbeats (a node that came a moment ago, say).
     public func refresh() async throws { _ = try await nodes() }

@@ -138,8 +138,11 @@ extension PostgresStore {
 
     public func saveResumeData(_ items: [(id: String, data: Data)]) async throws {
         guard !items.isEmpty else { return }
-        try await writing { sql in
-            for (id, data) in items { try await sql.run("UPDATE torrents SET resume_data = \(data) WHERE id = \(id)") }
+        // Only its owner's: a node that lapsed while its torrents were adopted must not write over the adopter's.
+        try await writing { [node] sql in
+            for (id, data) in items {
+                try await sql.run("UPDATE torrents SET resume_data = \(data) WHERE id = \(id) AND node = \(node)")
+            }
         }
     }
 

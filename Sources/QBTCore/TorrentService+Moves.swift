@@ -2,7 +2,7 @@ import Foundation
 import Store
 import TorrentEngine
 
-/// What a torrent moving between a cluster's nodes needs of the service (`Cluster.TorrentMoves` carries the data):
+/// What a torrent moving between a cluster's nodes (or adopted from a lapsed one) needs of the service (`Cluster.TorrentMoves` carries the data):
 /// on the target, the torrent taken in from the catalogue once its files are whole; on the source, where its files
 /// are, then the torrent let go of without touching its record, which is the target's now.
 extension TorrentService {
@@ -32,6 +32,9 @@ extension TorrentService {
     public func moveFolder(_ id: TorrentID) -> String? {
         torrents[id] == nil ? nil : engine.snapshot.status(id)?.savePath
     }
+
+    /// This node's own torrents.
+    public func ownIDs() -> [TorrentID] { Array(torrents.ids) }
 
     /// The other node this node lists a torrent as published by (nil: none).
     public func remoteOwner(_ id: TorrentID) -> String? { remote.torrents[id]?.node }

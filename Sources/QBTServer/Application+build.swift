@@ -90,7 +90,11 @@ public func buildApplication(
             TorrentMoves(registry: $0, store: store, service: service, node: node, defaultSavePath: paths.downloadRoot,
                          rateLimit: config.moveRateLimit, membership: membership, views: views, logger: logger)
         }
-        return (registry: registry, commands: commands, views: views, moves: moves,
+        let adoption = (store as? any TorrentAdoptionRegistry).map {
+            TorrentAdoption(registry: $0, service: service, membership: membership, views: views, node: node,
+                            downloadRoot: paths.downloadRoot, logger: logger)
+        }
+        return (registry: registry, commands: commands, views: views, moves: moves, adoption: adoption,
                 relay: ClusterRelay(commands: commands, service: service, membership: membership, views: views))
     }
     let relay = cluster?.relay
@@ -222,7 +226,7 @@ public func buildApplication(
                 if await !music.directories.isEmpty { await music.scan(join: true) }
             },
         ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
-          + (cluster.map { [ClusterLifecycle(views: $0.views, commands: $0.commands, relay: $0.relay, moves: $0.moves,
+          + (cluster.map { [ClusterLifecycle(views: $0.views, commands: $0.commands, relay: $0.relay, moves: $0.moves, adoption: $0.adoption,
                                              catalogue: CatalogueSync(registry: $0.registry, service: service, settings: settings,
                                                                       credentials: credentials, keys: keys, logger: logger),
                                              membership: membership, sessions: sessions,

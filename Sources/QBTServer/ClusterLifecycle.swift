@@ -10,12 +10,14 @@ struct ClusterLifecycle: Service {
     let commands: CommandRelay
     let relay: ClusterRelay
     let moves: TorrentMoves?
+    let adoption: TorrentAdoption?
     let catalogue: CatalogueSync
     let membership: NodeMembership
     let sessions: SessionManager
     let limits: ClusterLimits
 
     func run() async throws {
+        await adoption?.mark()  // the nodes that share this node's folder may adopt its torrents should it lapse
         await withDiscardingTaskGroup { group in
             group.addTask { await views.follow() }
             group.addTask { await commands.followAnswers() }
@@ -26,6 +28,7 @@ struct ClusterLifecycle: Service {
                 try? await Periodic(every: membership.heartbeat, startAtOnce: false) {
                     await views.service.setNodesDown(await membership.downNodes())
                     await limits.rebalance()
+                    await adoption?.look()  // a lapsed node's torrents, from a shared folder
                 }.run()
             }
             group.addTask { await commands.serve(relay.serve) }
