@@ -495,3 +495,27 @@ def test_reads_follow_writes_across_nodes(tmp_path):
             assert listed[infohash]["tags"] == f"t{i}", "tagged on c, not yet so on b"
             assert sb.post(b.url("torrents/delete"), data={"hashes": infohash, "deleteFiles": "false"}).ok
             assert infohash not in [t["hash"] for t in sa.get(a.url("torrents/info")).json()], "deleted on b, still on a"
+
+
+def test_live_updates_resumed_on_another_node_start_with_a_full_update(tmp_path):
+    """`qbtd/events` behind a balancer: a stream that reconnects to another node resumes from the last event's number,
+    which that node must not read as one of its own (each process's numbers start at a random point): a full update,
+    with the torrent added meanwhile (seen through nginx by test_cluster_recipe's author: `{"rid": 1}` before)."""
+    from test_push import SSE, cookie_header
+    data, infohash = make_torrent(tmp_path / "src", "pushed")
+    with running_nodes(tmp_path, "a", "b") as (_, (a, b)):
+        sa = a.session()
+        on_a = SSE(a, headers={"Cookie": cookie_header(sa)})
+        try:
+            first = on_a.maindata()
+        finally:
+            on_a.close()
+        add(a, sa, data, stopped="true")
+        sb = b.session()
+        wait_for(lambda: sb.get(b.url("torrents/info")).json(), 10, what="listed on b")
+        on_b = SSE(b, headers={"Cookie": cookie_header(sb), "Last-Event-ID": str(first["rid"])})
+        try:
+            resumed = on_b.maindata()
+        finally:
+            on_b.close()
+        assert resumed.get("full_update") is True and infohash in resumed["torrents"], resumed

@@ -39,14 +39,19 @@ public actor MainDataFeed {
     private let every: Duration
     private let keep: Int
 
+    /// The event numbers start at a random point of their range (0 to 1,000,000), not at 1: a `Last-Event-ID` another
+    /// process gave (a cluster's other node, behind a balancer; this server before a restart) is then almost never one
+    /// this feed holds, so it gets a full update instead of a diff from the wrong snapshot.
     public init(sync: SyncController) {
-        self.init(make: { await sync.mainData() })
+        self.init(make: { await sync.mainData() }, firstRID: Int.random(in: 0..<1_000_000))
     }
 
-    init(make: @escaping @Sendable () async -> MainData, every: Duration = MainDataFeed.interval, keep: Int = MainDataFeed.held) {
+    init(make: @escaping @Sendable () async -> MainData, every: Duration = MainDataFeed.interval, keep: Int = MainDataFeed.held,
+         firstRID: Int = 0) {
         self.make = make
         self.every = every
         self.keep = keep
+        self.lastRID = firstRID
     }
 
     /// A listener: its stream yields whenever a newer snapshot exists (and once at once when one does already).
