@@ -27,6 +27,9 @@ public actor TorrentViewsSync {
     /// A read is under way; `again`: a wake came meanwhile, so another follows it.
     private var reading = false
     private var again = false
+    /// When the last read failed (nil: it did not): listings then answer at once from what this node holds, each
+    /// starting a read if none is under way.
+    private var failedAt: ContinuousClock.Instant?
     /// Callers of `catchUpNow` waiting for the read under way, and the one after it, to end.
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -102,7 +105,9 @@ public actor TorrentViewsSync {
                 seen = views.last?.seq ?? seen
                 if views.count < Self.page { break }
             }
+            failedAt = nil
         } catch {
+            failedAt = .now
             logger.warning("node \(node) could not read the other nodes' torrents (again in \(Self.catchUpEvery)): \(error)")
         }
         await service.takeRemote(changes)
@@ -114,6 +119,21 @@ public actor TorrentViewsSync {
         guard reading else { return await catchUp() }
         again = true
         await withCheckedContinuation { waiters.append($0) }
+    }
+
+    /// `catchUpNow`, waited for at most `limit`: a listing answers from what this node holds when the catalogue is
+    /// slow or gone (PostgreSQL restarting), and the read goes on for the next one.
+    public func catchUpNow(within limit: Duration) async {
+        if failedAt != nil {  // the catalogue was gone at the last read: no wait until a read gets through again
+            if !reading { Task { await catchUp() } }
+            return
+        }
+        let (ended, end) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let reading = Task { await self.catchUpNow(); end.yield() }
+        let timer = Task { try? await Task.sleep(for: limit); end.yield() }
+        for await _ in ended { break }
+        timer.cancel()
+        _ = reading  // not cancelled: its read ends on its own (its waiters with it)
     }
 
     /// Reads the others' each time one of them publishes, until cancelled.

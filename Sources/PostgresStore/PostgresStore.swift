@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Store
+import Synchronization
 
 /// A cluster's shared catalogue in PostgreSQL: the same `Store` as the SQLite file, with each torrent and tus upload
 /// owned by one node (`node`); a node's restart reads only its own torrents, while categories, tags, preferences,
@@ -70,15 +71,67 @@ public final class PostgresStore: Store {
 
     // MARK: statements
 
+    /// How long a statement waits for a connection before it fails: while PostgreSQL is down or restarting the pool
+    /// would hold it for a minute, and with it an HTTP answer (a change that cannot be recorded is refused instead).
+    static let connectionWait: Duration = .seconds(5)
+
     /// Reads outside a transaction.
     func reading<T: Sendable>(_ body: (SQL) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in try await body(SQL(connection: connection, logger: logger)) }
+        try await leasing { leased in
+            try await client.withConnection { connection in
+                leased.set()
+                return try await body(SQL(connection: connection, logger: logger))
+            }
+        }
     }
 
     /// Writes in one transaction: all of them or none.
     func writing<T: Sendable>(_ body: (SQL) async throws -> T) async throws -> T {
-        try await client.withTransaction(logger: logger) { connection in try await body(SQL(connection: connection, logger: logger)) }
+        try await leasing { leased in
+            try await client.withTransaction(logger: logger) { connection in
+                leased.set()
+                return try await body(SQL(connection: connection, logger: logger))
+            }
+        }
     }
+
+    /// Runs `operation`, failing it when it has no connection after `connectionWait` (once it has one, it runs to
+    /// its end however long it takes: a restart's read of every torrent).
+    private func leasing<T: Sendable>(_ operation: (Leased) async throws -> T) async throws -> T {
+        try await withoutActuallyEscaping(operation) { operation in
+            let run = UncheckedBox(operation), leased = Leased()
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { try await run.value(leased) }
+                group.addTask {
+                    try await Task.sleep(for: Self.connectionWait)
+                    guard leased.isSet else {
+                        throw StoreError.unreachable("the cluster's database gave no connection within \(Self.connectionWait): is PostgreSQL up and reachable? (nothing was changed)")
+                    }
+                    return nil
+                }
+                while let next = try await group.next() {
+                    if let value = next {
+                        group.cancelAll()
+                        return value
+                    }
+                }
+                throw CancellationError()
+            }
+        }
+    }
+}
+
+/// Whether a statement got its connection.
+final class Leased: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
+}
+
+/// A closure carried into a child task that ends before its caller returns (`withoutActuallyEscaping`).
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// One connection's statements.

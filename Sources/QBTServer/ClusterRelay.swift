@@ -23,6 +23,9 @@ final class ClusterRelay: APIRelay {
         self.views = views
     }
 
+    /// How long a listing waits for what the other nodes published before it answers from what this node holds.
+    static let catchUpWait: Duration = .milliseconds(300)
+
     /// The calls that list the cluster's torrents from the merged board.
     static let listings: Set<String> = ["torrents/info", "torrents/count", "sync/maindata"]
 
@@ -41,7 +44,7 @@ final class ClusterRelay: APIRelay {
 
     func answer(scope: String, action: String, changes: Bool, _ p: Parameters,
                 here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
-        if Self.listings.contains("\(scope)/\(action)") { await views.catchUpNow() }
+        if Self.listings.contains("\(scope)/\(action)") { await views.catchUpNow(within: Self.catchUpWait) }
         guard changes, scope == "torrents" else { return try await route(scope: scope, action: action, p, here: here) }
         let reply = try await route(scope: scope, action: action, p, here: here)
         await views.publish()  // what it changed here, before the client hears it is done

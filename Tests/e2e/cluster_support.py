@@ -32,3 +32,33 @@ def fresh_database():
     psql(base, f"CREATE DATABASE {name}")
     parts = urlsplit(base)
     return urlunsplit(parts._replace(path="/" + name))
+
+
+class PrivatePostgres:
+    """A PostgreSQL of one test's own (the throwaway script with its own folder and port), which the test may stop
+    and start again while nodes use it."""
+
+    BIN = "/usr/lib/postgresql/15/bin"
+
+    def __init__(self, root, port):
+        self.root, self.port = Path(root), port
+        self.env = {**os.environ, "QBTD_PG_ROOT": str(self.root), "QBTD_PG_PORT": str(port)}
+        subprocess.run(["bash", str(SCRIPT), "start"], check=True, stdout=subprocess.DEVNULL, env=self.env, timeout=120)
+        self.url = (self.root / "url").read_text().strip()
+
+    def _pg_ctl(self, *args):
+        owner = ["runuser", "-u", "qbtd-pg", "--"] if os.getuid() == 0 else []
+        subprocess.run(owner + [f"{self.BIN}/pg_ctl", "-D", str(self.root / "data"), *args], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=90)
+
+    def stop(self):
+        """A fast shutdown: every connection cut."""
+        self._pg_ctl("-m", "fast", "-w", "-t", "60", "stop")
+
+    def start(self):
+        self._pg_ctl("-l", str(self.root / "server.log"), "-w", "-t", "60", "-o",
+                     f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c fsync=off -c max_connections=300",
+                     "start")
+
+    def remove(self):
+        subprocess.run(["bash", str(SCRIPT), "stop"], env=self.env, stdout=subprocess.DEVNULL, timeout=120)
