@@ -6,7 +6,6 @@ in, add, list, act on another node's torrent, then a node killed. And the node d
 the unit it extends."""
 import concurrent.futures
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -18,6 +17,7 @@ import websocket
 
 from cluster_support import fresh_database
 from conftest import QBTD, ROOT, Qbtd, free_port, wait_for
+from nginx_support import launch
 from rss_support import make_torrent
 
 CONF = ROOT / "contrib" / "nginx" / "qbtd-cluster.conf"
@@ -78,42 +78,12 @@ class ClusterNginx:
             text = text.replace(shipped, f"127.0.0.1:{port}")
         assert "192.0.2." not in text, "a node's address the test did not swap"
         text = text.replace("listen 80;", f"listen 127.0.0.1:{self.port};")
-        prefix.mkdir(parents=True)
-        temp = " ".join(f"{kind}_temp_path {prefix / kind};" for kind in ("proxy", "fastcgi", "uwsgi", "scgi"))
-        (prefix / "nginx.conf").write_text(f"""
-{"user root;" if os.geteuid() == 0 else ""}
-worker_processes 1;
-daemon off;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
-events {{ worker_connections 512; }}
-http {{
-    # For a failure's report.
-    log_format recipe '$request_method $uri $status $upstream_addr $upstream_status';
-    access_log {prefix}/access.log recipe;
-    add_header X-Test-Upstream $upstream_addr always;
-    client_body_temp_path {prefix}/body;
-    {temp}
-{text}
-}}
-""")
         self.access_log = prefix / "access.log"
-        self.proc = subprocess.Popen(["nginx", "-p", str(prefix), "-c", str(prefix / "nginx.conf")],
-                                     stdout=subprocess.DEVNULL, stderr=open(prefix / "stderr.log", "wb"))
-
-        def up():
-            assert self.proc.poll() is None, (prefix / "stderr.log").read_text()
-            try:
-                requests.get(f"http://127.0.0.1:{self.port}/", timeout=1)
-                return True
-            except requests.RequestException:
-                return False
-
-        try:
-            wait_for(up, 30, what="nginx to listen")
-        except BaseException:
-            self.stop()
-            raise
+        self.proc = launch(prefix, self.port, text, [
+            "# For a failure's report.",
+            "log_format recipe '$request_method $uri $status $upstream_addr $upstream_status';",
+            f"access_log {prefix}/access.log recipe;",
+            "add_header X-Test-Upstream $upstream_addr always;"])
 
     def url(self, path):
         return f"http://127.0.0.1:{self.port}/api/v2/{path}"

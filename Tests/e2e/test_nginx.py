@@ -12,6 +12,7 @@ import requests
 import websocket
 
 from conftest import ROOT, free_port, sha256, wait_for
+from nginx_support import launch
 from test_stream import FileSeeder
 
 KEY = "qbt_nginxtestkey0123456789abcd"
@@ -30,35 +31,8 @@ class Nginx:
         text = text.replace("server 127.0.0.1:8080;", f"server 127.0.0.1:{upstream_port};")
         text = text.replace("http://127.0.0.1:8080", f"http://127.0.0.1:{upstream_port}")
         text = text.replace("listen 80;", f"listen 127.0.0.1:{self.port};")
-        prefix.mkdir(parents=True)
-        temp = " ".join(f"{kind}_temp_path {prefix / kind};" for kind in ("proxy", "fastcgi", "uwsgi", "scgi"))
-        (prefix / "nginx.conf").write_text(f"""
-{"user root;" if os.geteuid() == 0 else ""}
-worker_processes 1;
-daemon off;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
-events {{ worker_connections 512; }}
-http {{
-    access_log {prefix}/access.log;
-    client_body_temp_path {prefix}/body;
-    {temp}
-{text}
-}}
-""")
         self.error_log = prefix / "error.log"
-        self.proc = subprocess.Popen(["nginx", "-p", str(prefix), "-c", str(prefix / "nginx.conf")],
-                                     stdout=subprocess.DEVNULL, stderr=open(prefix / "stderr.log", "wb"))
-
-        def up():
-            assert self.proc.poll() is None, (prefix / "stderr.log").read_text()
-            try:
-                requests.get(f"http://127.0.0.1:{self.port}/", timeout=1)
-                return True
-            except requests.RequestException:
-                return False
-
-        wait_for(up, 30, what="nginx to listen")
+        self.proc = launch(prefix, self.port, text, [f"access_log {prefix}/access.log;"])
 
     def stop(self):
         self.proc.terminate()
