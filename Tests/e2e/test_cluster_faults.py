@@ -5,7 +5,6 @@ import statistics
 import tempfile
 import time
 
-
 from cluster_support import PrivatePostgres, psql
 from conftest import Qbtd, Seeder, free_port, wait_for
 from rss_support import make_torrent
