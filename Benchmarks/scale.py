@@ -32,7 +32,7 @@ exit status is 0 whatever the figures (it is a benchmark), unless --strict and a
     scale.py [TORRENTS] [--alone N] [--active N] [--smoke] [--strict]
 
 TORRENTS defaults to 10000, --alone to 200000 (qbtd only; 0 skips it). --smoke: 1,000 torrents, 20 active, a few
-requests per row, a 5 s idle window, no qbtd-alone part (runs in `make test`, no timing assertions).
+requests per row (20, 2 s at most), a 3 s idle window, no qbtd-alone part (runs in `make test`, no timing assertions).
 """
 import argparse
 import ctypes
@@ -838,10 +838,10 @@ class Config:
         self.torrents = 1000 if a.smoke and a.torrents is None else (a.torrents or 10000)
         self.alone = 0 if a.smoke and a.alone is None else (200000 if a.alone is None else a.alone)
         self.active = a.active if a.active is not None else (20 if a.smoke else 200)
-        self.idle = 5 if a.smoke else 60                 # seconds without clients for the idle CPU
+        self.idle = 3 if a.smoke else 60                 # seconds without clients for the idle CPU
         self.settle = 2 if a.smoke else 30               # seconds the bare libtorrent session runs before that
-        self.row_time = 5 if a.smoke else 60             # seconds at most per request row (measured part)
-        self.count = 50 if a.smoke else 5000             # requests at most per row
+        self.row_time = 2 if a.smoke else 60             # seconds at most per request row (measured part)
+        self.count = 20 if a.smoke else 5000             # requests at most per row
         self.warmup_wait = 60 if a.smoke else 600        # seconds for every client's warm-up of a row
         self.timeout = 120 if a.smoke else 600           # one request
         self.add_wait = 300 if a.smoke else 3600         # all torrents listed after the adds
