@@ -180,6 +180,9 @@ extension TorrentService {
         return groups
     }
 
+    /// How many torrents the listings show (`torrents/count`): this node's and, in a cluster, the other nodes'.
+    public var listedCount: Int { torrents.count + remote.torrents.keys.reduce(0) { $0 + (torrents[$1] == nil ? 1 : 0) } }
+
     /// The other nodes that run torrents this node lists.
     public func remoteNodes() -> Set<String> { Set(remote.torrents.values.map(\.node)) }
 }

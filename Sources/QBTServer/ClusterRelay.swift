@@ -55,7 +55,8 @@ final class ClusterRelay: APIRelay {
                        here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
         if scope == "torrents" && action == "add" { return try await add(p, here: here) }
         guard Self.relays(scope, action) else { return try await here(p) }
-        let key = p["hash"] != nil ? "hash" : "hashes"
+        // `setSavePath` and `setDownloadPath` name their torrents `id` (hashes separated by |).
+        let key = p["hash"] != nil ? "hash" : p["hashes"] == nil && p["id"] != nil ? "id" : "hashes"
         guard let value = p[key] else { return try await here(p) }
         if key == "hashes", value.lowercased() == "all" {  // this node's first, then every other node that is up
             let reply = try await here(p)

@@ -225,6 +225,12 @@ def test_any_node_acts_on_every_nodes_torrents(tmp_path):
         wait_for(lambda: not started(a, sa, one_hash) and not started(b, sb, two_hash), 15, what="both stopped")
         # An unknown hash is still qBittorrent's 404.
         assert sb.get(b.url("torrents/properties"), params={"hash": "0" * 40}).status_code == 404
+        # torrents/count counts the cluster; setSavePath names its torrents `id` and reaches their node too.
+        assert sa.get(a.url("torrents/count")).text == sb.get(b.url("torrents/count")).text == "2"
+        moved_to = str(tmp_path / "elsewhere")
+        assert sb.post(b.url("torrents/setSavePath"), data={"id": one_hash, "path": moved_to}).status_code == 200
+        wait_for(lambda: sa.get(a.url("torrents/info"), params={"hashes": one_hash}).json()[0]["save_path"].rstrip("/")
+                 == moved_to, 15, what="the save path set on a through b")
 
         # A node that is down: a clear 503 naming it, never a silent success.
         a.stop()

@@ -30,7 +30,7 @@ public struct TorrentsController: APIController {
     public var actions: [String: APIAction] {
         [
             "info": .get { p, _ in try await info(p) },
-            "count": .get { _, _ in .text(String(await service.count)) },
+            "count": .get { _, _ in .text(String(await service.listedCount)) },
             "properties": .get { p, _ in try await properties(p) },
             "files": .get { p, _ in try await files(p) },
             "add": .post { p, _ in try await add(p) },
