@@ -225,6 +225,11 @@ def test_any_node_acts_on_every_nodes_torrents(tmp_path):
         wait_for(lambda: not started(a, sa, one_hash) and not started(b, sb, two_hash), 15, what="both stopped")
         # An unknown hash is still qBittorrent's 404.
         assert sb.get(b.url("torrents/properties"), params={"hash": "0" * 40}).status_code == 404
+        # A category removed through b is gone from a's torrent too (a's listing, and b's of it).
+        assert sb.post(b.url("torrents/removeCategories"), data={"categories": "films"}).status_code == 200
+        wait_for(lambda: sa.get(a.url("torrents/info"), params={"hashes": one_hash}).json()[0]["category"] == ""
+                 and sb.get(b.url("torrents/info"), params={"hashes": one_hash}).json()[0]["category"] == "", 10,
+                 what="the removed category gone from a's torrent")
         # torrents/count counts the cluster; setSavePath names its torrents `id` and reaches their node too.
         assert sa.get(a.url("torrents/count")).text == sb.get(b.url("torrents/count")).text == "2"
         moved_to = str(tmp_path / "elsewhere")
