@@ -66,6 +66,7 @@ bench: deps-bench libtorrent $(VENV)/.ready
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/push.py $(if $(PUSH_CLIENTS),--clients $(PUSH_CLIENTS))  # SSE against rid polling, 10,000 torrents
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/fairness.py $(if $(FAIRNESS_TORRENTS),--torrents $(FAIRNESS_TORRENTS))  # a WebUI's polls during a 2,000-request burst
 	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/cluster_limits.py  # one global limit over two nodes against one qbtd
+	QBTD_BIN=$(BENCH_BIN) $(VENV)/bin/python Benchmarks/cluster.py $(CLUSTER_TORRENTS)  # 4 nodes × 25,000 against one qbtd with 100,000
 
 deps-bench:
 	@contrib/apt-ensure $(APT_TEST)

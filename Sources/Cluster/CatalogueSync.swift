@@ -22,26 +22,65 @@ public struct CatalogueSync: Sendable {
         self.logger = logger
     }
 
+    /// How long after a read that failed (the catalogue out of reach) it is tried again.
+    static let retryEvery: Duration = .seconds(2)
+
     /// Until cancelled.
     public func follow() async {
         await withDiscardingTaskGroup { group in
-            group.addTask { for await _ in registry.labelChanges() { await service.reloadLabels() } }
             group.addTask {
-                for await _ in registry.preferenceChanges() {
-                    do {
-                        try await settings.adoptStored()
-                        try await credentials.reload()
-                    } catch {
-                        logger.warning("preferences another node changed are not all applied here: \(error)")
+                await Self.keepReading(registry.labelChanges()) {
+                    do { try await service.reloadLabels() } catch {
+                        logger.warning("the categories and tags another node changed are not read here yet (again in \(Self.retryEvery)): \(error)")
+                        return false
                     }
+                    return true
                 }
             }
             group.addTask {
-                for await _ in registry.keyChanges() {
-                    do { try await keys.reload() } catch {
-                        logger.warning("API keys another node changed are not read here yet (at the next change): \(error)")
+                await Self.keepReading(registry.preferenceChanges()) {
+                    do {
+                        let adopted = try await settings.adoptStored()
+                        try await credentials.reload()
+                        if !adopted.leftOut.isEmpty {
+                            logger.warning("""
+                                preferences another node set are not applied here, as this node refused them: \
+                                \(adopted.leftOut.sorted().joined(separator: ", ")) (see this node's log for why); they \
+                                are tried again at the next change
+                                """)
+                        }
+                    } catch {
+                        logger.warning("preferences another node changed are not all applied here yet (again in \(Self.retryEvery)): \(error)")
+                        return false
                     }
+                    return true
                 }
+            }
+            group.addTask {
+                await Self.keepReading(registry.keyChanges()) {
+                    do { try await keys.reload() } catch {
+                        logger.warning("API keys another node changed are not read here yet (again in \(Self.retryEvery)): \(error)")
+                        return false
+                    }
+                    return true
+                }
+            }
+        }
+    }
+
+    /// Runs `read` at each wake and, after one that failed (the catalogue out of reach), again every `retryEvery`
+    /// until one succeeds: a change another node made while this node could not read it is taken once it can. Wakes
+    /// that come meanwhile are one more read after it.
+    static func keepReading(_ wakes: AsyncStream<Void>, _ read: @escaping @Sendable () async -> Bool) async {
+        let (pending, pend) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let forward = Task {
+            for await _ in wakes { pend.yield() }
+            pend.finish()
+        }
+        defer { forward.cancel() }
+        for await _ in pending {
+            while await !read(), !Task.isCancelled {
+                try? await Task.sleep(for: retryEvery)
             }
         }
     }

@@ -246,6 +246,9 @@ public actor TorrentMoves {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// How long the move session keeps a peer that says nothing.
+    static let silentPeer: Duration = .seconds(15)
+
     /// The move session, made at the first move this node takes part in.
     private func moveSession() async throws -> LibtorrentEngine {
         if let session { return session }
@@ -254,6 +257,11 @@ public actor TorrentMoves {
         settings.listenInterfaces = (address.contains(":") ? "[\(address)]" : address) + ":0"
         (settings.dht, settings.lsd, settings.pex, settings.upnp, settings.natpmp) = (false, false, false, false, false)
         settings.downloadRateLimit = rateLimit
+        // The other end is a node of the cluster: a connection to it silent for this long went through a partition
+        // (its packets dropped without a word), and `fetch` calls again once it is dropped.
+        settings.peerTimeout = Int(Self.silentPeer.components.seconds)
+        // And called again at once when `fetch` asks: libtorrent would wait a minute per failed call (a cut's).
+        settings.minReconnectTime = 1
         let engine = try LibtorrentEngine(settings: settings, resumeInterval: .seconds(3600),
                                           logger: logger, onResumeData: { _ in })
         session = engine

@@ -75,38 +75,46 @@ public final class PostgresStore: Store {
     /// would hold it for a minute, and with it an HTTP answer (a change that cannot be recorded is refused instead).
     static let connectionWait: Duration = .seconds(5)
 
+    /// How long a statement that has its connection may go without a word from PostgreSQL (an answer, a row) before
+    /// the connection is given up. A network that drops packets without a word (a cut cable, a partition) would hold
+    /// it, and the HTTP answer waiting on it, for as long as TCP retries: a quarter of an hour.
+    static let silenceLimit: Duration = .seconds(10)
+
     /// Reads outside a transaction.
     func reading<T: Sendable>(_ body: (SQL) async throws -> T) async throws -> T {
         try await leasing { leased in
             try await client.withConnection { connection in
-                leased.set()
-                return try await body(SQL(connection: connection, logger: logger))
+                leased.set(connection)
+                try Task.checkCancellation()  // given up meanwhile (the watch threw): the connection goes back unused
+                return try await body(SQL(connection: connection, logger: logger, leased: leased))
             }
         }
     }
 
-    /// Writes in one transaction: all of them or none.
+    /// Writes in one transaction: all of them or none. The connection is the watch's before `BEGIN`, which may be
+    /// the statement that meets a silent network.
     func writing<T: Sendable>(_ body: (SQL) async throws -> T) async throws -> T {
         try await leasing { leased in
-            try await client.withTransaction(logger: logger) { connection in
-                leased.set()
-                return try await body(SQL(connection: connection, logger: logger))
+            try await client.withConnection { connection in
+                leased.set(connection)
+                try Task.checkCancellation()
+                return try await connection.withTransaction(logger: logger) { connection in
+                    try await body(SQL(connection: connection, logger: logger, leased: leased))
+                }
             }
         }
     }
 
-    /// Runs `operation`, failing it when it has no connection after `connectionWait` (once it has one, it runs to
-    /// its end however long it takes: a restart's read of every torrent).
+    /// Runs `operation`, failing it when it has no connection after `connectionWait`, or when its connection has been
+    /// silent for `silenceLimit` (once it has one, it runs to its end however long it takes while PostgreSQL answers:
+    /// a restart's read of every torrent).
     private func leasing<T: Sendable>(_ operation: (Leased) async throws -> T) async throws -> T {
         try await withoutActuallyEscaping(operation) { operation in
             let run = UncheckedBox(operation), leased = Leased()
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask { try await run.value(leased) }
                 group.addTask {
-                    try await Task.sleep(for: Self.connectionWait)
-                    guard leased.isSet else {
-                        throw StoreError.unreachable("the cluster's database gave no connection within \(Self.connectionWait): is PostgreSQL up and reachable? (nothing was changed)")
-                    }
+                    try await Self.watch(leased)
                     return nil
                 }
                 while let next = try await group.next() {
@@ -119,13 +127,38 @@ public final class PostgresStore: Store {
             }
         }
     }
+
+    /// Until cancelled (the statement ended): throws when the statement has no connection after `connectionWait`, or
+    /// when its connection has been silent for `silenceLimit`, which it then closes, so that the statement ends at once
+    /// and PostgreSQL rolls its transaction back.
+    private static func watch(_ leased: Leased) async throws {
+        try await Task.sleep(for: connectionWait)
+        guard leased.connection != nil else {
+            throw StoreError.unreachable("no connection within \(connectionWait): is PostgreSQL up and reachable from this node? (nothing was changed)")
+        }
+        while let (connection, last) = leased.connection {
+            let quiet = ContinuousClock.now - last
+            guard quiet >= silenceLimit else {
+                try await Task.sleep(for: silenceLimit - quiet)
+                continue
+            }
+            _ = connection.close() as EventLoopFuture<Void>  // not awaited: the channel closes at once, failing what waits on it
+            throw StoreError.unreachable("""
+                no word for \(silenceLimit) in the middle of a statement, so this node gave \
+                its connection up: a change it carried was not recorded (unless PostgreSQL took its last step just before); \
+                look again before you retry, and check the network between this node and PostgreSQL
+                """)
+        }
+    }
 }
 
-/// Whether a statement got its connection.
+/// A statement's connection once it has one, and when PostgreSQL last said anything on it.
 final class Leased: Sendable {
-    private let flag = Mutex(false)
-    func set() { flag.withLock { $0 = true } }
-    var isSet: Bool { flag.withLock { $0 } }
+    private let state = Mutex<(connection: PostgresConnection, last: ContinuousClock.Instant)?>(nil)
+    func set(_ connection: PostgresConnection) { state.withLock { $0 = (connection, .now) } }
+    /// PostgreSQL answered.
+    func heard() { state.withLock { $0?.last = .now } }
+    var connection: (PostgresConnection, ContinuousClock.Instant)? { state.withLock { $0.map { ($0.connection, $0.last) } } }
 }
 
 /// A closure carried into a child task that ends before its caller returns (`withoutActuallyEscaping`).
@@ -134,19 +167,29 @@ struct UncheckedBox<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-/// One connection's statements.
+/// One connection's statements; each answer and row counts as PostgreSQL having said something (`Leased.heard`).
 struct SQL {
     let connection: PostgresConnection
     let logger: Logger
+    let leased: Leased
 
     func run(_ query: PostgresQuery) async throws {
-        try await connection.query(query, logger: logger).consume()
+        try Task.checkCancellation()  // the statement was given up: the rest of its body is not sent
+        leased.heard()
+        for try await _ in try await connection.query(query, logger: logger) { leased.heard() }
+        leased.heard()
     }
 
     /// The rows a statement returns, each read by `read`.
     func rows<T>(_ query: PostgresQuery, _ read: (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
         var out: [T] = []
-        for try await row in try await connection.query(query, logger: logger) { out.append(try read(row.makeRandomAccess())) }
+        try Task.checkCancellation()
+        leased.heard()
+        for try await row in try await connection.query(query, logger: logger) {
+            leased.heard()
+            out.append(try read(row.makeRandomAccess()))
+        }
+        leased.heard()
         return out
     }
 

@@ -153,21 +153,27 @@ public actor ServerSettings {
     }
 
     /// Another node of the cluster changed preferences in the shared store: the values that differ from this node's are
-    /// taken and applied as if set here (that node checked them). Returns the keys that changed.
-    @discardableResult
-    public func adoptStored() async throws -> Set<String> {
+    /// taken and applied as if set here (that node checked them). The `beforeChange` handlers see them first, as they
+    /// see a change asked here, so what acts before a change is stored (HTTPS switching its listener) acts on every
+    /// node; a key one of them leaves out is one this node cannot apply (a certificate that is not on this machine), and
+    /// it keeps its value here until the next change. The login is not among them (`Credentials.reload` follows it).
+    public func adoptStored() async throws -> (taken: Set<String>, leftOut: Set<String>) {
         let before = stored
         let now = try await PreferenceSettings.load(from: store)
-        var changed: Set<String> = []
         // A key this node changed while the store was read keeps its new value (its own write is the newer).
-        for (key, value) in now where stored[key] != value && stored[key] == before[key] {
-            stored[key] = value
-            changed.insert(key)
-        }
-        guard !changed.isEmpty else { return [] }
+        var adopted = now.filter { key, value in stored[key] != value && stored[key] == before[key] }
+        guard !adopted.isEmpty else { return ([], []) }
+        let checked = adopted.filter { key, _ in !Self.isPrivate(key) && key != Credentials.usernameKey }
+        var request = PreferenceRequest(changes: checked, current: current)
+        try await handlers.runBefore(&request)
+        let leftOut = Set(checked.keys).subtracting(request.changes.keys)
+        for key in leftOut { adopted[key] = nil }
+        for (key, value) in adopted { stored[key] = value }
+        guard !adopted.isEmpty else { return ([], leftOut) }
         publish()
-        try await handlers.runAfter(PreferenceChange(changedKeys: changed, askedKeys: changed))
-        return changed
+        let taken = Set(adopted.keys)
+        try await handlers.runAfter(PreferenceChange(changedKeys: taken, askedKeys: taken))
+        return (taken, leftOut)
     }
 
     static let scanDirsKey = PreferenceKeys.name(\.scanDirs)

@@ -7,23 +7,20 @@ extension TorrentService {
     var categories: [Category] { categoryTable.values.sorted { $0.name < $1.name } }
     var tags: [String] { tagSet.sorted() }
 
-    /// Another node of the cluster changed the categories or tags: read them again from the store.
-    public func reloadLabels() async {
-        do {
-            let categories = try await store.categories(), tags = try await store.tags()
-            categoryTable = Dictionary(categories.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
-            if subcategoriesEnabled { await expandCategories() }
-            tagSet = Set(tags)
-            // A category or tag another node removed is gone from this node's torrents too (the catalogue cleared
-            // it from their rows; this node's copies in memory follow).
-            for (id, stored) in torrents where stored.record.category.map({ categoryTable[$0] == nil }) ?? false {
-                torrents[id]?.record.category = nil
-            }
-            for (id, stored) in torrents where stored.tags.contains(where: { !tagSet.contains($0) }) {
-                torrents[id]?.tags.removeAll { !tagSet.contains($0) }
-            }
-        } catch {
-            logger.warning("the categories and tags another node changed stay as they were here until the next change: \(error)")
+    /// Another node of the cluster changed the categories or tags: read them again from the store (what this node
+    /// holds stays as it was when the store does not answer; the caller tries again).
+    public func reloadLabels() async throws {
+        let categories = try await store.categories(), tags = try await store.tags()
+        categoryTable = Dictionary(categories.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
+        if subcategoriesEnabled { await expandCategories() }
+        tagSet = Set(tags)
+        // A category or tag another node removed is gone from this node's torrents too (the catalogue cleared it
+        // from their rows; this node's copies in memory follow).
+        for (id, stored) in torrents where stored.record.category.map({ categoryTable[$0] == nil }) ?? false {
+            torrents[id]?.record.category = nil
+        }
+        for (id, stored) in torrents where stored.tags.contains(where: { !tagSet.contains($0) }) {
+            torrents[id]?.tags.removeAll { !tagSet.contains($0) }
         }
     }
 

@@ -59,28 +59,51 @@ final class ClusterRelay: APIRelay {
         let key = p["hash"] != nil ? "hash" : p["hashes"] == nil && p["id"] != nil ? "id" : "hashes"
         guard let value = p[key] else { return try await here(p) }
         if key == "hashes", value.lowercased() == "all" {  // this node's first, then every other node that is up
-            let reply = try await here(p)
+            let own = try await here(p)
+            var replies: [APIReply] = []
             for node in await service.remoteNodes().sorted() where await membership.state(of: node) == .up {
-                _ = try await relay(node, scope, action, p)
+                replies.append(try await relay(node, scope, action, p))
             }
-            return reply
+            return try Self.combine(action, replies + [own])
         }
         let ids = value.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let groups = await service.owners(of: ids)
         guard groups.keys.contains(where: { $0 != nil }) else { return try await here(p) }
-        var last: APIReply?
+        var replies: [APIReply] = []
         for (node, nodeIDs) in groups.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
             guard let node else { continue }
             var q = p
             q.fields[key] = nodeIDs.joined(separator: "|")
-            last = try await relay(node, scope, action, q)
+            replies.append(try await relay(node, scope, action, q))
         }
         if let own = groups[nil] {
             var q = p
             q.fields[key] = own.joined(separator: "|")
-            return try await here(q)
+            replies.append(try await here(q))
         }
-        return last ?? .empty
+        return try Self.combine(action, replies)
+    }
+
+    /// Actions that answer an object keyed by torrent: the nodes' answers are one object.
+    static let answersByTorrent: Set<String> = ["downloadLimit", "uploadLimit"]
+
+    /// One answer from each node the call reached, this node's last: one object for `answersByTorrent`, else the
+    /// last answer (the nodes answer an action alike).
+    static func combine(_ action: String, _ replies: [APIReply]) throws -> APIReply {
+        guard answersByTorrent.contains(action), replies.count > 1 else { return replies.last ?? .empty }
+        var merged: [String: JSONValue] = [:]
+        for reply in replies {
+            let body: Data
+            switch reply {
+            case .json(let data): body = data
+            case .jsonBytes(let bytes): body = Data(bytes)
+            default: continue
+            }
+            if case .object(let answer) = try JSONDecoder().decode(JSONValue.self, from: body) {
+                merged.merge(answer) { first, _ in first }
+            }
+        }
+        return .json(try JSONEncoder().encode(JSONValue.object(merged)))
     }
 
     /// `torrents/add` on the node the client names (qbtd's `node`), else on the node with the most free space (of
@@ -122,7 +145,7 @@ final class ClusterRelay: APIRelay {
         let reply: RelayedReply
         if let call = try? JSONDecoder().decode(RelayedCall.self, from: request), let router = router.withLock({ $0 }) {
             // A category or tag the caller's node made a moment ago: its notification may not have come yet.
-            if call.fields["category"] != nil || call.fields["tags"] != nil { await service.reloadLabels() }
+            if call.fields["category"] != nil || call.fields["tags"] != nil { try? await service.reloadLabels() }  // else as they were
             do {
                 reply = try RelayedReply(try await router.perform(scope: call.scope, action: call.action, call.parameters))
                 await views.publish()  // what it changed, before the caller's node hears it is done

@@ -16,6 +16,11 @@ public struct EngineSettings: Sendable, Equatable {
     public var tcp = true
     /// Bytes per second; 0 means unlimited.
     public var downloadRateLimit = 0
+    /// Seconds a connected peer may say nothing before it is dropped (libtorrent's `peer_timeout`, its default 120).
+    public var peerTimeout = 120
+    /// Seconds before a peer that failed is called again, times its failures (libtorrent's `min_reconnect_time`, its
+    /// default 60).
+    public var minReconnectTime = 60
     public var uploadRateLimit = 0
     /// Global peer connections and unchoke slots; -1 or 0 means unlimited.
     public var connectionsLimit = 500
@@ -217,6 +222,8 @@ public struct EngineSettings: Sendable, Equatable {
             ("enable_outgoing_tcp", String(tcp)),
             ("enable_incoming_tcp", String(tcp)),
             ("download_rate_limit", String(max(0, downloadRateLimit))),
+            ("peer_timeout", String(max(1, peerTimeout))),
+            ("min_reconnect_time", String(max(1, minReconnectTime))),
             ("upload_rate_limit", String(max(0, uploadRateLimit))),
             ("connections_limit", String(connectionsLimit > 0 ? connectionsLimit : Int(Int32.max))),
             ("unchoke_slots_limit", String(unchokeSlots > 0 ? unchokeSlots : -1)),

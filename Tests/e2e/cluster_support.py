@@ -42,6 +42,7 @@ class PrivatePostgres:
 
     def __init__(self, root, port):
         self.root, self.port = Path(root), port
+        self.listen = "127.0.0.1"
         self.env = {**os.environ, "QBTD_PG_ROOT": str(self.root), "QBTD_PG_PORT": str(port)}
         subprocess.run(["bash", str(SCRIPT), "start"], check=True, stdout=subprocess.DEVNULL, env=self.env, timeout=120)
         self.url = (self.root / "url").read_text().strip()
@@ -57,8 +58,18 @@ class PrivatePostgres:
 
     def start(self):
         self._pg_ctl("-l", str(self.root / "server.log"), "-w", "-t", "60", "-o",
-                     f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c fsync=off -c max_connections=300",
+                     f"-c listen_addresses={self.listen} -p {self.port} -k {self.root} -c fsync=off -c max_connections=300",
                      "start")
+
+    def serve(self, address, subnet):
+        """Listens on `address` too and lets the tests' user in from `subnet` (CIDR), for nodes in network
+        namespaces; restarts to take it. The URL for them."""
+        with open(self.root / "data" / "pg_hba.conf", "a") as hba:
+            hba.write(f"host all all {subnet} trust\n")
+        self.listen = f"127.0.0.1,{address}"
+        self.stop()
+        self.start()
+        return self.url.replace("127.0.0.1", address)
 
     def remove(self):
         subprocess.run(["bash", str(SCRIPT), "stop"], env=self.env, stdout=subprocess.DEVNULL, timeout=120)

@@ -89,8 +89,9 @@ class Qbtd:
     TEST_PROFILE = os.environ.get("QBTD_TEST_PROFILE", "5.1")
 
     def __init__(self, data_dir, port=None, username=None, password=PASSWORD, resume_interval=1, extra=(),
-                 profile=TEST_PROFILE, env=None, wrapper=(), utp=False):
+                 profile=TEST_PROFILE, env=None, wrapper=(), utp=False, host="127.0.0.1"):
         self.data_dir = Path(data_dir)
+        self.host = host  # where it serves and listens for peers (a network namespace's address in the partition tests)
         # `env`: variables added to this process's environment for qbtd (LD_PRELOAD for libfaketime); `wrapper`: a
         # command qbtd is started under, which must exec it so the process is qbtd's (`fiu-run -x`).
         self.env = dict(env or {})
@@ -105,7 +106,7 @@ class Qbtd:
         self.resume_interval = resume_interval
         self.utp = utp  # uTP beside TCP, as qbtd's default is (tests and benchmarks use TCP alone unless they ask)
         self.proc = None
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.base = f"http://{self.host}:{self.port}"
 
     def start(self):
         for attempt in range(3):
@@ -115,11 +116,11 @@ class Qbtd:
                 if not self.chosen_port or attempt == 2:
                     raise
                 self.port = free_port()
-                self.base = f"http://127.0.0.1:{self.port}"
+                self.base = f"http://{self.host}:{self.port}"
 
     def _start(self):
-        args = [QBTD, "--data-dir", str(self.data_dir), "--host", "127.0.0.1", "--port", str(self.port),
-                "--peer-listen", "127.0.0.1:0", "--no-discovery", *([] if self.utp else ["--no-utp"]),
+        args = [QBTD, "--data-dir", str(self.data_dir), "--host", self.host, "--port", str(self.port),
+                "--peer-listen", f"{self.host}:0", "--no-discovery", *([] if self.utp else ["--no-utp"]),
                 *([] if self.resume_interval is None else ["--resume-interval", str(self.resume_interval)])]
         if self.username:
             args += ["--username", self.username]

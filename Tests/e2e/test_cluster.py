@@ -2,6 +2,7 @@
 file, migrated once however many nodes start together, each node restarting with its own torrents."""
 import concurrent.futures
 import hashlib
+import json
 import subprocess
 import time
 from contextlib import contextmanager
@@ -10,6 +11,7 @@ import requests
 
 from cluster_support import fresh_database, psql
 from conftest import QBTD, Qbtd, free_port, wait_for
+from net_fixtures import make_ca_and_cert
 from rss_support import make_torrent
 
 
@@ -220,6 +222,11 @@ def test_any_node_acts_on_every_nodes_torrents(tmp_path):
         def started(q, s, h):
             return s.get(q.url("torrents/info"), params={"hashes": h}).json()[0]["state"] not in ("stoppedDL", "pausedDL")
         wait_for(lambda: started(a, sa, one_hash) and started(b, sb, two_hash), 15, what="both started")
+        # An answer keyed by torrent is one object of both nodes' torrents, for named hashes and for all.
+        assert sb.post(b.url("torrents/setDownloadLimit"), data={"hashes": "all", "limit": 204800}).status_code == 200
+        for hashes in (f"{one_hash}|{two_hash}", "all"):
+            limits = sb.post(b.url("torrents/downloadLimit"), data={"hashes": hashes}).json()
+            assert limits == {one_hash: 204800, two_hash: 204800}, (hashes, limits)
         # hashes=all too.
         assert sb.post(b.url("torrents/stop"), data={"hashes": "all"}).status_code == 200
         wait_for(lambda: not started(a, sa, one_hash) and not started(b, sb, two_hash), 15, what="both stopped")
@@ -259,6 +266,37 @@ def test_a_preference_set_on_one_node_applies_on_every_node(tmp_path):
         assert sb.post(b.url("torrents/createTags"), data={"tags": "flac"}).status_code == 200
         wait_for(lambda: "music" in sa.get(a.url("torrents/categories")).json()
                  and "flac" in sa.get(a.url("torrents/tags")).json(), 10, what="a's categories and tags")
+
+
+def test_https_switched_on_one_node_switches_every_node(tmp_path):
+    """use_https is applied before it is stored (the listener switches, or the change is refused): a node that takes
+    it from another runs that step too, so every node answers in the scheme its preferences say."""
+    certs = make_ca_and_cert(tmp_path / "certs")
+
+    def speaks(q, scheme):
+        try:
+            requests.get(f"{scheme}://127.0.0.1:{q.port}/", verify=certs.ca, timeout=3, headers={"Connection": "close"})
+            return True
+        except requests.RequestException:
+            return False
+
+    with running_nodes(tmp_path, "a", "b") as (url, (a, b)):
+        sa = a.session()
+        r = sa.post(a.url("app/setPreferences"), data={"json": json.dumps(
+            {"use_https": True, "web_ui_https_cert_path": certs.cert, "web_ui_https_key_path": certs.key})})
+        assert r.status_code == 200
+        wait_for(lambda: speaks(b, "https") and not speaks(b, "http"), 10, what="b serving HTTPS alone")
+        assert speaks(a, "https") and not speaks(a, "http")
+        # (verify= on each call: a session's own gives way to REQUESTS_CA_BUNDLE where that is set.)
+        sb, base = requests.Session(), f"https://127.0.0.1:{b.port}/api/v2"
+        assert sb.post(f"{base}/auth/login", data={"username": "admin", "password": b.password},
+                       verify=certs.ca).status_code in (200, 204)
+        prefs = sb.get(f"{base}/app/preferences", verify=certs.ca).json()
+        assert (prefs["use_https"], prefs["web_ui_https_cert_path"]) == (True, certs.cert)
+        # And back, asked of b: a follows.
+        assert sb.post(f"{base}/app/setPreferences", data={"json": '{"use_https": false}'},
+                       verify=certs.ca).status_code == 200
+        wait_for(lambda: speaks(a, "http") and not speaks(a, "https"), 10, what="a serving plain HTTP again")
 
 
 def test_adds_go_where_the_client_says_and_a_hash_has_one_owner(tmp_path):
