@@ -29,49 +29,29 @@ public struct CatalogueSync: Sendable {
     public func follow() async {
         await withDiscardingTaskGroup { group in
             group.addTask {
-                await Self.keepReading(registry.labelChanges()) {
-                    do { try await service.reloadLabels() } catch {
-                        logger.warning("the categories and tags another node changed are not read here yet (again in \(Self.retryEvery)): \(error)")
-                        return false
-                    }
-                    return true
-                }
+                await keepReading(registry.labelChanges(), "the categories and tags") { try await service.reloadLabels() }
             }
             group.addTask {
-                await Self.keepReading(registry.preferenceChanges()) {
-                    do {
-                        let adopted = try await settings.adoptStored()
-                        try await credentials.reload()
-                        if !adopted.leftOut.isEmpty {
-                            logger.warning("""
-                                preferences another node set are not applied here, as this node refused them: \
-                                \(adopted.leftOut.sorted().joined(separator: ", ")) (see this node's log for why); they \
-                                are tried again at the next change
-                                """)
-                        }
-                    } catch {
-                        logger.warning("preferences another node changed are not all applied here yet (again in \(Self.retryEvery)): \(error)")
-                        return false
+                await keepReading(registry.preferenceChanges(), "preferences") {
+                    let adopted = try await settings.adoptStored()
+                    try await credentials.reload()
+                    if !adopted.leftOut.isEmpty {
+                        logger.warning("""
+                            preferences another node set are not applied here, as this node refused them: \
+                            \(adopted.leftOut.sorted().joined(separator: ", ")) (see this node's log for why); they \
+                            are tried again at the next change
+                            """)
                     }
-                    return true
                 }
             }
-            group.addTask {
-                await Self.keepReading(registry.keyChanges()) {
-                    do { try await keys.reload() } catch {
-                        logger.warning("API keys another node changed are not read here yet (again in \(Self.retryEvery)): \(error)")
-                        return false
-                    }
-                    return true
-                }
-            }
+            group.addTask { await keepReading(registry.keyChanges(), "API keys") { try await keys.reload() } }
         }
     }
 
     /// Runs `read` at each wake and, after one that failed (the catalogue out of reach), again every `retryEvery`
-    /// until one succeeds: a change another node made while this node could not read it is taken once it can. Wakes
-    /// that come meanwhile are one more read after it.
-    static func keepReading(_ wakes: AsyncStream<Void>, _ read: @escaping @Sendable () async -> Bool) async {
+    /// until one succeeds: a change another node made while this node could not read it (`what`) is taken once it
+    /// can. Wakes that come meanwhile are one more read after it.
+    func keepReading(_ wakes: AsyncStream<Void>, _ what: String, _ read: @escaping @Sendable () async throws -> Void) async {
         let (pending, pend) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let forward = Task {
             for await _ in wakes { pend.yield() }
@@ -79,8 +59,14 @@ public struct CatalogueSync: Sendable {
         }
         defer { forward.cancel() }
         for await _ in pending {
-            while await !read(), !Task.isCancelled {
-                try? await Task.sleep(for: retryEvery)
+            while !Task.isCancelled {
+                do {
+                    try await read()
+                    break
+                } catch {
+                    logger.warning("\(what) another node changed are not all taken here yet (again in \(Self.retryEvery)): \(error)")
+                }
+                try? await Task.sleep(for: Self.retryEvery)
             }
         }
     }

@@ -174,16 +174,13 @@ struct SQL {
     let leased: Leased
 
     func run(_ query: PostgresQuery) async throws {
-        try Task.checkCancellation()  // the statement was given up: the rest of its body is not sent
-        leased.heard()
-        for try await _ in try await connection.query(query, logger: logger) { leased.heard() }
-        leased.heard()
+        _ = try await rows(query) { _ in () }
     }
 
     /// The rows a statement returns, each read by `read`.
     func rows<T>(_ query: PostgresQuery, _ read: (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
         var out: [T] = []
-        try Task.checkCancellation()
+        try Task.checkCancellation()  // the statement was given up: the rest of its body is not sent
         leased.heard()
         for try await row in try await connection.query(query, logger: logger) {
             leased.heard()

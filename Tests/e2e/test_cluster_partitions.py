@@ -28,7 +28,8 @@ class Listings:
 
     def __init__(self, nodes):
         self.nodes, self.seen, self.done = nodes, {q.data_dir.name: [] for q, _ in nodes}, threading.Event()
-        self.threads = [threading.Thread(target=self.poll, args=(q, s), daemon=True) for q, s in nodes]
+        # A session of each client's own: the test's sessions are used by the test's thread meanwhile.
+        self.threads = [threading.Thread(target=self.poll, args=(q, q.session()), daemon=True) for q, _ in nodes]
 
     def poll(self, q, s):
         while not self.done.is_set():
