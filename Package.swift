@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(name: "QBTClientTests", dependencies: ["QBTClient", "ServerTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "PostgresStore", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .testTarget(name: "TorrentEngineTests", dependencies: ["TorrentEngine", "EngineTestSupport"]),
-        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "Store"]),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "Store", "QBTCore", "TorrentEngine"]),
         .testTarget(name: "QBTCoreTests", dependencies: ["QBTCore", "SystemKit", "Store", "TorrentEngine", "MemoryEngine", "EngineTestSupport",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "WebAPITests", dependencies: ["SystemKit", "HTTPKit", "WebAPI", "QbtdAPI", "StreamHTTP", "MusicHTTP", "UploadHTTP", "WebUI",

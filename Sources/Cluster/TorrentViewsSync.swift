@@ -40,25 +40,20 @@ public actor TorrentViewsSync {
         self.logger = logger
     }
 
-    /// The wire form of a published torrent (the catalogue's `torrent_views.body`): without its .torrent and fast-resume
-    /// data, which stay with its owner.
-    struct Published: Codable {
-        var facts: TorrentFacts
-        var status: TorrentStatus
-    }
+    /// Nodes whose publications this one cannot read (another layout: another qbtd version), told once each.
+    private var unreadable: Set<String> = []
 
     /// Publishes this node's torrents that changed since the last time, and those it no longer has.
     public func publish() async {
         let board = await service.freshBoard()
         var changed: [(id: String, body: Data)] = []
         var removed: [String] = []
-        let encoder = JSONEncoder()
         for (id, entry) in board.entries where published[id] !== entry {
-            var facts = entry.view.facts
-            facts.record.metainfo = nil
-            facts.record.resumeData = nil
-            guard let body = try? encoder.encode(Published(facts: facts, status: entry.view.status)) else { continue }
-            changed.append((id, body))
+            do {
+                changed.append((id, try PublishedView.Body(entry.view).encoded()))
+            } catch {
+                logger.error("node \(node) could not encode torrent \(id) for the other nodes: \(error)")
+            }
         }
         for (id, _) in published where board.entries[id] == nil { removed.append(id) }
         guard !changed.isEmpty || !removed.isEmpty else { return }
@@ -91,16 +86,11 @@ public actor TorrentViewsSync {
 
     private func readOnce() async {
         var changes: [TorrentID: RemoteTorrent?] = [:]
-        let decoder = JSONDecoder()
         do {
             for _ in 0..<1000 {  // bounded: 2 million changes in one go
                 let views = try await registry.views(after: seen, limit: Self.page)
                 for view in views {
-                    if let body = view.body, let p = try? decoder.decode(Published.self, from: body) {
-                        changes[view.id] = .some(RemoteTorrent(facts: p.facts, status: p.status, node: view.node))
-                    } else {
-                        changes[view.id] = .some(nil)
-                    }
+                    changes[view.id] = .some(remote(view))
                 }
                 seen = views.last?.seq ?? seen
                 if views.count < Self.page { break }
@@ -111,6 +101,20 @@ public actor TorrentViewsSync {
             logger.warning("node \(node) could not read the other nodes' torrents (again in \(Self.catchUpEvery)): \(error)")
         }
         await service.takeRemote(changes)
+    }
+
+    /// The torrent a view shows (nil: its node removed it, or this node cannot read it).
+    private func remote(_ view: PublishedView) -> RemoteTorrent? {
+        guard let data = view.body else { return nil }
+        do {
+            let body = try PublishedView.Body(decoding: data)
+            return RemoteTorrent(facts: body.facts, status: body.status, node: view.node)
+        } catch {
+            if unreadable.insert(view.node).inserted {
+                logger.error("node \(node) cannot read the torrents node \(view.node) publishes, so it does not list them: \(error)")
+            }
+            return nil
+        }
     }
 
     /// Takes what the others had published when asked before it returns (a listing then shows a change another node

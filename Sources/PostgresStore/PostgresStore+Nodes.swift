@@ -136,33 +136,9 @@ extension PostgresStore {
 
     public func viewPublications() -> AsyncStream<Void> { othersChanges(Self.viewsChannel) }
 
-    /// The payloads of `NOTIFY channel`, on one connection held for `LISTEN`. When the connection breaks (a restart of
-    /// PostgreSQL) it listens again after a second and, once it does, yields "" so that the reader catches up on what
-    /// it missed.
-    func notifications(_ channel: String) -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
-        let listening = Task { [client, logger] in
-            var attempt = 0
-            while !Task.isCancelled {
-                if attempt > 0 { try? await Task.sleep(for: .seconds(1)) }
-                let again = attempt > 0
-                attempt += 1
-                do {
-                    try await client.withConnection { connection in
-                        try await connection.listen(on: channel) { notifications in
-                            if again { continuation.yield("") }
-                            for try await notification in notifications { continuation.yield(notification.payload) }
-                        }
-                    }
-                } catch {
-                    if !Task.isCancelled { logger.debug("listening on \(channel) again: \(error)") }
-                }
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in listening.cancel() }
-        return stream
-    }
+    /// The payloads of `NOTIFY channel`, and "" once listening again after a lost connection (`PostgresListener`), so
+    /// that the reader catches up on what it missed.
+    func notifications(_ channel: String) -> AsyncStream<String> { listener.subscribe(channel) }
 }
 
 /// Calls for a torrent another node runs (`commands`): `NOTIFY qbtd_commands` names the node a call is for,

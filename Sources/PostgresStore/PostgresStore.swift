@@ -9,11 +9,12 @@ import Synchronization
 /// API keys, RSS and search plugins are the cluster's. Opening it migrates the schema once however many nodes start
 /// at the same time, and registers the node in `nodes`.
 public final class PostgresStore: Store {
-    let client: PostgresClient
+    let pool: PostgresPool
     /// This process's node name.
     public let node: String
     let logger: Logger
-    private let running: Task<Void, Never>
+    /// The other nodes' notifications, on a connection of their own.
+    let listener: PostgresListener
 
     public init(url: String, node: String, logger: Logger = Logger(label: "qbtd.store")) async throws {
         let location = try PostgresLocation(url)
@@ -24,15 +25,17 @@ public final class PostgresStore: Store {
         // before it has (a warning the pool prints, and then waits for it).
         var background = logger
         background.logLevel = max(logger.logLevel, .error)
-        client = PostgresClient(configuration: configuration, backgroundLogger: background)
+        pool = PostgresPool(configuration: configuration, logger: background)
         self.node = node
         self.logger = logger
-        running = Task { [client] in await client.run() }
+        listener = PostgresListener(configuration: location.connection, logger: logger,
+                                    lost: { [pool] in pool.renew("the connection listening for the other nodes fell silent") },
+                                    regained: { [pool] in pool.renew("the network to PostgreSQL is back", force: true) })
         do {
             try await PostgresSchema.migrate(self)
             try await publish(NodeRecord(name: node, address: "", startedAt: Int64(Date().timeIntervalSince1970)))
         } catch {
-            running.cancel()
+            close()
             throw error
         }
     }
@@ -56,9 +59,12 @@ public final class PostgresStore: Store {
     }
 
     /// Closes the connections; the store answers no more.
-    public func close() { running.cancel() }
+    public func close() {
+        listener.close()
+        pool.close()
+    }
 
-    deinit { running.cancel() }
+    deinit { close() }
 
     public func appliedMigrations() async throws -> [String] {
         try await reading { sql in try await sql.rows("SELECT name FROM qbtd_migrations ORDER BY version") { try $0.get("name") } }
@@ -83,7 +89,7 @@ public final class PostgresStore: Store {
     /// Reads outside a transaction.
     func reading<T: Sendable>(_ body: (SQL) async throws -> T) async throws -> T {
         try await leasing { leased in
-            try await client.withConnection { connection in
+            try await pool.client.withConnection { connection in
                 leased.set(connection)
                 try Task.checkCancellation()  // given up meanwhile (the watch threw): the connection goes back unused
                 return try await body(SQL(connection: connection, logger: logger, leased: leased))
@@ -93,9 +99,10 @@ public final class PostgresStore: Store {
 
     /// Writes in one transaction: all of them or none. The connection is the watch's before `BEGIN`, which may be
     /// the statement that meets a silent network.
+    @discardableResult
     func writing<T: Sendable>(_ body: (SQL) async throws -> T) async throws -> T {
         try await leasing { leased in
-            try await client.withConnection { connection in
+            try await pool.client.withConnection { connection in
                 leased.set(connection)
                 try Task.checkCancellation()
                 return try await connection.withTransaction(logger: logger) { connection in
@@ -113,8 +120,8 @@ public final class PostgresStore: Store {
             let run = UncheckedBox(operation), leased = Leased()
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask { try await run.value(leased) }
-                group.addTask {
-                    try await Self.watch(leased)
+                group.addTask { [pool] in
+                    try await Self.watch(leased, pool: pool)
                     return nil
                 }
                 while let next = try await group.next() {
@@ -130,8 +137,8 @@ public final class PostgresStore: Store {
 
     /// Until cancelled (the statement ended): throws when the statement has no connection after `connectionWait`, or
     /// when its connection has been silent for `silenceLimit`, which it then closes, so that the statement ends at once
-    /// and PostgreSQL rolls its transaction back.
-    private static func watch(_ leased: Leased) async throws {
+    /// and PostgreSQL rolls its transaction back (and the pool is made again: `PostgresPool`).
+    private static func watch(_ leased: Leased, pool: PostgresPool) async throws {
         try await Task.sleep(for: connectionWait)
         guard leased.connection != nil else {
             throw StoreError.unreachable("no connection within \(connectionWait): is PostgreSQL up and reachable from this node? (nothing was changed)")
@@ -143,6 +150,7 @@ public final class PostgresStore: Store {
                 continue
             }
             _ = connection.close() as EventLoopFuture<Void>  // not awaited: the channel closes at once, failing what waits on it
+            pool.renew("a connection fell silent in the middle of a statement")  // the pool's others likely did too
             throw StoreError.unreachable("""
                 no word for \(silenceLimit) in the middle of a statement, so this node gave \
                 its connection up: a change it carried was not recorded (unless PostgreSQL took its last step just before); \

@@ -17,6 +17,34 @@ public struct RemoteTorrent: Sendable {
 
 /// The other nodes' torrents, kept as board entries made with this node's row settings, with a short log of which
 /// changed in which revision (so the merged board can say what changed, and the rows re-encode only that).
+/// A board of this node's torrents and the others', and what it was made from: the next one is made from it and what
+/// changed on either side since (a listing's cost is then the changes, not the cluster's whole board).
+struct MergedBoard {
+    var board: TorrentBoard
+    /// The local board's generation and the others' revision it was made from.
+    var local: UInt64
+    var remote: UInt64
+    /// The rates of the torrents it shows from other nodes (its sums are the local board's and these).
+    var remoteRates: Rates
+    /// The two trackers revisions its trackers were merged from.
+    var trackersFrom: (local: UInt64, remote: UInt64)
+
+    struct Rates {
+        var down = 0, up = 0
+        var sessionDown: Int64 = 0, sessionUp: Int64 = 0
+
+        /// An entry shown from another node counts (one of this node's own is in the local board's sums).
+        mutating func add(_ entry: BoardEntry?, _ sign: Int = 1) {
+            guard let entry, entry.view.node != nil else { return }
+            let status = entry.view.status
+            down += sign * status.downloadRate
+            up += sign * status.uploadRate
+            sessionDown += Int64(sign) * status.sessionDownload
+            sessionUp += Int64(sign) * status.sessionUpload
+        }
+    }
+}
+
 struct RemoteTorrents {
     var torrents: [TorrentID: RemoteTorrent] = [:]
     var entries = TreeDictionary<TorrentID, BoardEntry>()
@@ -28,8 +56,8 @@ struct RemoteTorrents {
     var madeWith = RowSettings()
     /// Nodes that are down (lapsed or stopped), and why: their torrents show as `error` with that reason.
     var down: [String: String] = [:]
-    /// The last merged board, and the local board's generation and the revision it was made from.
-    var merged: (board: TorrentBoard, local: UInt64, remote: UInt64)?
+    /// The last merged board, and what it was made from.
+    var merged: MergedBoard?
 
     static let logLength = 32
 
@@ -114,50 +142,69 @@ extension TorrentService {
             // A listing that waited for its board while another made a newer one: the newer merged board stands.
             if local.generation < merged.local { return merged.board }
         }
-        let board = merged(local, previous: remote.merged)
-        remote.merged = (board, local.generation, remote.revision)
-        return board
+        let made = merged(local, previous: remote.merged)
+        remote.merged = made
+        return made.board
     }
 
-    private func merged(_ local: TorrentBoard, previous: (board: TorrentBoard, local: UInt64, remote: UInt64)?) -> TorrentBoard {
-        var entries = remote.entries
-        for (id, entry) in local.entries { entries[id] = entry }
-        let changed: [TorrentID]? = if let previous {
-            if previous.local == local.generation {
-                remote.changed(after: previous.remote)
-            } else if previous.remote == remote.revision, local.previousGeneration == previous.local {
-                local.changed
-            } else {
-                nil
-            }
+    /// The torrents changed on either side since `previous` was made; nil when that is not known (a side made whole).
+    private func changes(_ local: TorrentBoard, since previous: MergedBoard) -> [TorrentID]? {
+        let own: [TorrentID]? = if previous.local == local.generation {
+            []
+        } else if local.previousGeneration == previous.local {
+            local.changed
         } else {
             nil
         }
-        var order = local.order
-        if !remote.order.isEmpty {
-            let own = Set(local.order)
-            order = (local.order.map { ($0, local.entries[$0]!.view.record.addedOn) }
-                     + remote.order.filter { !own.contains($0) }.map { ($0, remote.entries[$0]!.view.record.addedOn) })
-                .sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
+        guard let own, let others = remote.changed(after: previous.remote) else { return nil }
+        return others.isEmpty ? own : own.isEmpty ? others : Array(Set(own).union(others))
+    }
+
+    private func merged(_ local: TorrentBoard, previous: MergedBoard?) -> MergedBoard {
+        let changed = previous.flatMap { changes(local, since: $0) }
+        var entries: TreeDictionary<TorrentID, BoardEntry>
+        var rates = MergedBoard.Rates()
+        var order: [TorrentID]? = nil
+        if let previous, let changed {  // the last board, with what changed
+            entries = previous.board.entries
+            rates = previous.remoteRates
+            var membershipChanged = false
+            for id in changed {
+                let before = entries[id], now = local.entries[id] ?? remote.entries[id]
+                rates.add(before, -1)
+                rates.add(now)
+                membershipChanged = membershipChanged || (before == nil) != (now == nil)
+                entries[id] = now
+            }
+            if !membershipChanged { order = previous.board.order }
+        } else {  // whole: every other node's torrent, and this node's over them
+            entries = remote.entries
+            for (id, entry) in local.entries { entries[id] = entry }
+            for (_, entry) in entries { rates.add(entry) }
+        }
+        if order == nil {
+            order = remote.order.isEmpty ? local.order
+                : entries.map { ($0.key, $0.value.view.record.addedOn) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
         }
         var trackers = local.trackers
-        for (url, ids) in remote.trackers { trackers[url] = Array(Set(trackers[url, default: []] + ids)).sorted() }
-        var sums = (down: local.downloadRate, up: local.uploadRate, sessionDown: local.sessionDownload, sessionUp: local.sessionUpload)
-        for (id, entry) in remote.entries where local.entries[id] == nil {
-            sums.down += entry.view.status.downloadRate
-            sums.up += entry.view.status.uploadRate
-            sums.sessionDown += entry.view.status.sessionDownload
-            sums.sessionUp += entry.view.status.sessionUpload
+        if let previous, previous.trackersFrom == (local.trackersRevision, remote.trackersRevision) {
+            trackers = previous.board.trackers
+        } else {
+            for (url, ids) in remote.trackers { trackers[url] = Array(Set(trackers[url, default: []] + ids)).sorted() }
         }
         // Its own sequence, each board after the last (the rows follow a board only when its generation is newer),
         // and ahead of the local board's (which the rows may have been prepared from).
         let generation = max((previous?.board.generation ?? 0) &+ 1, local.generation &+ 1)
-        return TorrentBoard(generation: generation, entries: entries, order: order, trackers: trackers,
-                            trackersRevision: local.trackersRevision &+ remote.trackersRevision, downloadRate: sums.down,
-                            uploadRate: sums.up, sessionDownload: sums.sessionDown, sessionUpload: sums.sessionUp,
-                            previousGeneration: previous?.board.generation ?? 0, changed: changed,
-                            engineGeneration: local.engineGeneration, serviceRevision: local.serviceRevision,
-                            tableTrackersRevision: local.tableTrackersRevision, rowSettings: local.rowSettings)
+        let board = TorrentBoard(generation: generation, entries: entries, order: order ?? [], trackers: trackers,
+                                 trackersRevision: local.trackersRevision &+ remote.trackersRevision,
+                                 downloadRate: local.downloadRate + rates.down, uploadRate: local.uploadRate + rates.up,
+                                 sessionDownload: local.sessionDownload + rates.sessionDown,
+                                 sessionUpload: local.sessionUpload + rates.sessionUp,
+                                 previousGeneration: previous?.board.generation ?? 0, changed: changed,
+                                 engineGeneration: local.engineGeneration, serviceRevision: local.serviceRevision,
+                                 tableTrackersRevision: local.tableTrackersRevision, rowSettings: local.rowSettings)
+        return MergedBoard(board: board, local: local.generation, remote: remote.revision, remoteRates: rates,
+                           trackersFrom: (local.trackersRevision, remote.trackersRevision))
     }
 }
 

@@ -56,7 +56,7 @@ extension EngineEvent {
 
 /// A file error libtorrent reported: what it was doing, the system's error number, and its message (with the path).
 public struct FileFault: Sendable, Equatable, Codable, CustomStringConvertible {
-    public enum Operation: Sendable, Equatable, Codable { case read, open, write, other }
+    public enum Operation: String, Sendable, Equatable, Codable { case read, open, write, other }
     public var operation: Operation
     /// errno, or nil when the error is not the system's.
     public var code: Int32?

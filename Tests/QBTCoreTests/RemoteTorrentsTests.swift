@@ -75,4 +75,45 @@ final class RemoteTorrentsTests: XCTestCase {
         let nodes = await service.remoteNodes()
         XCTAssertEqual(nodes, ["n2"])
     }
+
+    /// Each board is made from the last and what changed: after any run of changes it is the board a whole merge makes
+    /// (every torrent once, this node's own over a published copy, in the order added, the rates summed once).
+    func testBoardsMadeFromTheLastAreTheWholeMerge() async throws {
+        let service = try await MemoryServer.start(in: dir).service
+        let own = MemoryServer.magnet(1).id
+        _ = await service.add([MemoryServer.magnet(1)], options: AddOptions())
+        var rng = SystemRandomNumberGenerator()
+        var published: [TorrentID: RemoteTorrent] = [:]
+        let ids = (0..<40).map { String(format: "%040x", $0 + 1) } + [own]  // own: also published, as while it moves
+        for round in 0..<60 {
+            var changes: [TorrentID: RemoteTorrent?] = [:]
+            let before = published
+            for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                let id = ids.randomElement(using: &rng)!
+                if published[id] != nil, Bool.random(using: &rng) {
+                    changes[id] = .some(nil)
+                    published[id] = nil
+                } else {
+                    let t = remote(id, node: "n\(round % 3 + 2)", addedOn: Int64(id.hashValue & 0xff),
+                                   rate: Int.random(in: 0...1000, using: &rng))
+                    changes[id] = .some(t)
+                    published[id] = t
+                }
+            }
+            await service.takeRemote(changes)
+            let local = await service.freshBoard()
+            let board = await service.freshListing()
+            let expected = Set(published.keys).union(local.entries.keys)
+            XCTAssertEqual(Set(board.entries.keys), expected, "round \(round)")
+            XCTAssertEqual(board.order.count, expected.count)
+            let records = board.order.map { board.entries[$0]!.view.record }
+            XCTAssertEqual(records.map(\.id), records.sorted { ($0.addedOn, $0.id) < ($1.addedOn, $1.id) }.map(\.id))
+            XCTAssertNil(board.entries[own]?.view.node, "this node's own wins over a published copy")
+            let others = published.filter { local.entries[$0.key] == nil }.values.reduce(0) { $0 + $1.status.downloadRate }
+            XCTAssertEqual(board.downloadRate, local.downloadRate + others, "round \(round)")
+            // (a torrent published and withdrawn in one go never was)
+            let touched = Set(changes.keys).filter { before[$0] != nil || published[$0] != nil }.subtracting([own])
+            if let changed = board.changed { XCTAssertTrue(touched.isSubset(of: changed), "round \(round)") }
+        }
+    }
 }
