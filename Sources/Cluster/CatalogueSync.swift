@@ -11,6 +11,8 @@ public struct CatalogueSync: Sendable {
     let credentials: Credentials
     let keys: APIKeyRing
     let logger: Logger
+    /// The preferences read again for a client's call (`preferencesNow`), one read at a time.
+    let preferenceReads: FreshReads
 
     public init(registry: any NodeRegistry, service: TorrentService, settings: ServerSettings, credentials: Credentials,
                 keys: APIKeyRing, logger: Logger) {
@@ -20,6 +22,26 @@ public struct CatalogueSync: Sendable {
         self.credentials = credentials
         self.keys = keys
         self.logger = logger
+        preferenceReads = FreshReads { [settings, credentials, logger] in
+            try await Self.takePreferences(settings: settings, credentials: credentials, logger: logger)
+        }
+    }
+
+    /// Takes the preferences (and the state, the credentials) as the catalogue has them now, waiting at most `limit`:
+    /// a call that reads them, or changes them from what they are (a toggle, a list added to), sees what another node
+    /// acknowledged a moment ago.
+    public func preferencesNow(within limit: Duration) async { await preferenceReads.fresh(within: limit) }
+
+    static func takePreferences(settings: ServerSettings, credentials: Credentials, logger: Logger) async throws {
+        let adopted = try await settings.adoptStored()
+        try await credentials.reload()
+        if !adopted.leftOut.isEmpty {
+            logger.warning("""
+                preferences another node set are not applied here, as this node refused them: \
+                \(adopted.leftOut.sorted().joined(separator: ", ")) (see this node's log for why); they \
+                are tried again at the next change
+                """)
+        }
     }
 
     /// How long after a read that failed (the catalogue out of reach) it is tried again.
@@ -33,15 +55,7 @@ public struct CatalogueSync: Sendable {
             }
             group.addTask {
                 await keepReading(registry.preferenceChanges(), "preferences") {
-                    let adopted = try await settings.adoptStored()
-                    try await credentials.reload()
-                    if !adopted.leftOut.isEmpty {
-                        logger.warning("""
-                            preferences another node set are not applied here, as this node refused them: \
-                            \(adopted.leftOut.sorted().joined(separator: ", ")) (see this node's log for why); they \
-                            are tried again at the next change
-                            """)
-                    }
+                    try await Self.takePreferences(settings: settings, credentials: credentials, logger: logger)
                 }
             }
             group.addTask { await keepReading(registry.keyChanges(), "API keys") { try await keys.reload() } }

@@ -3,8 +3,8 @@ import PostgresNIO
 import Store
 import Synchronization
 
-/// The catalogue's notifications: every channel a node follows, `LISTEN`ed on one connection of their own (not one
-/// of the pool's, which statements need), and watched. A `SELECT 1` goes out every `beat`, and a connection that
+/// The catalogue's notifications: every channel a node follows, `LISTEN`ed from the start on one connection of their
+/// own (not one of the pool's, which statements need), and watched. A `SELECT 1` goes out every `beat`, and a connection that
 /// says nothing for `PostgresStore.silenceLimit` is closed and made again: a network that drops packets without a
 /// word would otherwise leave it listening to nothing for as long as TCP retries (a quarter of an hour), and the
 /// node deaf to the others after the network came back. After each new connection every subscriber gets "", so
@@ -16,6 +16,9 @@ final class PostgresListener: Sendable {
     static let retry: Duration = .seconds(1)
 
     private let configuration: PostgresConnection.Configuration
+    /// Every channel, listened to from the first connection on (a follower that subscribes later misses nothing sent
+    /// after the store opened: calls relayed to a node that has just started are heard at once).
+    private let channels: [String]
     private let logger: Logger
     /// Told when the connection is lost without a word, and when one is made again after that.
     private let lost: @Sendable () -> Void
@@ -29,9 +32,10 @@ final class PostgresListener: Sendable {
         var closed = false
     }
 
-    init(configuration: PostgresConnection.Configuration, logger: Logger, lost: @escaping @Sendable () -> Void,
-         regained: @escaping @Sendable () -> Void) {
+    init(configuration: PostgresConnection.Configuration, channels: [String], logger: Logger,
+         lost: @escaping @Sendable () -> Void, regained: @escaping @Sendable () -> Void) {
         self.configuration = configuration
+        self.channels = channels
         self.logger = logger
         self.lost = lost
         self.regained = regained
@@ -53,7 +57,6 @@ final class PostgresListener: Sendable {
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { _ = $0.subscribers[channel]?.removeValue(forKey: id) }
         }
-        start()
         return stream
     }
 
@@ -67,14 +70,13 @@ final class PostgresListener: Sendable {
         for continuation in subscribers { continuation.finish() }
     }
 
-    private func start() {
+    /// Connects and listens (again after each failure) until closed.
+    func start() {
         state.withLock { state in
             guard state.running == nil, !state.closed else { return }
             state.running = Task { [self] in await run() }
         }
     }
-
-    private func channels() -> [String] { state.withLock { Array($0.subscribers.keys).sorted() } }
 
     private func deliver(_ payload: String, on channel: String?) {
         state.withLock { state in
@@ -102,7 +104,7 @@ final class PostgresListener: Sendable {
                 }
             } catch {
                 guard !Task.isCancelled else { break }
-                if outage == nil, !(error is ChannelsChanged) {
+                if outage == nil {
                     logger.warning("stopped hearing the other nodes (trying again every \(Self.retry)): \(error)")
                     outage = .now
                     lost()
@@ -111,8 +113,7 @@ final class PostgresListener: Sendable {
         }
     }
 
-    /// One connection, until it fails or falls silent: LISTEN on every channel subscribed so far (a channel first
-    /// subscribed later brings a new connection at the next beat).
+    /// One connection, until it fails or falls silent: LISTEN on every channel.
     private func listenOnce(again: Bool, id: Int, connected: () -> Void) async throws {
         let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
         connected()
@@ -129,8 +130,7 @@ final class PostgresListener: Sendable {
         let heard = Heard()
         try await withTaskCancellationHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                let listened = channels()
-                for channel in listened {
+                for channel in channels {
                     group.addTask {
                         try await connection.listen(on: channel) { notifications in
                             if again { self.deliver("", on: channel) }  // LISTEN is in force: what came before, read
@@ -147,7 +147,6 @@ final class PostgresListener: Sendable {
                         try await Task.sleep(for: Self.beat)
                         try await connection.query("SELECT 1", logger: logger).consume()
                         heard.now()
-                        if self.channels() != listened { throw ChannelsChanged() }
                     }
                 }
                 group.addTask {
@@ -171,9 +170,6 @@ final class PostgresListener: Sendable {
         }
     }
 }
-
-/// A channel was subscribed since the connection listened: it is made again (not a failure).
-private struct ChannelsChanged: Error {}
 
 /// When PostgreSQL last said something on the listening connection.
 private final class Heard: Sendable {

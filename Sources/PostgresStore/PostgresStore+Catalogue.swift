@@ -94,7 +94,9 @@ extension PostgresStore {
 
     public func setPreferenceTexts(_ encoded: [String: String]) async throws {
         try await writing { sql in
-            for (key, value) in encoded {
+            // In one order on every node: two nodes writing the same keys at once (starting together) would each
+            // lock a row the other needs next, and PostgreSQL would end one of them for a deadlock.
+            for (key, value) in encoded.sorted(by: { $0.key < $1.key }) {
                 try await sql.run("""
                     INSERT INTO preferences (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO UPDATE SET value = excluded.value
                     """)

@@ -139,6 +139,10 @@ extension PostgresStore {
     /// The payloads of `NOTIFY channel`, and "" once listening again after a lost connection (`PostgresListener`), so
     /// that the reader catches up on what it missed.
     func notifications(_ channel: String) -> AsyncStream<String> { listener.subscribe(channel) }
+
+    /// Every channel the nodes notify on.
+    static let channels = [viewsChannel, labelsChannel, preferencesChannel, keysChannel, limitsChannel, commandsChannel,
+                           answersChannel, sessionsChannel, movesChannel]
 }
 
 /// Calls for a torrent another node runs (`commands`): `NOTIFY qbtd_commands` names the node a call is for,

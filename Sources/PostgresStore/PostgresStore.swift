@@ -28,9 +28,10 @@ public final class PostgresStore: Store {
         pool = PostgresPool(configuration: configuration, logger: background)
         self.node = node
         self.logger = logger
-        listener = PostgresListener(configuration: location.connection, logger: logger,
+        listener = PostgresListener(configuration: location.connection, channels: Self.channels, logger: logger,
                                     lost: { [pool] in pool.renew("the connection listening for the other nodes fell silent") },
                                     regained: { [pool] in pool.renew("the network to PostgreSQL is back", force: true) })
+        listener.start()
         do {
             try await PostgresSchema.migrate(self)
             try await publish(NodeRecord(name: node, address: "", startedAt: Int64(Date().timeIntervalSince1970)))

@@ -94,8 +94,11 @@ public func buildApplication(
             TorrentAdoption(registry: $0, service: service, membership: membership, views: views, node: node,
                             downloadRoot: paths.downloadRoot, logger: logger)
         }
-        return (registry: registry, commands: commands, views: views, moves: moves, adoption: adoption,
-                relay: ClusterRelay(commands: commands, service: service, membership: membership, views: views))
+        let catalogue = CatalogueSync(registry: registry, service: service, settings: settings, credentials: credentials,
+                                      keys: keys, logger: logger)
+        return (registry: registry, commands: commands, views: views, moves: moves, adoption: adoption, catalogue: catalogue,
+                relay: ClusterRelay(commands: commands, service: service, membership: membership, views: views,
+                                    catalogue: catalogue))
     }
     let relay = cluster?.relay
     var identity = Identity(profile: config.profile)
@@ -227,8 +230,7 @@ public func buildApplication(
             },
         ] + (tunnel.map { [TunnelLifecycle(tunnel: $0)] } ?? [])
           + (cluster.map { [ClusterLifecycle(views: $0.views, commands: $0.commands, relay: $0.relay, moves: $0.moves, adoption: $0.adoption,
-                                             catalogue: CatalogueSync(registry: $0.registry, service: service, settings: settings,
-                                                                      credentials: credentials, keys: keys, logger: logger),
+                                             catalogue: $0.catalogue,
                                              membership: membership, sessions: sessions,
                                              limits: ClusterLimits(registry: $0.registry, membership: membership, service: service,
                                                                    settings: settings, logger: logger))] } ?? [])

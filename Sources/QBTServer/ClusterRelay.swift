@@ -8,19 +8,23 @@ import Synchronization
 /// node through the catalogue (`CommandRelay`), which runs it with its own router and sends its answer back; the
 /// torrents this node runs are answered here. `hashes=all` reaches every node. Reads follow writes across nodes: a
 /// change to torrents is published to the others before it is answered (here, or on the node that ran it), and a
-/// listing first takes what the others published, so a client that changed something on one node sees it on any.
+/// listing first takes what the others published (and a call that reads preferences what they stored), so a client
+/// that changed something on one node sees it on any.
 final class ClusterRelay: APIRelay {
     let commands: CommandRelay
     let service: TorrentService
     let membership: NodeMembership
     let views: TorrentViewsSync
+    let catalogue: CatalogueSync
     private let router = Mutex<APIRouter?>(nil)
 
-    init(commands: CommandRelay, service: TorrentService, membership: NodeMembership, views: TorrentViewsSync) {
+    init(commands: CommandRelay, service: TorrentService, membership: NodeMembership, views: TorrentViewsSync,
+         catalogue: CatalogueSync) {
         self.commands = commands
         self.service = service
         self.membership = membership
         self.views = views
+        self.catalogue = catalogue
     }
 
     /// How long a listing waits for what the other nodes published before it answers from what this node holds.
@@ -28,6 +32,12 @@ final class ClusterRelay: APIRelay {
 
     /// The calls that list the cluster's torrents from the merged board.
     static let listings: Set<String> = ["torrents/info", "torrents/count", "sync/maindata"]
+
+    /// The calls that read the preferences and state, or change them from what they are (a toggle, bans added to the
+    /// list): they first take what another node set a moment ago.
+    static func readsPreferences(_ scope: String, _ action: String) -> Bool {
+        scope == "transfer" || (scope == "app" && ["preferences", "cookies", "defaultSavePath"].contains(action))
+    }
 
     /// The router that runs the calls other nodes relay here.
     func attach(_ router: APIRouter) { self.router.withLock { $0 = router } }
@@ -45,6 +55,7 @@ final class ClusterRelay: APIRelay {
     func answer(scope: String, action: String, changes: Bool, _ p: Parameters,
                 here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
         if Self.listings.contains("\(scope)/\(action)") { await views.catchUpNow(within: Self.catchUpWait) }
+        if Self.readsPreferences(scope, action) { await catalogue.preferencesNow(within: Self.catchUpWait) }
         guard changes, scope == "torrents" else { return try await route(scope: scope, action: action, p, here: here) }
         let reply = try await route(scope: scope, action: action, p, here: here)
         await views.publish()  // what it changed here, before the client hears it is done
@@ -54,6 +65,7 @@ final class ClusterRelay: APIRelay {
     private func route(scope: String, action: String, _ p: Parameters,
                        here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
         if scope == "torrents" && action == "add" { return try await add(p, here: here) }
+        if scope == "torrentcreator" && action != "addTask" { return try await creatorTask(action, p, here: here) }
         guard Self.relays(scope, action) else { return try await here(p) }
         // `setSavePath` and `setDownloadPath` name their torrents `id` (hashes separated by |).
         let key = p["hash"] != nil ? "hash" : p["hashes"] == nil && p["id"] != nil ? "id" : "hashes"
@@ -129,6 +141,37 @@ final class ClusterRelay: APIRelay {
         }
         guard let target else { return try await here(p) }
         return try await relay(target, "torrents", "add", p)
+    }
+
+    /// The torrent creator's tasks stay on the node that made them (their files are there): a call naming a task this
+    /// node does not have goes to the other nodes that are up until one has it, and `status` of every task lists
+    /// every node's.
+    private func creatorTask(_ action: String, _ p: Parameters,
+                             here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
+        let others = await membership.upNodes().map(\.name).filter { $0 != membership.name }.sorted()
+        if action == "status", (p["taskID"] ?? "").isEmpty {
+            var tasks = try Self.array(try await here(p))
+            for node in others {
+                do { tasks += try Self.array(try await relay(node, "torrentcreator", action, p)) } catch {}  // its tasks unseen
+            }
+            return .json(try JSONEncoder().encode(JSONValue.array(tasks)))
+        }
+        do {
+            return try await here(p)
+        } catch let missing as any HTTPAnswer where missing.status == .notFound {
+            for node in others {
+                do { return try await relay(node, "torrentcreator", action, p) } catch let answer as any HTTPAnswer
+                    where answer.status == .notFound {}
+            }
+            throw missing
+        }
+    }
+
+    private static func array(_ reply: APIReply) throws -> [JSONValue] {
+        guard case .json(let body) = reply, case .array(let items) = try JSONDecoder().decode(JSONValue.self, from: body) else {
+            return []
+        }
+        return items
     }
 
     private func relay(_ node: String, _ scope: String, _ action: String, _ p: Parameters) async throws -> APIReply {

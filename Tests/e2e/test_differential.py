@@ -79,6 +79,17 @@ class Server:
     def path(self, *parts):
         return str(self.save.joinpath(*parts))
 
+    def exists(self, *parts):
+        """Whether the server's download folder holds `parts` (a cluster looks in every node's folder)."""
+        return self.save.joinpath(*parts).exists()
+
+    def starting(self, step):
+        """Called with each step before it is played (a cluster tags its proxy's records with the step)."""
+
+    def wait_budget(self, step, budget):
+        """The seconds this server gets for a Wait (run_scenario's budget, unless a subclass knows better)."""
+        return budget
+
     def norm(self, text):
         """Server-specific parts of a text, replaced by placeholders."""
         if isinstance(text, str):
@@ -750,7 +761,7 @@ def build_scenario(fast, slow, magnet_hash, release=(4, 5, 2)):
         Wait("magnet gone", lambda s: not s.get("torrents/info", hashes=M).json(), 10),
         P("torrents/delete", params={"hashes": "all", "deleteFiles": "true"}),
         Wait("all gone", lambda s: not s.get("torrents/info").json(), 15),
-        Wait("files deleted", lambda s: not (s.save / "moved" / "fast").exists(), 15),
+        Wait("files deleted", lambda s: not s.exists("moved", "fast"), 15),
         G("torrents/info", note="empty again"),
         P("torrents/add", files=torrent_file("fast.torrent", fast.torrent),
           params={"savepath": lambda s: s.path("again"), "category": "new-cat", "tags": "x,y", "rename": "again",
@@ -859,13 +870,15 @@ def run_scenario(steps, a, b):
     for step in steps:
         if isinstance(step, Req) and step.route in skip:
             continue
+        a.starting(step)
+        b.starting(step)
         if isinstance(step, Do):
             step.action(a)
             step.action(b)
         elif isinstance(step, Wait):
             t0 = time.monotonic()
             wait_for(lambda: step.predicate(a), step.timeout, what=f"{step.what} on qbittorrent-nox")
-            budget = min(step.timeout, max(10.0, 3 * (time.monotonic() - t0)))
+            budget = b.wait_budget(step, min(step.timeout, max(10.0, 3 * (time.monotonic() - t0))))
             try:
                 wait_for(lambda: step.predicate(b), budget, what=step.what)
             except (AssertionError, requests.RequestException, ValueError, KeyError) as e:

@@ -103,8 +103,12 @@ public struct AppController: APIController {
     func preferences() async -> [String: JSONValue] {
         var values = settings.values
         let engine = settings.engineSettings()
-        values[\.listenPort] = await service.session.listenPort
-        values[\.webUIAddress] = webUI.address
+        // A cluster's nodes each listen where they were told to (`qbtd/nodes` lists where): the cluster's preferences
+        // stand, the same whichever node answers.
+        if identity.node == nil {
+            values[\.listenPort] = await service.session.listenPort
+            values[\.webUIAddress] = webUI.address
+        }
         values[\.webUIPort] = webUI.port
         values[\.webUIUsername] = await credentials.username
         values[\.dht] = engine.dht

@@ -26,7 +26,12 @@ public struct SyncController: APIController {
             "maindata": .get { p, caller in
                 let data = await mainData()
                 var fresh = MainDataSync()
-                let step = caller.sync.map { slot in slot.baselines.maindata.withLock { $0.advance(rid: p.int("rid") ?? 0, data: data) } }
+                let step = caller.sync.map { slot in
+                    slot.baselines.maindata.withLock { sync in
+                        if identity.node != nil { sync.startAnywhere() }
+                        return sync.advance(rid: p.int("rid") ?? 0, data: data)
+                    }
+                }
                     ?? fresh.advance(rid: 0, data: data)
                 // A full answer for a big library is made on the background threads and sent as it is made, from the
                 // shared rows (as torrents/info); a diff is small.

@@ -26,6 +26,13 @@ public struct MainDataSync: Sendable {
 
     static let restCollections: Set<String> = ["categories", "trackers"]
 
+    /// A cluster's node numbers a conversation it has not answered yet from a random point (wrapping at 1,000,000 as
+    /// qBittorrent's do): the client may ask any node next, and a number another node gave it must not be taken here
+    /// for one of this node's own (the answer would be a diff from the wrong baseline).
+    package mutating func startAnywhere() {
+        if lastSent == nil, lastSentID == 0 { lastSentID = Int.random(in: 0..<1_000_000) }
+    }
+
     /// The answer to a poll with `rid` (the rules of `SyncState.answer`), written straight to JSON bytes.
     package mutating func answer(rid: Int, data: MainData) -> [UInt8] {
         let step = advance(rid: rid, data: data)
