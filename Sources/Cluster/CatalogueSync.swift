@@ -11,8 +11,11 @@ public struct CatalogueSync: Sendable {
     let credentials: Credentials
     let keys: APIKeyRing
     let logger: Logger
-    /// The preferences read again for a client's call (`preferencesNow`), one read at a time.
+    /// The preferences read again for a client's call (`preferencesNow`) or a notification, one read at a time.
     let preferenceReads: FreshReads
+    /// The categories and tags read again for a client's call (`labelsNow`) or a notification, one read at a time
+    /// (two at once could apply the older read over the newer: a category removed a moment ago listed again).
+    let labelReads: FreshReads
 
     public init(registry: any NodeRegistry, service: TorrentService, settings: ServerSettings, credentials: Credentials,
                 keys: APIKeyRing, logger: Logger) {
@@ -25,7 +28,12 @@ public struct CatalogueSync: Sendable {
         preferenceReads = FreshReads { [settings, credentials, logger] in
             try await Self.takePreferences(settings: settings, credentials: credentials, logger: logger)
         }
+        labelReads = FreshReads { [service] in try await service.reloadLabels() }
     }
+
+    /// Takes the categories and tags as the catalogue has them now, waiting at most `limit`: a call that names or
+    /// changes them sees a category another node made or removed a moment ago.
+    public func labelsNow(within limit: Duration) async { await labelReads.fresh(within: limit) }
 
     /// Takes the preferences (and the state, the credentials) as the catalogue has them now, waiting at most `limit`:
     /// a call that reads them, or changes them from what they are (a toggle, a list added to), sees what another node
@@ -51,12 +59,10 @@ public struct CatalogueSync: Sendable {
     public func follow() async {
         await withDiscardingTaskGroup { group in
             group.addTask {
-                await keepReading(registry.labelChanges(), "the categories and tags") { try await service.reloadLabels() }
+                await keepReading(registry.labelChanges(), "the categories and tags") { try await labelReads.fresh() }
             }
             group.addTask {
-                await keepReading(registry.preferenceChanges(), "preferences") {
-                    try await Self.takePreferences(settings: settings, credentials: credentials, logger: logger)
-                }
+                await keepReading(registry.preferenceChanges(), "preferences") { try await preferenceReads.fresh() }
             }
             group.addTask { await keepReading(registry.keyChanges(), "API keys") { try await keys.reload() } }
         }

@@ -5,6 +5,7 @@ public struct PackedDecoder {
 
     /// The value at the start of `bytes[from...]`, and where it ended.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], at start: Int = 0) throws -> (T, end: Int) {
+        guard start >= 0, start <= bytes.count else { throw PackedError.corrupt("a start at \(start) outside \(bytes.count) bytes") }
         let source = PackedSource(bytes, at: start)
         let value = try T(from: PackedDecoding(source))
         return (value, source.at)
@@ -62,14 +63,18 @@ final class PackedSource {
         return value
     }
 
+    /// A number another node sent, never beyond ±2^53 (what JSON carries exactly, and far past any size, rate or time
+    /// a torrent has): sums and differences of a few of them cannot overflow where the listings add them up.
+    static let largest: UInt64 = 1 << 53
+
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
         if I.isSigned {
             let v = try signed()
-            guard let i = I(exactly: v) else { throw PackedError.corrupt("\(v) does not fit \(I.self)") }
+            guard v.magnitude <= Self.largest, let i = I(exactly: v) else { throw PackedError.corrupt("\(v) does not fit \(I.self)") }
             return i
         }
         let v = try varint()
-        guard let i = I(exactly: v) else { throw PackedError.corrupt("\(v) does not fit \(I.self)") }
+        guard v <= Self.largest, let i = I(exactly: v) else { throw PackedError.corrupt("\(v) does not fit \(I.self)") }
         return i
     }
 }

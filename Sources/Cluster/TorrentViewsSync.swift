@@ -6,7 +6,8 @@ import Store
 import TorrentEngine
 
 /// A cluster's listings: each node publishes its torrents' views (facts and status, as its own rows show them) to the
-/// catalogue once a second, only those whose board entry changed, and takes the others' as they publish theirs
+/// catalogue once a second and within a moment of a change the engine tells of (a state, a pause, an add), only those
+/// whose board entry changed, and takes the others' as they publish theirs
 /// (woken by the catalogue's notification, and every few seconds in case one was missed), so any node lists every
 /// torrent of the cluster.
 public actor TorrentViewsSync {
@@ -43,8 +44,55 @@ public actor TorrentViewsSync {
     /// Nodes whose publications this one cannot read (another layout: another qbtd version), told once each.
     private var unreadable: Set<String> = []
 
-    /// Publishes this node's torrents that changed since the last time, and those it no longer has.
+    /// Publications one at a time (two at once could store the older over the newer, and the newer be taken as
+    /// published); a caller waits for one that started after its call.
+    private var rounds: FreshReads?
+
+    private func publications() -> FreshReads {
+        if let rounds { return rounds }
+        let made = FreshReads { [weak self] in await self?.publishOnce() }
+        rounds = made
+        return made
+    }
+
+    /// Publishes this node's torrents that changed since the last time, and those it no longer has: returns once a
+    /// publication that started after the call ended.
     public func publish() async {
+        try? await publications().fresh()  // a publication does not throw: it logs, and the next one tries again
+    }
+
+    /// At most one publication this often for the engine's events, however many come (a restore brings thousands).
+    static let eventSpacing: Duration = .milliseconds(100)
+
+    /// Publishes soon after each engine event a listing shows at once, until the stream ends: another node lists a
+    /// torrent's new state within a moment rather than at the next second's publication.
+    public func publishOnEvents(_ events: AsyncStream<EngineEvent>) async {
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let forward = Task {
+            for await event in events where Self.shows(event) { wake.yield() }
+            wake.finish()
+        }
+        defer { forward.cancel() }
+        for await _ in wakes {
+            await publish()
+            try? await Task.sleep(for: Self.eventSpacing)
+        }
+    }
+
+    /// Whether an event changes what a torrent's row shows (a finished piece only moves its progress: the second's
+    /// publication takes that).
+    static func shows(_ event: EngineEvent) -> Bool {
+        switch event {
+        case .added, .removed, .metadataReceived, .finished, .stateChanged, .paused, .resumed, .checked, .torrentError,
+             .fileError, .resumeRejected, .storageMoved, .storageMoveFailed, .fileRenamed:
+            true
+        case .filesDeleted, .deleteFailed, .pieceFinished, .piecesForgotten, .hashFailed, .listening, .listenFailed,
+             .fileRenameFailed, .fileCompleted, .trackerStatus, .peerBlocked:
+            false
+        }
+    }
+
+    private func publishOnce() async {
         let board = await service.freshBoard()
         var changed: [(id: String, body: Data)] = []
         var removed: [String] = []

@@ -37,10 +37,11 @@ struct MergedBoard {
         mutating func add(_ entry: BoardEntry?, _ sign: Int = 1) {
             guard let entry, entry.view.node != nil else { return }
             let status = entry.view.status
-            down += sign * status.downloadRate
-            up += sign * status.uploadRate
-            sessionDown += Int64(sign) * status.sessionDownload
-            sessionUp += Int64(sign) * status.sessionUpload
+            // Wrapping: the numbers come from another machine (a corrupt one must not stop this node).
+            down &+= sign &* status.downloadRate
+            up &+= sign &* status.uploadRate
+            sessionDown &+= Int64(sign) &* status.sessionDownload
+            sessionUp &+= Int64(sign) &* status.sessionUpload
         }
     }
 }
@@ -173,7 +174,9 @@ extension TorrentService {
                 let before = entries[id], now = local.entries[id] ?? remote.entries[id]
                 rates.add(before, -1)
                 rates.add(now)
+                // The order is by (added, id): a new or gone torrent, or one whose time of adding changed, re-sorts it.
                 membershipChanged = membershipChanged || (before == nil) != (now == nil)
+                    || before?.view.record.addedOn != now?.view.record.addedOn
                 entries[id] = now
             }
             if !membershipChanged { order = previous.board.order }
@@ -197,9 +200,9 @@ extension TorrentService {
         let generation = max((previous?.board.generation ?? 0) &+ 1, local.generation &+ 1)
         let board = TorrentBoard(generation: generation, entries: entries, order: order ?? [], trackers: trackers,
                                  trackersRevision: local.trackersRevision &+ remote.trackersRevision,
-                                 downloadRate: local.downloadRate + rates.down, uploadRate: local.uploadRate + rates.up,
-                                 sessionDownload: local.sessionDownload + rates.sessionDown,
-                                 sessionUpload: local.sessionUpload + rates.sessionUp,
+                                 downloadRate: local.downloadRate &+ rates.down, uploadRate: local.uploadRate &+ rates.up,
+                                 sessionDownload: local.sessionDownload &+ rates.sessionDown,
+                                 sessionUpload: local.sessionUpload &+ rates.sessionUp,
                                  previousGeneration: previous?.board.generation ?? 0, changed: changed,
                                  engineGeneration: local.engineGeneration, serviceRevision: local.serviceRevision,
                                  tableTrackersRevision: local.tableTrackersRevision, rowSettings: local.rowSettings)
@@ -209,6 +212,9 @@ extension TorrentService {
 }
 
 extension TorrentService {
+    /// The engine's events from now on (a cluster's node publishes soon after those a listing shows).
+    public func engineEvents() async -> AsyncStream<EngineEvent> { await engine.events() }
+
     /// The nodes that are down now, and why (`NodeMembership`): their torrents show as `error` until they are back.
     public func setNodesDown(_ down: [String: String]) {
         guard down != remote.down else { return }

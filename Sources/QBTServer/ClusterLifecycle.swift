@@ -2,9 +2,9 @@ import Cluster
 import HTTPKit
 import ServiceLifecycle
 
-/// A cluster node's exchanges with the others while qbtd runs: its torrents published every second, the others'
-/// read when they publish (and every few seconds besides), the calls relayed to it served and the answers to its own
-/// awaited; all stop with qbtd.
+/// A cluster node's exchanges with the others while qbtd runs: its torrents published every second and soon after
+/// the engine tells of a change, the others' read when they publish (and every few seconds besides), the calls
+/// relayed to it served and the answers to its own awaited; all stop with qbtd.
 struct ClusterLifecycle: Service {
     let views: TorrentViewsSync
     let commands: CommandRelay
@@ -36,6 +36,7 @@ struct ClusterLifecycle: Service {
                 try? await Periodic(every: CommandRelay.lookEvery, startAtOnce: false) { await commands.serveQueued(relay.serve) }.run()
             }
             group.addTask { try? await Periodic(every: TorrentViewsSync.publishEvery, startAtOnce: true) { await views.publish() }.run() }
+            group.addTask { await views.publishOnEvents(await views.service.engineEvents()) }
             group.addTask { try? await Periodic(every: TorrentViewsSync.catchUpEvery, startAtOnce: true) { await views.catchUp() }.run() }
             if let moves {  // torrents moving between nodes: woken by the others, and looked at every few seconds
                 group.addTask { await moves.followOthers() }

@@ -39,6 +39,13 @@ final class ClusterRelay: APIRelay {
         scope == "transfer" || (scope == "app" && ["preferences", "cookies", "defaultSavePath"].contains(action))
     }
 
+    /// The calls that read the categories and tags or name one: they first take what another node made or removed a
+    /// moment ago (the catalogue's notification may not have come yet).
+    static let readsLabels: Set<String> = [
+        "categories", "tags", "createCategory", "editCategory", "removeCategories", "createTags", "deleteTags",
+        "setCategory", "addTags", "removeTags", "setTags", "add",
+    ]
+
     /// The router that runs the calls other nodes relay here.
     func attach(_ router: APIRouter) { self.router.withLock { $0 = router } }
 
@@ -56,6 +63,7 @@ final class ClusterRelay: APIRelay {
                 here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
         if Self.listings.contains("\(scope)/\(action)") { await views.catchUpNow(within: Self.catchUpWait) }
         if Self.readsPreferences(scope, action) { await catalogue.preferencesNow(within: Self.catchUpWait) }
+        if scope == "torrents", Self.readsLabels.contains(action) { await catalogue.labelsNow(within: Self.catchUpWait) }
         guard changes, scope == "torrents" else { return try await route(scope: scope, action: action, p, here: here) }
         let reply = try await route(scope: scope, action: action, p, here: here)
         await views.publish()  // what it changed here, before the client hears it is done
@@ -105,12 +113,7 @@ final class ClusterRelay: APIRelay {
         guard answersByTorrent.contains(action), replies.count > 1 else { return replies.last ?? .empty }
         var merged: [String: JSONValue] = [:]
         for reply in replies {
-            let body: Data
-            switch reply {
-            case .json(let data): body = data
-            case .jsonBytes(let bytes): body = Data(bytes)
-            default: continue
-            }
+            guard let body = jsonBody(reply) else { continue }
             if case .object(let answer) = try JSONDecoder().decode(JSONValue.self, from: body) {
                 merged.merge(answer) { first, _ in first }
             }
@@ -160,18 +163,29 @@ final class ClusterRelay: APIRelay {
             return try await here(p)
         } catch let missing as any HTTPAnswer where missing.status == .notFound {
             for node in others {
-                do { return try await relay(node, "torrentcreator", action, p) } catch let answer as any HTTPAnswer
-                    where answer.status == .notFound {}
+                do { return try await relay(node, "torrentcreator", action, p) } catch is ClusterError {
+                    // that node did not answer (down, or gone meanwhile): the task may be on the next
+                } catch let answer as any HTTPAnswer where answer.status == .notFound {}
             }
             throw missing
         }
     }
 
     private static func array(_ reply: APIReply) throws -> [JSONValue] {
-        guard case .json(let body) = reply, case .array(let items) = try JSONDecoder().decode(JSONValue.self, from: body) else {
+        guard let body = jsonBody(reply), case .array(let items) = try JSONDecoder().decode(JSONValue.self, from: body) else {
             return []
         }
         return items
+    }
+
+    /// A JSON answer's body, however this node's router or another node's made it (nil: not JSON).
+    static func jsonBody(_ reply: APIReply) -> Data? {
+        switch reply {
+        case .json(let data): return data
+        case .jsonBytes(let bytes): return Data(bytes)
+        case .jsonParts(let parts): return Data(parts.joined())
+        default: return nil
+        }
     }
 
     private func relay(_ node: String, _ scope: String, _ action: String, _ p: Parameters) async throws -> APIReply {
@@ -188,7 +202,7 @@ final class ClusterRelay: APIRelay {
         let reply: RelayedReply
         if let call = try? JSONDecoder().decode(RelayedCall.self, from: request), let router = router.withLock({ $0 }) {
             // A category or tag the caller's node made a moment ago: its notification may not have come yet.
-            if call.fields["category"] != nil || call.fields["tags"] != nil { try? await service.reloadLabels() }  // else as they were
+            if call.fields["category"] != nil || call.fields["tags"] != nil { await catalogue.labelsNow(within: Self.catchUpWait) }
             do {
                 reply = try RelayedReply(try await router.perform(scope: call.scope, action: call.action, call.parameters))
                 await views.publish()  // what it changed, before the caller's node hears it is done

@@ -26,8 +26,8 @@ final class PublishedBodyTests: XCTestCase {
         var status = TorrentStatus(id: record.id, name: record.name, savePath: record.savePath)
         status.progress = 0.123456789
         status.totalSize = 1 << 40
-        status.allTimeUpload = Int64.max
-        status.lastSeenComplete = Int64.min
+        status.allTimeUpload = 1 << 53  // the largest number a node reads from another
+        status.lastSeenComplete = -(1 << 53)
         status.queuePosition = -1
         status.state = .seeding
         status.distributedCopies = -0.5
@@ -49,6 +49,20 @@ final class PublishedBodyTests: XCTestCase {
         let back = try PublishedView.Body(decoding: try JSONEncoder().encode(body))
         XCTAssertEqual(back.facts, body.facts)
         XCTAssertEqual(back.status, body.status)
+    }
+
+    /// Sums of many (a listing's rates) and differences of two (what is left to download) stay far from overflow.
+    func testNumbersBeyondTwoToThe53AreRefused() throws {
+        for (upload, seen) in [(Int64(1) << 53 + 1, Int64(0)), (0, -(Int64(1) << 53) - 1), (.max, 0), (0, .min)] {
+            var body = filled()
+            body.status.allTimeUpload = upload
+            body.status.lastSeenComplete = seen
+            XCTAssertThrowsError(try PublishedView.Body(decoding: try body.encoded()), "\(upload) \(seen)") { error in
+                guard case PackedError.corrupt = error else { return XCTFail("\(error)") }
+            }
+        }
+        XCTAssertThrowsError(try PackedDecoder().decode(Int.self, from: [1, 2], at: 3))
+        XCTAssertThrowsError(try PackedDecoder().decode(Int.self, from: [1, 2], at: -1))
     }
 
     func testAnotherLayoutIsToldNotMisread() throws {

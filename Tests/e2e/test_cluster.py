@@ -178,6 +178,9 @@ def test_any_node_lists_every_nodes_torrents(tmp_path):
         # Each node lists both: its own, and the other's as the other published it.
         for q, s in ((a, sa), (b, sb)):
             wait_for(lambda: set(listed(q, s)) == {one_hash, two_hash}, 20, what=f"both torrents listed on {q.data_dir.name}")
+        # A node publishes what changed once a second: a listed torrent may show the state it had a moment ago
+        # (checkingResumeData, just after its add) for up to a second.
+        wait_for(lambda: listed(b, sb)[one_hash]["state"] == "stoppedDL", 10, what="a's torrent stoppedDL on b")
         on_b = listed(b, sb)[one_hash]
         assert (on_b["name"], on_b["category"], on_b["tags"], on_b["state"]) == ("one", "films", "hd", "stoppedDL")
         # qbtd's node: on every torrent of a cluster, and a filter.
@@ -544,6 +547,34 @@ def test_reads_follow_writes_across_nodes(tmp_path):
             assert listed[infohash]["tags"] == f"t{i}", "tagged on c, not yet so on b"
             assert sb.post(b.url("torrents/delete"), data={"hashes": infohash, "deleteFiles": "false"}).ok
             assert infohash not in [t["hash"] for t in sa.get(a.url("torrents/info")).json()], "deleted on b, still on a"
+
+
+def test_categories_made_or_removed_on_one_node_are_so_on_another_at_once(tmp_path):
+    """A category or tag made through one node is known at once through another (a torrent can be put in it there),
+    and one removed is gone at once (made again without a 409): the catalogue's notification may come later."""
+    with running_nodes(tmp_path, "a", "b") as (_, (a, b)):
+        sa, sb = a.session(), b.session()
+        data, infohash = make_torrent(tmp_path / "src", "labels")
+        add(b, sb, data, stopped="true", node="b")
+        for i in range(25):
+            name = f"c{i % 3}"
+            r = sa.post(a.url("torrents/createCategory"), data={"category": name, "savePath": ""})
+            assert r.status_code == 200, (i, "made on a", r.status_code, r.text)
+            r = sb.post(b.url("torrents/setCategory"), data={"hashes": infohash, "category": name})
+            assert r.status_code == 200, (i, "made on a, unknown on b", r.status_code, r.text)
+            assert name in sb.get(b.url("torrents/categories")).json(), (i, "made on a, not listed on b")
+            r = sa.post(a.url("torrents/createTags"), data={"tags": f"t{i}"})
+            assert r.ok and f"t{i}" in sb.get(b.url("torrents/tags")).json(), (i, "tag made on a, not listed on b")
+            r = sa.post(a.url("torrents/removeCategories"), data={"categories": name})
+            assert r.status_code == 200, (i, r.status_code, r.text)
+            assert name not in sb.get(b.url("torrents/categories")).json(), (i, "removed on a, still listed on b")
+            r = sb.post(b.url("torrents/createCategory"), data={"category": name, "savePath": ""})
+            assert r.status_code == 200, (i, "removed on a, still known on b", r.status_code, r.text)
+            assert sb.post(b.url("torrents/removeCategories"), data={"categories": name}).ok
+            # The torrent's own category follows on its node (b) as its labels are read again.
+            wait_for(lambda: [t["category"] for t in sb.get(b.url("torrents/info"), params={"hashes": infohash}).json()] == [""],
+                     10, what=f"the torrent out of the removed {name} on b")
+        assert not sa.get(a.url("torrents/categories")).json() and not sb.get(b.url("torrents/categories")).json()
 
 
 def test_live_updates_resumed_on_another_node_start_with_a_full_update(tmp_path):

@@ -228,8 +228,9 @@ def test_qbittorrent_api_suite_against_three_nodes_each_request_to_a_random_one(
                            f"a proxy choosing at random (seed {proxy.seed}; the database: {database}; logs, the "
                            f"proxy's record and the nodes' logs in {work}; each with its errors and its requests "
                            f"on the second run):\n"
-                           + "\n".join(f"  {t}: {outcomes.get(t)}, then {again.get(t)}\n{errors(t)}\n{traced(t)}"
-                                       for t in still))
+                           + "\n".join(f"  {t}: {outcomes.get(t)}, then {again.get(t)}\n{traced(t)}" for t in still)
+                           # the errors last: a CI log's tail shows them
+                           + "\nthe errors:\n" + "\n".join(f"  {t}:\n{errors(t)}" for t in still))
         passed = True
     finally:
         if proxy:
