@@ -12,7 +12,7 @@ test_client_suite.PROFILE_FILES through the proxy and is held as test_client_sui
 5.1.0 passes (compat/qbittorrent-api-suite/5.1.json) passes, a failure being run once more on its own first.
 
 A test still failing is listed with its errors and the requests it made: method, path, the node that answered, the
-status. The tests of a known gap (CLUSTER_ACCEPTED: the queue is numbered per node) are not held. The run's folder (kept when the test fails) holds the suite's logs, the proxy's record of every request (proxy.tsv:
+status. The tests of a known gap (CLUSTER_ACCEPTED: the queue is numbered per node) are not held. The run's folder (kept when the test fails, or with QBTD_KEEP_SUITE_WORK=1) holds the suite's logs, the proxy's record of every request (proxy.tsv:
 seconds, connection, scheme, method, path, node, status, ms, test), each failure's errors (details.json,
 again-details.json) and each node's log (nodes/<name>/qbtd.log; its data folder beside it, seen by the node as
 node/data). About 4 minutes (debug build, 2 cores): 2 min for the suite, 1 for the second run of its failures.
@@ -240,5 +240,5 @@ def test_qbittorrent_api_suite_against_three_nodes_each_request_to_a_random_one(
         files.stop()
         if private:
             private.remove()
-    if passed:
+    if passed and not os.environ.get("QBTD_KEEP_SUITE_WORK"):
         cs.shutil.rmtree(work, ignore_errors=True)
