@@ -63,9 +63,8 @@ final class PackedSource {
         return value
     }
 
-    /// A number another node sent, never beyond ±2^53 (what JSON carries exactly, and far past any size, rate or time
-    /// a torrent has): sums and differences of a few of them cannot overflow where the listings add them up.
-    static let largest: UInt64 = 1 << 53
+    /// A number another node sent, never beyond ±2^53 (`PackedEncoder.largest`: no encoder writes more).
+    static let largest = UInt64(PackedEncoder.largest)
 
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
         if I.isSigned {

@@ -10,6 +10,11 @@
 public struct PackedEncoder {
     public init() {}
 
+    /// The largest number written, either way (what JSON carries exactly, far past any size, rate or time a torrent
+    /// has): a larger one (a limit a client set to 2^60) is written as this, and a reader refuses anything beyond it,
+    /// so sums and differences of a few read numbers cannot overflow where the listings add them up.
+    public static let largest: Int64 = 1 << 53
+
     /// The value's bytes, appended to `bytes`.
     public func encode<T: Encodable>(_ value: T, into bytes: inout [UInt8]) throws {
         let sink = PackedSink(bytes: bytes)
@@ -61,6 +66,12 @@ final class PackedSink {
 
     func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
 
+    /// A number, saturated at ±`PackedEncoder.largest`.
+    func number(_ value: Int64) { signed(min(max(value, -PackedEncoder.largest), PackedEncoder.largest)) }
+
+    /// A count, saturated at `PackedEncoder.largest`.
+    func count(_ value: UInt64) { varint(min(value, UInt64(PackedEncoder.largest))) }
+
     func string(_ value: String) {
         var s = value
         s.withUTF8 { utf8 in
@@ -100,16 +111,16 @@ struct PackedValueEncoder: SingleValueEncodingContainer {
     mutating func encode(_ value: String) throws { sink.string(value) }
     mutating func encode(_ value: Double) throws { sink.fixed64(value.bitPattern) }
     mutating func encode(_ value: Float) throws { sink.fixed32(value.bitPattern) }
-    mutating func encode(_ value: Int) throws { sink.signed(Int64(value)) }
-    mutating func encode(_ value: Int8) throws { sink.signed(Int64(value)) }
-    mutating func encode(_ value: Int16) throws { sink.signed(Int64(value)) }
-    mutating func encode(_ value: Int32) throws { sink.signed(Int64(value)) }
-    mutating func encode(_ value: Int64) throws { sink.signed(value) }
-    mutating func encode(_ value: UInt) throws { sink.varint(UInt64(value)) }
-    mutating func encode(_ value: UInt8) throws { sink.varint(UInt64(value)) }
-    mutating func encode(_ value: UInt16) throws { sink.varint(UInt64(value)) }
-    mutating func encode(_ value: UInt32) throws { sink.varint(UInt64(value)) }
-    mutating func encode(_ value: UInt64) throws { sink.varint(value) }
+    mutating func encode(_ value: Int) throws { sink.number(Int64(value)) }
+    mutating func encode(_ value: Int8) throws { sink.number(Int64(value)) }
+    mutating func encode(_ value: Int16) throws { sink.number(Int64(value)) }
+    mutating func encode(_ value: Int32) throws { sink.number(Int64(value)) }
+    mutating func encode(_ value: Int64) throws { sink.number(value) }
+    mutating func encode(_ value: UInt) throws { sink.count(UInt64(value)) }
+    mutating func encode(_ value: UInt8) throws { sink.count(UInt64(value)) }
+    mutating func encode(_ value: UInt16) throws { sink.count(UInt64(value)) }
+    mutating func encode(_ value: UInt32) throws { sink.count(UInt64(value)) }
+    mutating func encode(_ value: UInt64) throws { sink.count(value) }
     mutating func encode<T: Encodable>(_ value: T) throws { try value.encode(to: PackedEncoding(sink)) }
 }
 

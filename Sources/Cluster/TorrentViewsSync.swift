@@ -50,15 +50,20 @@ public actor TorrentViewsSync {
 
     private func publications() -> FreshReads {
         if let rounds { return rounds }
-        let made = FreshReads { [weak self] in await self?.publishOnce() }
+        let made = FreshReads { [weak self] in try await self?.publishOnce() }
         rounds = made
         return made
     }
 
+    /// The most a caller waits for its publication (a catalogue that answers slowly; a client's change is answered
+    /// then, and the publication goes on).
+    static let publishWait: Duration = .seconds(5)
+
     /// Publishes this node's torrents that changed since the last time, and those it no longer has: returns once a
-    /// publication that started after the call ended.
+    /// publication that started after the call ended, after `publishWait`, or at once while the last one failed (the
+    /// catalogue out of reach: the next second's tries again).
     public func publish() async {
-        try? await publications().fresh()  // a publication does not throw: it logs, and the next one tries again
+        await publications().fresh(within: Self.publishWait)
     }
 
     /// At most one publication this often for the engine's events, however many come (a restore brings thousands).
@@ -92,7 +97,7 @@ public actor TorrentViewsSync {
         }
     }
 
-    private func publishOnce() async {
+    private func publishOnce() async throws {
         let board = await service.freshBoard()
         var changed: [(id: String, body: Data)] = []
         var removed: [String] = []
@@ -110,6 +115,7 @@ public actor TorrentViewsSync {
             published = board.entries
         } catch {
             logger.warning("node \(node) could not publish \(changed.count + removed.count) torrent(s) to the cluster (again in a second): \(error)")
+            throw error
         }
     }
 

@@ -10,7 +10,13 @@ extension TorrentService {
     /// Another node of the cluster changed the categories or tags: read them again from the store (what this node
     /// holds stays as it was when the store does not answer; the caller tries again).
     public func reloadLabels() async throws {
-        let categories = try await store.categories(), tags = try await store.tags()
+        var read: (categories: [Category], tags: [String])?
+        for _ in 0..<5 {  // bounded: this node changing its labels the whole time; its changes' notifications read again
+            let before = labelsRevision
+            let categories = try await store.categories(), tags = try await store.tags()
+            if labelsRevision == before { read = (categories, tags); break }  // else this node changed them meanwhile
+        }
+        guard let (categories, tags) = read else { return }
         categoryTable = Dictionary(categories.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
         if subcategoriesEnabled { await expandCategories() }
         tagSet = Set(tags)

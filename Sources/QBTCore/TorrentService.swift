@@ -21,8 +21,11 @@ public actor TorrentService {
     var ownShareLimits: (revision: UInt64, any: Bool)?
     /// The last board built; rebuilt on demand when the engine published or an entry's facts changed.
     private var board = TorrentBoard.empty
-    var categoryTable: [String: Category] = [:]
-    var tagSet: Set<String> = []
+    var categoryTable: [String: Category] = [:] { didSet { labelsRevision &+= 1 } }
+    var tagSet: Set<String> = [] { didSet { labelsRevision &+= 1 } }
+    /// Bumped at each change of the categories or tags held here (`reloadLabels` applies a read only when none came
+    /// while it read: the read may be older than this node's own change).
+    var labelsRevision: UInt64 = 0
     /// What every row depends on besides its torrent: the global share limits and whether the queue is on.
     var rowSettings = RowSettings()
     var allTime = AllTime()

@@ -8,8 +8,8 @@ import Synchronization
 /// node through the catalogue (`CommandRelay`), which runs it with its own router and sends its answer back; the
 /// torrents this node runs are answered here. `hashes=all` reaches every node. Reads follow writes across nodes: a
 /// change to torrents is published to the others before it is answered (here, or on the node that ran it), and a
-/// listing first takes what the others published (and a call that reads preferences what they stored), so a client
-/// that changed something on one node sees it on any.
+/// listing first takes what the others published (a call that reads preferences, or lists or names a category or
+/// tag, what they stored), so a client that changed something on one node sees it on any.
 final class ClusterRelay: APIRelay {
     let commands: CommandRelay
     let service: TorrentService
@@ -29,6 +29,9 @@ final class ClusterRelay: APIRelay {
 
     /// How long a listing waits for what the other nodes published before it answers from what this node holds.
     static let catchUpWait: Duration = .milliseconds(300)
+    /// How long a call that names a category or tag waits for the catalogue's (longer: it would answer 409 for one
+    /// made a moment ago on another node; no wait at all while the catalogue is out of reach).
+    static let labelsWait: Duration = .seconds(2)
 
     /// The calls that list the cluster's torrents from the merged board.
     static let listings: Set<String> = ["torrents/info", "torrents/count", "sync/maindata"]
@@ -63,7 +66,9 @@ final class ClusterRelay: APIRelay {
                 here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
         if Self.listings.contains("\(scope)/\(action)") { await views.catchUpNow(within: Self.catchUpWait) }
         if Self.readsPreferences(scope, action) { await catalogue.preferencesNow(within: Self.catchUpWait) }
-        if scope == "torrents", Self.readsLabels.contains(action) { await catalogue.labelsNow(within: Self.catchUpWait) }
+        if scope == "torrents", Self.readsLabels.contains(action), action != "add" || p["category"] != nil || p["tags"] != nil {
+            await catalogue.labelsNow(within: Self.labelsWait)
+        }
         guard changes, scope == "torrents" else { return try await route(scope: scope, action: action, p, here: here) }
         let reply = try await route(scope: scope, action: action, p, here: here)
         await views.publish()  // what it changed here, before the client hears it is done
@@ -162,12 +167,13 @@ final class ClusterRelay: APIRelay {
         do {
             return try await here(p)
         } catch let missing as any HTTPAnswer where missing.status == .notFound {
+            var unanswered: ClusterError?
             for node in others {
-                do { return try await relay(node, "torrentcreator", action, p) } catch is ClusterError {
-                    // that node did not answer (down, or gone meanwhile): the task may be on the next
+                do { return try await relay(node, "torrentcreator", action, p) } catch let error as ClusterError {
+                    unanswered = unanswered ?? error  // the task may be on that node, or on the next
                 } catch let answer as any HTTPAnswer where answer.status == .notFound {}
             }
-            throw missing
+            throw unanswered ?? missing  // not "no such task" when a node that may have it did not answer
         }
     }
 
@@ -202,7 +208,7 @@ final class ClusterRelay: APIRelay {
         let reply: RelayedReply
         if let call = try? JSONDecoder().decode(RelayedCall.self, from: request), let router = router.withLock({ $0 }) {
             // A category or tag the caller's node made a moment ago: its notification may not have come yet.
-            if call.fields["category"] != nil || call.fields["tags"] != nil { await catalogue.labelsNow(within: Self.catchUpWait) }
+            if call.fields["category"] != nil || call.fields["tags"] != nil { await catalogue.labelsNow(within: Self.labelsWait) }
             do {
                 reply = try RelayedReply(try await router.perform(scope: call.scope, action: call.action, call.parameters))
                 await views.publish()  // what it changed, before the caller's node hears it is done

@@ -51,16 +51,30 @@ final class PublishedBodyTests: XCTestCase {
         XCTAssertEqual(back.status, body.status)
     }
 
-    /// Sums of many (a listing's rates) and differences of two (what is left to download) stay far from overflow.
-    func testNumbersBeyondTwoToThe53AreRefused() throws {
+    /// Sums of many (a listing's rates) and differences of two (what is left to download) stay far from overflow: a
+    /// larger number is written as ±2^53 (the torrent stays listed on the other nodes), and bytes holding a larger
+    /// one are refused.
+    func testNumbersAreKeptWithinTwoToThe53() throws {
         for (upload, seen) in [(Int64(1) << 53 + 1, Int64(0)), (0, -(Int64(1) << 53) - 1), (.max, 0), (0, .min)] {
             var body = filled()
             body.status.allTimeUpload = upload
             body.status.lastSeenComplete = seen
-            XCTAssertThrowsError(try PublishedView.Body(decoding: try body.encoded()), "\(upload) \(seen)") { error in
+            body.facts.record.uploadLimit = Int.max  // a client's limit of 2^63 - 1
+            let back = try PublishedView.Body(decoding: try body.encoded())
+            XCTAssertEqual(back.status.allTimeUpload, min(upload, 1 << 53))
+            XCTAssertEqual(back.status.lastSeenComplete, max(seen, -(1 << 53)))
+            XCTAssertEqual(back.facts.record.uploadLimit, 1 << 53)
+        }
+        for beyond in [Int64(1) << 53 + 1, -(Int64(1) << 53) - 1, .max, .min] {
+            let sink = PackedSink(bytes: [])
+            sink.signed(beyond)
+            XCTAssertThrowsError(try PackedDecoder().decode(Int64.self, from: sink.bytes), "\(beyond)") { error in
                 guard case PackedError.corrupt = error else { return XCTFail("\(error)") }
             }
         }
+        let sink = PackedSink(bytes: [])
+        sink.varint(1 << 53 + 1)
+        XCTAssertThrowsError(try PackedDecoder().decode(UInt64.self, from: sink.bytes))
         XCTAssertThrowsError(try PackedDecoder().decode(Int.self, from: [1, 2], at: 3))
         XCTAssertThrowsError(try PackedDecoder().decode(Int.self, from: [1, 2], at: -1))
     }
