@@ -105,6 +105,14 @@ public actor NodeMembership {
     /// A node's state as of the last heartbeat (nil: not known yet).
     public func state(of node: String) -> State? { known[node]?.state }
 
+    /// A node's state, read again now when the last heartbeat's read did not have it up: a verdict that refuses a
+    /// call is taken from the catalogue, not from a read up to a heartbeat old (a node back from an outage a moment
+    /// ago, whose heartbeat this node has not read yet). A failed read leaves the last heartbeat's.
+    public func stateNow(of node: String) async -> State? {
+        if known[node]?.state != .up { try? await refresh() }
+        return known[node]?.state
+    }
+
     /// Whether any of these nodes is up, as the last heartbeat read them.
     public func anyUp(_ names: [String]) -> Bool { names.contains { known[$0]?.state == .up } }
 

@@ -62,8 +62,7 @@ public actor TorrentMoves {
     /// is started when a check fails.
     public func order(_ ids: [TorrentID], to target: String, deleteFiles: Bool) async throws -> Order {
         await views.catchUpNow()  // a torrent another node added a moment ago
-        if await membership.state(of: target) == nil { try? await membership.refresh() }
-        guard let state = await membership.state(of: target) else { throw ClusterError.unknownNode(target) }
+        guard let state = await membership.stateNow(of: target) else { throw ClusterError.unknownNode(target) }
         guard state == .up else { throw ClusterError.targetDown(target, state: state.rawValue) }
         let candidates = await service.moveCandidates(ids)
         let partial = candidates.filter { !$0.complete && ($0.node ?? node) != target }

@@ -86,7 +86,7 @@ final class ClusterRelay: APIRelay {
         if key == "hashes", value.lowercased() == "all" {  // this node's first, then every other node that is up
             let own = try await here(p)
             var replies: [APIReply] = []
-            for node in await service.remoteNodes().sorted() where await membership.state(of: node) == .up {
+            for node in await service.remoteNodes().sorted() where await membership.stateNow(of: node) == .up {
                 replies.append(try await relay(node, scope, action, p))
             }
             return try Self.combine(action, replies + [own])
@@ -134,8 +134,7 @@ final class ClusterRelay: APIRelay {
         let target: String?
         if let named {
             guard named != membership.name else { return try await here(p) }
-            if await membership.state(of: named) != .up { try? await membership.refresh() }  // it may have come since
-            guard await membership.state(of: named) == .up else {
+            guard await membership.stateNow(of: named) == .up else {
                 throw HTTPRefusal(.badRequest, "no node named \(named) is up: qbtd/nodes lists the cluster's nodes and their states")
             }
             target = named
@@ -195,7 +194,7 @@ final class ClusterRelay: APIRelay {
     }
 
     private func relay(_ node: String, _ scope: String, _ action: String, _ p: Parameters) async throws -> APIReply {
-        if let state = await membership.state(of: node), state != .up {
+        if let state = await membership.stateNow(of: node), state != .up {
             throw ClusterError.nodeDown(node, state: state.rawValue)
         }
         let request = try JSONEncoder().encode(RelayedCall(scope: scope, action: action, p))

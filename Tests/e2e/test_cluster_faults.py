@@ -1,11 +1,12 @@
 """Issue 37, item 7 (part): PostgreSQL stopped and started again under running nodes. The nodes keep answering
 listings from what they hold (p99 well under a second), keep downloading, refuse the changes they cannot record,
 and converge once the database is back: nothing acknowledged is lost, nothing is owned twice."""
+import signal
 import statistics
 import tempfile
 import time
 
-from cluster_support import PrivatePostgres, psql
+from cluster_support import PrivatePostgres, fresh_database, psql
 from conftest import Qbtd, Seeder, free_port, wait_for
 from rss_support import make_torrent
 from test_cluster import LEASE, add
@@ -84,3 +85,43 @@ def test_a_postgresql_restart_under_running_nodes(tmp_path):
         for n in nodes:
             n.stop()
         pg.remove()
+
+
+def test_a_node_back_from_a_silence_takes_calls_before_the_others_next_heartbeat(tmp_path):
+    """A call relayed to a node this node last saw lapsed reads the node's state again before refusing it: b beats every
+    20 s (its lease is 60 s), a every second; a is silent (SIGSTOP) past its 3 s lease, b sees it lapsed, a comes back,
+    and a call through b on a's torrent is taken at once, not refused until b's next heartbeat reads a up."""
+    url = fresh_database()
+    a = Qbtd(tmp_path / "a", extra=["--cluster", url, "--node", "a", "--node-lease", "3"])
+    b = Qbtd(tmp_path / "b", extra=["--cluster", url, "--node", "b", "--node-lease", "60"])
+    try:
+        for n in (a, b):
+            n.data_dir.mkdir()
+            n.start()
+        sa, sb = a.session(), b.session()
+
+        def states():  # b's qbtd/nodes reads the nodes now, and b remembers what it read
+            return {x["name"]: x["state"] for x in sb.get(b.url("qbtd/nodes")).json()}
+
+        wait_for(lambda: states() == {"a": "up", "b": "up"}, 15, what="both up")
+        one, one_hash = make_torrent(tmp_path / "src", "one")
+        add(a, sa, one, node="a", stopped="true")
+        wait_for(lambda: [t["hash"] for t in sb.get(b.url("torrents/info")).json()] == [one_hash], 10, what="b lists it")
+        for round in range(3):
+            a.proc.send_signal(signal.SIGSTOP)
+            try:
+                wait_for(lambda: states()["a"] == "lapsed", 15, what="b seeing a lapsed")
+            finally:
+                a.proc.send_signal(signal.SIGCONT)
+            # a beats at once when it wakes, and every second; b's next heartbeat is up to 20 s away.
+            wait_for(lambda: psql(url, "SELECT extract(epoch FROM clock_timestamp()) - heartbeat_at < 1 FROM nodes "
+                                       "WHERE name = 'a'") == [["t"]], 10, interval=0.1, what="a beating again")
+            r = sb.post(b.url("torrents/addTags"), data={"hashes": one_hash, "tags": f"t{round}"})
+            assert r.status_code == 200, (round, r.status_code, r.text)
+            tags = sa.get(a.url("torrents/info"), params={"hashes": one_hash}).json()[0]["tags"]
+            assert f"t{round}" in tags.split(", "), (round, tags)
+    finally:
+        for n in (a, b):
+            if n.proc and n.proc.poll() is None:
+                n.proc.send_signal(signal.SIGCONT)
+            n.stop()
