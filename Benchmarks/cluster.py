@@ -143,11 +143,15 @@ class Server:
             for k in range(0, len(missing), 50):
                 self.session.post(self.url("torrents/addPeers"), timeout=self.cfg.timeout,
                                   data={"hashes": "|".join(missing[k:k + 50]), "peers": seeder.peer})
-            time.sleep(3)
-            connected = set()
-            for k in range(0, len(ids), 50):
-                got = self.get("torrents/info", hashes="|".join(ids[k:k + 50])).json()
-                connected |= {t["hash"] for t in got if t.get("num_seeds", 0) > 0 or t.get("dlspeed", 0) > 0}
+            settle = min(time.monotonic() + 3, deadline)  # addPeers again only after 3 s without every one
+            while True:
+                time.sleep(0.25)
+                connected = set()
+                for k in range(0, len(ids), 50):
+                    got = self.get("torrents/info", hashes="|".join(ids[k:k + 50])).json()
+                    connected |= {t["hash"] for t in got if t.get("num_seeds", 0) > 0 or t.get("dlspeed", 0) > 0}
+                if len(connected) == len(ids) or time.monotonic() >= settle:
+                    break
             if len(connected) == len(ids):
                 break
         return len(connected)

@@ -31,7 +31,7 @@ exit status is 0 whatever the figures (it is a benchmark), unless --strict and a
 
     scale.py [TORRENTS] [--alone N] [--active N] [--smoke] [--strict]
 
-TORRENTS defaults to 10000, --alone to 200000 (qbtd only; 0 skips it). --smoke: 1,000 torrents, 20 active, a few
+TORRENTS defaults to 10000, --alone to 200000 (qbtd only; 0 skips it). --smoke: 300 torrents, 20 active, a few
 requests per row (20, 2 s at most), a 3 s idle window, no qbtd-alone part (runs in `make test`, no timing assertions).
 """
 import argparse
@@ -835,7 +835,7 @@ def ratio_table(q, nox, bare, cfg):
 class Config:
     def __init__(self, a):
         self.smoke = a.smoke
-        self.torrents = 1000 if a.smoke and a.torrents is None else (a.torrents or 10000)
+        self.torrents = 300 if a.smoke and a.torrents is None else (a.torrents or 10000)
         self.alone = 0 if a.smoke and a.alone is None else (200000 if a.alone is None else a.alone)
         self.active = a.active if a.active is not None else (20 if a.smoke else 200)
         self.idle = 3 if a.smoke else 60                 # seconds without clients for the idle CPU
@@ -854,10 +854,10 @@ class Config:
 
 def arguments():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("torrents", nargs="?", type=int, help="torrents in the comparison (default 10000; --smoke 1000)")
+    p.add_argument("torrents", nargs="?", type=int, help="torrents in the comparison (default 10000; --smoke 300)")
     p.add_argument("--alone", type=int, help="torrents in the qbtd-alone part (default 200000, 0 skips it)")
     p.add_argument("--active", type=int, help="active torrents among them (default 200; --smoke 20)")
-    p.add_argument("--smoke", action="store_true", help="1,000 torrents, short rows, no qbtd-alone part")
+    p.add_argument("--smoke", action="store_true", help="300 torrents, short rows, no qbtd-alone part")
     p.add_argument("--alone-only", action="store_true", help="the qbtd-alone part only (no comparison)")
     p.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     return p.parse_args()

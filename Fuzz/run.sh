@@ -3,6 +3,8 @@
 # them by default) for RUNS inputs, starting from its seed corpus in Fuzz/Corpus. A harness that crashes, trips the
 # sanitizer or breaks an invariant fails the run; its input is saved under .build/fuzz/crashes/HARNESS/, to replay
 # with `.build/fuzz/debug/qbtd-fuzz HARNESS FILE` (or the ordinary build's `.build/debug/qbtd-fuzz HARNESS FILE`).
+# FUZZ_SECONDS, when set, also bounds each harness's run (libFuzzer's -max_total_time: whichever comes first; the seed
+# corpus is always replayed whole).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:?usage: Fuzz/run.sh RUNS [HARNESS…]}
@@ -33,7 +35,7 @@ for h in "${HARNESSES[@]}"; do
     status=0
     # One process, 2 GiB at most, 10 s per input; a leak is a failure too, but for Foundation's own (lsan.supp).
     LSAN_OPTIONS=suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0 \
-    "$BIN" "$h" -runs="$RUNS" -max_len="${MAX_LEN[$h]}" -timeout=10 -rss_limit_mb=2048 \
+    "$BIN" "$h" -runs="$RUNS" ${FUZZ_SECONDS:+-max_total_time="$FUZZ_SECONDS"} -max_len="${MAX_LEN[$h]}" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" Fuzz/Corpus/"$h" > "$log" 2>&1 || status=$?
     seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
