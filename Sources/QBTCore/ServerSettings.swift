@@ -10,6 +10,9 @@ import SystemKit
 public actor ServerSettings {
     public nonisolated let paths: ServerPaths
     public nonisolated let overrides: EngineOverrides
+    /// This process's name as a node of a cluster (nil: not a cluster): the state keys it keeps apart are stored
+    /// under it.
+    public nonisolated let node: String?
     private let store: any Store
     private nonisolated let defaults: [String: JSONValue]
     private var stored: [String: JSONValue]
@@ -21,10 +24,12 @@ public actor ServerSettings {
     /// Keys that are never echoed back nor set as plain preferences: the password and qbtd's own state.
     static func isPrivate(_ key: String) -> Bool { key == Credentials.passwordKey || key.hasPrefix("qbtd_") }
 
-    public init(store: any Store, paths: ServerPaths, overrides: EngineOverrides = EngineOverrides()) async throws {
+    public init(store: any Store, paths: ServerPaths, overrides: EngineOverrides = EngineOverrides(),
+                node: String? = nil) async throws {
         self.store = store
         self.paths = paths
         self.overrides = overrides
+        self.node = node
         let defaults = PreferenceCatalogue.defaults(paths: paths)
         let stored = try await PreferenceSettings.load(from: store)
         self.defaults = defaults
@@ -195,12 +200,19 @@ public actor ServerSettings {
     }
 
     /// qbtd's own state (`qbtd_…`), as stored.
-    public func state(_ key: StateKey) -> JSONValue? { stored[key.name] }
+    public func state(_ key: StateKey) -> JSONValue? { stored[storedName(key)] }
+
+    /// Where a state key is stored: its name, and this node's for a key each node keeps apart.
+    nonisolated func storedName(_ key: StateKey) -> String {
+        guard key.perNode, let node else { return key.name }
+        return key.name + "@" + node
+    }
 
     /// Stores qbtd's own state (e.g. `app/setCookies`); no handler hears of it.
     public func setState(_ key: StateKey, _ value: JSONValue) async throws {
-        try await store.setPreferences([key.name: value])
-        stored[key.name] = value
+        let name = storedName(key)
+        try await store.setPreferences([name: value])
+        stored[name] = value
         publish()
     }
 

@@ -54,7 +54,8 @@ public func buildApplication(
     }
     let credentials = try await Credentials(store: store)
     let outcome = try await credentials.prepare(username: config.username, password: config.password)
-    let settings = try await ServerSettings(store: store, paths: paths, overrides: config.overrides)
+    let settings = try await ServerSettings(store: store, paths: paths, overrides: config.overrides,
+                                          node: config.cluster?.node)
     // Each component registers the handler that applies its preferences where it is built; `settings.update` runs
     // them in the appliers' order (PreferenceEntry.Applier).
     credentials.followPreferences(settings)

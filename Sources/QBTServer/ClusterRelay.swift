@@ -42,12 +42,18 @@ final class ClusterRelay: APIRelay {
         scope == "transfer" || (scope == "app" && ["preferences", "cookies", "defaultSavePath"].contains(action))
     }
 
-    /// The calls that read the categories and tags or name one: they first take what another node made or removed a
-    /// moment ago (the catalogue's notification may not have come yet).
-    static let readsLabels: Set<String> = [
+    /// The `torrents/*` calls that read the categories and tags or name one.
+    static let labelActions: Set<String> = [
         "categories", "tags", "createCategory", "editCategory", "removeCategories", "createTags", "deleteTags",
         "setCategory", "addTags", "removeTags", "setTags", "add",
     ]
+
+    /// Whether a call reads the categories and tags or names one (an add only when it gives a category or tags): it
+    /// first takes what another node made or removed a moment ago (the catalogue's notification may not have come
+    /// yet), on the node a client asked and on the node a call is relayed to.
+    static func readsLabels(_ scope: String, _ action: String, _ p: Parameters) -> Bool {
+        scope == "torrents" && labelActions.contains(action) && (action != "add" || p["category"] != nil || p["tags"] != nil)
+    }
 
     /// The router that runs the calls other nodes relay here.
     func attach(_ router: APIRouter) { self.router.withLock { $0 = router } }
@@ -66,9 +72,7 @@ final class ClusterRelay: APIRelay {
                 here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
         if Self.listings.contains("\(scope)/\(action)") { await views.catchUpNow(within: Self.catchUpWait) }
         if Self.readsPreferences(scope, action) { await catalogue.preferencesNow(within: Self.catchUpWait) }
-        if scope == "torrents", Self.readsLabels.contains(action), action != "add" || p["category"] != nil || p["tags"] != nil {
-            await catalogue.labelsNow(within: Self.labelsWait)
-        }
+        if Self.readsLabels(scope, action, p) { await catalogue.labelsNow(within: Self.labelsWait) }
         guard changes, scope == "torrents" else { return try await route(scope: scope, action: action, p, here: here) }
         let reply = try await route(scope: scope, action: action, p, here: here)
         await views.publish()  // what it changed here, before the client hears it is done
@@ -206,10 +210,10 @@ final class ClusterRelay: APIRelay {
     @Sendable func serve(_ request: Data) async -> Data {
         let reply: RelayedReply
         if let call = try? JSONDecoder().decode(RelayedCall.self, from: request), let router = router.withLock({ $0 }) {
-            // A category or tag the caller's node made a moment ago: its notification may not have come yet.
-            if call.fields["category"] != nil || call.fields["tags"] != nil { await catalogue.labelsNow(within: Self.labelsWait) }
+            let p = call.parameters
+            if Self.readsLabels(call.scope, call.action, p) { await catalogue.labelsNow(within: Self.labelsWait) }
             do {
-                reply = try RelayedReply(try await router.perform(scope: call.scope, action: call.action, call.parameters))
+                reply = try RelayedReply(try await router.perform(scope: call.scope, action: call.action, p))
                 await views.publish()  // what it changed, before the caller's node hears it is done
             } catch let answer as any HTTPAnswer {
                 reply = .failure(status: answer.status.code, message: answer.message)

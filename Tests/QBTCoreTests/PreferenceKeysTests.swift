@@ -61,6 +61,32 @@ final class PreferenceKeysTests: XCTestCase {
         }
     }
 
+    /// A node of a cluster keeps its transfer totals under its own name (two nodes writing one key overwrote each
+    /// other's); shared state, such as the alternative speed mode, keeps one key; one qbtd keeps the plain names.
+    func testPerNodeStateKeysAreStoredUnderTheNodesName() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let paths = try ServerPaths(dataDirectory: dir)
+        let store = try SQLiteStore(path: paths.databasePath)
+        let node = try await ServerSettings(store: store, paths: paths, node: "b")
+        try await node.setState(.allTimeDownload, .int(42))
+        try await node.setAlternativeSpeed(true)
+        let stored = try await store.preference("qbtd_alltime_dl@b", as: Int.self)
+        XCTAssertEqual(stored, 42)
+        let shared = try await store.preference("qbtd_alltime_dl", as: Int.self)
+        XCTAssertNil(shared)
+        let alternative = try await store.preference("qbtd_alternative_speed_enabled", as: Bool.self)
+        XCTAssertEqual(alternative, true)
+        let again = try await ServerSettings(store: store, paths: paths, node: "b")
+        let read = await again.state(.allTimeDownload)
+        XCTAssertEqual(read, .int(42))
+        let other = try await ServerSettings(store: store, paths: paths, node: "c")
+        let others = await other.state(.allTimeDownload)
+        XCTAssertNil(others)
+        let single = try await ServerSettings(store: store, paths: paths)
+        XCTAssertEqual(single.storedName(.allTimeDownload), "qbtd_alltime_dl")
+    }
+
     func testChangeDictionariesTakeTypedKeys() {
         var changes: [String: JSONValue] = [:]
         changes[\.dlLimit] = 5

@@ -533,6 +533,38 @@ def test_a_login_on_one_node_opens_every_node_and_a_logout_closes_them(tmp_path)
         assert digest not in [row[0] for row in psql(url, "SELECT digest FROM web_sessions")]
 
 
+def test_each_node_keeps_its_own_all_time_totals(tmp_path):
+    """The all-time transfer totals (server_state's alltime_dl/alltime_ul) are each node's: b's download is b's, and a
+    restarted a does not start from b's (the nodes once wrote one shared key in turn, and a node started from
+    whichever wrote last)."""
+    from conftest import Seeder
+    size = 4 << 20
+    seeder = Seeder(tmp_path / "seed", [size])
+    with running_nodes(tmp_path, "a", "b") as (url, (a, b)):
+        sa, sb = a.session(), b.session()
+
+        def all_time(q, s):
+            return s.get(q.url("sync/maindata")).json()["server_state"]["alltime_dl"]
+
+        add(b, sb, seeder.torrent, node="b")
+        wait_for(lambda: len(sb.get(b.url("torrents/info"), params={"node": "b"}).json()) == 1, 10, what="added on b")
+        assert sb.post(b.url("torrents/addPeers"), data={"hashes": seeder.id, "peers": seeder.peer}).ok
+        wait_for(lambda: sb.get(b.url("torrents/info"), params={"hashes": seeder.id}).json()[0]["progress"] == 1, 60,
+                 what="b's download")
+        wait_for(lambda: all_time(b, sb) >= size, 10, what="b's session counters holding the download")
+        b.stop()  # its totals stored as it stops
+        stored = dict(psql(url, "SELECT key, value FROM preferences WHERE key LIKE 'qbtd_alltime_%'"))
+        assert int(stored.get("qbtd_alltime_dl@b", 0)) >= size, stored
+        assert "qbtd_alltime_dl" not in stored, stored
+        a.stop()
+        a.start()
+        sa = a.session()
+        assert all_time(a, sa) < size, "a restarted with b's total"
+        b.start()
+        sb = b.session()
+        assert all_time(b, sb) >= size
+
+
 def test_reads_follow_writes_across_nodes(tmp_path):
     """A change answered by one node shows at once on any other: no waiting for the next publication."""
     with running_nodes(tmp_path, "a", "b", "c") as (_, (a, b, c)):
