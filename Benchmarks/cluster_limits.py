@@ -4,7 +4,9 @@ own loopback python-libtorrent seeder, under one global download limit set on no
 same script, one qbtd alone downloading both torrents under the same limit (what a single server holds).
 
 Each run: the limit set, both torrents added, then WARMUP seconds for the shares to settle, then the bytes both
-downloaders took over WINDOW seconds (each node's `transfer/info` `dl_info_data`, asked of the node itself). Prints
+downloaders took over WINDOW seconds (each torrent's `downloaded_session`, asked of the node that runs it: payload
+only, where `transfer/info`'s `dl_info_data`, which runs before 2026-12-07 read, counted protocol bytes too and now
+sums the whole cluster on every node). Prints
 each run, the median rate as a fraction of the limit for the cluster and for the single server, and their ratio; the
 issue's target is the cluster within 5 % of the limit. Everything stays on 127.0.0.1; the throwaway PostgreSQL of
 the tests (Tests/postgres/throwaway-cluster.sh) is started when QBTD_TEST_POSTGRES_URL names none.
@@ -34,10 +36,16 @@ def add(q, s, seeder, **fields):
     assert s.post(q.url("torrents/addPeers"), data={"hashes": seeder.id, "peers": seeder.peer}).ok
 
 
-def measure(downloaders):
-    """Bytes per second over WINDOW, after WARMUP: the sum of each downloader's session total."""
+def measure(downloaders, torrents):
+    """Bytes per second over WINDOW, after WARMUP: the sum of the torrents' session totals, each asked of every
+    downloader and taken from the one that runs it (`transfer/info` sums the whole cluster's on every node)."""
     def total():
-        return sum(s.get(q.url("transfer/info")).json()["dl_info_data"] for q, s in downloaders)
+        done = {}
+        for q, s in downloaders:
+            for t in s.get(q.url("torrents/info"), params={"hashes": "|".join(torrents)}).json():
+                if t.get("node") in (None, q.data_dir.name):
+                    done[t["hash"]] = t["downloaded_session"]
+        return sum(done.values())
     time.sleep(WARMUP)
     start, t0 = total(), time.monotonic()
     time.sleep(WINDOW)
@@ -58,7 +66,7 @@ def run(root, limit, size, clustered):
         for i, seeder in enumerate(seeders):
             q, s = (nodes[i], sessions[i]) if clustered else (nodes[0], sessions[0])
             add(q, s, seeder, **({"node": q.data_dir.name} if clustered else {}))
-        rate = measure(list(zip(nodes, sessions)))
+        rate = measure(list(zip(nodes, sessions)), [seeder.id for seeder in seeders])
         shares = ({n["name"]: round(n["dl_limit_share"], 3) for n in sessions[0].get(nodes[0].url("qbtd/nodes")).json()}
                   if clustered else {})
         return rate, shares

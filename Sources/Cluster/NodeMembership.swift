@@ -37,6 +37,11 @@ public actor NodeMembership {
     let logger: Logger
     /// The nodes as the last heartbeat read them.
     private var known: [String: Node] = [:]
+    /// Reads of the nodes started and the last one applied: a read that ends after a newer one is not applied.
+    private var readsStarted = 0, readApplied = 0
+    /// Reads for callers about to refuse a call because its node is down: one at a time, shared by the callers that
+    /// ask meanwhile.
+    private lazy var checks = FreshReads { [weak self] in try await self?.refresh() }
     /// When a heartbeat last got through, and whether one got through after a silence longer than the lease (the
     /// others may have counted this node lapsed and adopted its torrents meanwhile).
     private var lastWritten: ContinuousClock.Instant?
@@ -109,8 +114,29 @@ public actor NodeMembership {
     /// call is taken from the catalogue, not from a read up to a heartbeat old (a node back from an outage a moment
     /// ago, whose heartbeat this node has not read yet). A failed read leaves the last heartbeat's.
     public func stateNow(of node: String) async -> State? {
-        if known[node]?.state != .up { try? await refresh() }
+        await freshenIfDown([node])
         return known[node]?.state
+    }
+
+    /// The nodes read again when any of these is not up as the last read had them (a read that started after this
+    /// call, shared with the callers that ask meanwhile; at most `checkWait`, at once while the catalogue is out of
+    /// reach).
+    public func freshenIfDown(_ names: [String]) async {
+        guard registry != nil, names.contains(where: { known[$0]?.state != .up }) else { return }
+        await checks.fresh(within: Self.checkWait)
+    }
+
+    /// How long a caller waits for a read of the nodes before it answers from the last one.
+    static let checkWait: Duration = .seconds(1)
+
+    /// The other nodes' transfer totals, as their last heartbeats told them: every node's all-time totals, the
+    /// session totals of the nodes that are up (a stopped or lapsed node's session is over).
+    public func othersTotals() -> TransferTotals {
+        known.values.filter { !$0.isSelf }.reduce(TransferTotals()) { sum, n in
+            var t = n.record.totals
+            if n.state != .up { (t.sessionDownload, t.sessionUpload) = (0, 0) }
+            return sum &+ t
+        }
     }
 
     /// Whether any of these nodes is up, as the last heartbeat read them.
@@ -149,11 +175,17 @@ public actor NodeMembership {
     /// Every node, by name, with its state, read now (and remembered as the last heartbeat's read is).
     public func nodes() async throws -> [Node] {
         guard let registry else { return [Node(record: await current(), state: .up, isSelf: true)] }
+        readsStarted += 1
+        let read = readsStarted
         let nodes = try await registry.nodes().map { record in
             let state: State = record.stopped ? .stopped : record.silentFor > record.lease ? .lapsed : .up
             return Node(record: record, state: state, isSelf: record.name == name)
         }
-        known = Dictionary(nodes.map { ($0.record.name, $0) }, uniquingKeysWith: { $1 })
+        // Reads overlap (heartbeats, checks, qbtd/nodes, the limits): an older one ending last is not applied.
+        if read > readApplied {
+            readApplied = read
+            known = Dictionary(nodes.map { ($0.record.name, $0) }, uniquingKeysWith: { $1 })
+        }
         return nodes
     }
 }

@@ -133,6 +133,14 @@ enum PostgresSchema {
             """,
             "ALTER TABLE nodes ADD COLUMN move_peer TEXT NOT NULL DEFAULT ''",
         ]),
+        // Each node's transfer totals, with its heartbeat: the cluster's `transfer/info` and `server_state` add them.
+        ("pg4: the nodes' transfer totals", [
+            """
+            ALTER TABLE nodes ADD COLUMN session_download BIGINT NOT NULL DEFAULT 0,
+                ADD COLUMN session_upload BIGINT NOT NULL DEFAULT 0, ADD COLUMN alltime_download BIGINT NOT NULL DEFAULT 0,
+                ADD COLUMN alltime_upload BIGINT NOT NULL DEFAULT 0
+            """,
+        ]),
     ]
 
     /// Applies the missing migrations in one transaction under the advisory lock.

@@ -9,17 +9,22 @@ extension PostgresStore: NodeRegistry {
         try await writing { sql in
             try await sql.run("""
                 INSERT INTO nodes (name, address, started_at, heartbeat_at, torrents, download_rate, upload_rate, save_path,
-                                   free_space, download_share, upload_share, want_downloads, want_seeds, lease, stopped)
+                                   free_space, download_share, upload_share, want_downloads, want_seeds, lease, stopped,
+                                   session_download, session_upload, alltime_download, alltime_upload)
                 VALUES (\(n.name), \(n.address), \(n.startedAt), extract(epoch FROM clock_timestamp()), \(n.torrents),
                         \(n.downloadRate), \(n.uploadRate), \(n.savePath), \(n.freeSpace), \(n.runningLimits.download),
-                        \(n.runningLimits.upload), \(n.queueDemand.downloads), \(n.queueDemand.seeds), \(n.lease), \(n.stopped))
+                        \(n.runningLimits.upload), \(n.queueDemand.downloads), \(n.queueDemand.seeds), \(n.lease), \(n.stopped),
+                        \(n.totals.sessionDownload), \(n.totals.sessionUpload), \(n.totals.allTimeDownload),
+                        \(n.totals.allTimeUpload))
                 ON CONFLICT (name) DO UPDATE SET address = excluded.address, started_at = excluded.started_at,
                     heartbeat_at = excluded.heartbeat_at, torrents = excluded.torrents,
                     download_rate = excluded.download_rate, upload_rate = excluded.upload_rate,
                     save_path = excluded.save_path, free_space = excluded.free_space,
                     download_share = excluded.download_share, upload_share = excluded.upload_share,
                     want_downloads = excluded.want_downloads, want_seeds = excluded.want_seeds, lease = excluded.lease,
-                    stopped = excluded.stopped
+                    stopped = excluded.stopped, session_download = excluded.session_download,
+                    session_upload = excluded.session_upload, alltime_download = excluded.alltime_download,
+                    alltime_upload = excluded.alltime_upload
                 """)
             // Calls nobody will collect: their senders gave up (or stopped) long ago.
             try await sql.run("DELETE FROM commands WHERE created_at < extract(epoch FROM clock_timestamp()) - \(Self.callLifetime * 10)")
@@ -32,7 +37,7 @@ extension PostgresStore: NodeRegistry {
                 SELECT name, address, started_at, torrents, download_rate, upload_rate, save_path, free_space, stopped,
                        download_share, upload_share, want_downloads, want_seeds, lease,
                        l.download AS assigned_download, l.upload AS assigned_upload, l.active_downloads, l.active_seeds,
-                       l.active_torrents,
+                       l.active_torrents, session_download, session_upload, alltime_download, alltime_upload,
                        floor(extract(epoch FROM clock_timestamp()) - heartbeat_at)::bigint AS silent_for
                 FROM nodes LEFT JOIN node_limits l ON l.node = nodes.name ORDER BY name
                 """) { row in
@@ -52,7 +57,11 @@ extension PostgresStore: NodeRegistry {
                         }
                     },
                     queueDemand: QueueDemand(downloads: try row.get("want_downloads"), seeds: try row.get("want_seeds")),
-                    stopped: try row.get("stopped"), silentFor: try row.get("silent_for"), lease: try row.get("lease"))
+                    stopped: try row.get("stopped"), silentFor: try row.get("silent_for"), lease: try row.get("lease"),
+                    totals: TransferTotals(sessionDownload: try row.get("session_download"),
+                                           sessionUpload: try row.get("session_upload"),
+                                           allTimeDownload: try row.get("alltime_download"),
+                                           allTimeUpload: try row.get("alltime_upload")))
             }
         }
     }

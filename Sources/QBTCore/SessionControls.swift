@@ -50,7 +50,12 @@ public struct SessionControls: Sendable {
     /// The port libtorrent listens on now (0 while it listens on none).
     public var listenPort: Int { get async { await service.engine.listenPort } }
 
+    /// This node's own rates and totals (its heartbeat, its `/metrics`).
     public func transfer() async -> Transfer { await service.transfer() }
+
+    /// What `transfer/info` and `server_state` show: in a cluster, the rates and session totals of every node's
+    /// torrents and every node's all-time totals (one qBittorrent); this node's alone otherwise.
+    public func clusterTransfer() async -> Transfer { await service.clusterTransfer() }
 
     /// 5.3's `transfer/pauseSession` and `resumeSession`: all transfers held or let go, torrents' states kept.
     public func setPaused(_ paused: Bool) async { await service.setSessionPaused(paused) }

@@ -16,7 +16,7 @@ public struct StateKey: Sendable, Hashable {
     /// 5.2's `clientdata/*` object.
     public static let clientData = StateKey("clientdata")
     /// The `music_dirs` preference's folders (the music library reports them).
-    public static let musicDirectories = StateKey("music_dirs")
+    public static let musicDirectories = StateKey("music_dirs", perNode: true)
     /// All-time transfer totals, in bytes (a node's own in a cluster).
     public static let allTimeDownload = StateKey("alltime_dl", perNode: true)
     public static let allTimeUpload = StateKey("alltime_ul", perNode: true)

@@ -1,4 +1,5 @@
 import HashTreeCollections
+import Store
 import TorrentEngine
 
 /// A torrent another node of the cluster runs, as it published it.
@@ -57,6 +58,8 @@ struct RemoteTorrents {
     var madeWith = RowSettings()
     /// Nodes that are down (lapsed or stopped), and why: their torrents show as `error` with that reason.
     var down: [String: String] = [:]
+    /// The other nodes' transfer totals, as their heartbeats last told them.
+    var totals = TransferTotals()
     /// The last merged board, and what it was made from.
     var merged: MergedBoard?
 
@@ -214,6 +217,10 @@ extension TorrentService {
 extension TorrentService {
     /// The engine's events from now on (a cluster's node publishes soon after those a listing shows).
     public func engineEvents() async -> AsyncStream<EngineEvent> { await engine.events() }
+
+    /// The other nodes' transfer totals as their heartbeats last told them (`NodeMembership.othersTotals`): the
+    /// cluster's `transfer/info` and `server_state` add them to this node's.
+    public func setOtherNodesTotals(_ totals: TransferTotals) { remote.totals = totals }
 
     /// The nodes that are down now, and why (`NodeMembership`): their torrents show as `error` until they are back.
     public func setNodesDown(_ down: [String: String]) {

@@ -164,10 +164,30 @@ extension TorrentService {
         t.downloadedSession = max(t.downloadedSession, t.counters.receivedBytes)
         t.uploadedSession = max(t.uploadedSession, t.counters.sentBytes)
         // qBittorrent's Statistics: the stored totals plus what this session moved since they were saved.
-        t.downloadedAllTime = allTime.download + t.counters.receivedBytes - allTime.countedDownload
-        t.uploadedAllTime = allTime.upload + t.counters.sentBytes - allTime.countedUpload
+        // Never below the stored totals: once the engine is closed (a node's last heartbeat, at its stop) its
+        // counters read 0.
+        t.downloadedAllTime = allTime.download + max(0, t.counters.receivedBytes - allTime.countedDownload)
+        t.uploadedAllTime = allTime.upload + max(0, t.counters.sentBytes - allTime.countedUpload)
         (t.downloadLimit, t.uploadLimit) = globalLimits()
         t.connectionStatus = t.counters.hasIncoming ? "connected" : t.counters.listening ? "firewalled" : "disconnected"
+        return t
+    }
+
+    /// `transfer()` with the other nodes' torrents' rates (as they last published them, within a second) and the
+    /// other nodes' totals (as their last heartbeats told them). One qbtd: `transfer()`.
+    func clusterTransfer() async -> SessionControls.Transfer {
+        var t = await transfer()
+        if remote.revision > 0 {
+            _ = await freshListing()
+            if let others = remote.merged?.remoteRates {
+                t.downloadSpeed &+= others.down
+                t.uploadSpeed &+= others.up
+            }
+        }
+        t.downloadedSession &+= remote.totals.sessionDownload
+        t.uploadedSession &+= remote.totals.sessionUpload
+        t.downloadedAllTime &+= remote.totals.allTimeDownload
+        t.uploadedAllTime &+= remote.totals.allTimeUpload
         return t
     }
 

@@ -80,7 +80,9 @@ public func buildApplication(
         return NodeRecord(name: "", address: "\(config.host):\(config.port)", startedAt: 0, torrents: await service.count,
                           downloadRate: Int64(transfer.downloadSpeed), uploadRate: Int64(transfer.uploadSpeed),
                           savePath: paths.downloadRoot, freeSpace: DiskSpace.available(at: paths.downloadRoot) ?? 0,
-                          runningLimits: settings.clusterLimits, queueDemand: await service.queueDemand())
+                          runningLimits: settings.clusterLimits, queueDemand: await service.queueDemand(),
+                          totals: TransferTotals(sessionDownload: transfer.downloadedSession, sessionUpload: transfer.uploadedSession,
+                                                 allTimeDownload: transfer.downloadedAllTime, allTimeUpload: transfer.uploadedAllTime))
     }
     // A cluster's node: its exchanges with the others (nil: a single server).
     let cluster = registry.map { registry in

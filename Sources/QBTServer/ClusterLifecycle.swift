@@ -27,6 +27,7 @@ struct ClusterLifecycle: Service {
             group.addTask {  // the torrents of nodes that are down show so
                 try? await Periodic(every: membership.heartbeat, startAtOnce: false) {
                     await views.service.setNodesDown(await membership.downNodes())
+                    await views.service.setOtherNodesTotals(await membership.othersTotals())
                     await limits.rebalance()
                     await adoption?.look()  // a lapsed node's torrents, from a shared folder
                 }.run()

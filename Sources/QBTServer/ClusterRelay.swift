@@ -90,7 +90,9 @@ final class ClusterRelay: APIRelay {
         if key == "hashes", value.lowercased() == "all" {  // this node's first, then every other node that is up
             let own = try await here(p)
             var replies: [APIReply] = []
-            for node in await service.remoteNodes().sorted() where await membership.stateNow(of: node) == .up {
+            let nodes = await service.remoteNodes().sorted()
+            await membership.freshenIfDown(nodes)  // one read for them all, when one is not up as last read
+            for node in nodes where await membership.state(of: node) == .up {
                 replies.append(try await relay(node, scope, action, p))
             }
             return try Self.combine(action, replies + [own])
@@ -159,6 +161,7 @@ final class ClusterRelay: APIRelay {
     /// every node's.
     private func creatorTask(_ action: String, _ p: Parameters,
                              here: @escaping @Sendable (Parameters) async throws -> APIReply) async throws -> APIReply {
+        await membership.freshenIfDown(await membership.nodes(in: .lapsed).map(\.name))  // a node back a moment ago
         let others = await membership.upNodes().map(\.name).filter { $0 != membership.name }.sorted()
         if action == "status", (p["taskID"] ?? "").isEmpty {
             var tasks = try Self.array(try await here(p))

@@ -26,12 +26,15 @@ public struct NodeRecord: Sendable, Equatable {
     public var silentFor: Int64
     /// Seconds it may stay silent before the others count it lapsed (`--node-lease`).
     public var lease: Int64
+    /// What it moved, in bytes, as of its heartbeat (the cluster's `transfer/info` adds every node's).
+    public var totals: TransferTotals
 
     public init(name: String, address: String, startedAt: Int64, torrents: Int = 0, downloadRate: Int64 = 0,
                 uploadRate: Int64 = 0, savePath: String = "", freeSpace: Int64 = 0, runningLimits: NodeLimits = .whole,
                 assignedLimits: NodeLimits? = nil, queueDemand: QueueDemand = QueueDemand(), stopped: Bool = false,
-                silentFor: Int64 = 0, lease: Int64 = 15) {
+                silentFor: Int64 = 0, lease: Int64 = 15, totals: TransferTotals = TransferTotals()) {
         self.queueDemand = queueDemand
+        self.totals = totals
         self.lease = lease
         self.runningLimits = runningLimits
         self.assignedLimits = assignedLimits
@@ -45,6 +48,27 @@ public struct NodeRecord: Sendable, Equatable {
         self.freeSpace = freeSpace
         self.stopped = stopped
         self.silentFor = silentFor
+    }
+}
+
+/// A node's transfer totals, in bytes: since it started (its session) and all time.
+public struct TransferTotals: Sendable, Equatable {
+    public var sessionDownload: Int64
+    public var sessionUpload: Int64
+    public var allTimeDownload: Int64
+    public var allTimeUpload: Int64
+
+    public init(sessionDownload: Int64 = 0, sessionUpload: Int64 = 0, allTimeDownload: Int64 = 0, allTimeUpload: Int64 = 0) {
+        self.sessionDownload = sessionDownload
+        self.sessionUpload = sessionUpload
+        self.allTimeDownload = allTimeDownload
+        self.allTimeUpload = allTimeUpload
+    }
+
+    /// Summed, wrapping (the numbers come from other machines: a corrupt one must not stop this node).
+    public static func &+ (a: TransferTotals, b: TransferTotals) -> TransferTotals {
+        TransferTotals(sessionDownload: a.sessionDownload &+ b.sessionDownload, sessionUpload: a.sessionUpload &+ b.sessionUpload,
+                       allTimeDownload: a.allTimeDownload &+ b.allTimeDownload, allTimeUpload: a.allTimeUpload &+ b.allTimeUpload)
     }
 }
 

@@ -85,6 +85,8 @@ final class PreferenceKeysTests: XCTestCase {
         XCTAssertNil(others)
         let single = try await ServerSettings(store: store, paths: paths)
         XCTAssertEqual(single.storedName(.allTimeDownload), "qbtd_alltime_dl")
+        XCTAssertEqual(single.storedName(.musicDirectories), "qbtd_music_dirs")
+        XCTAssertEqual(node.storedName(.musicDirectories), "qbtd_music_dirs@b")
     }
 
     func testChangeDictionariesTakeTypedKeys() {

@@ -17,7 +17,8 @@ final class PostgresStoreTests: XCTestCase {
             let applied = try await store.appliedMigrations()
             XCTAssertEqual(applied, ["pg1: the catalogue and its nodes",
                                      "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes, shared sessions",
-                                     "pg3: torrents moving between nodes"])
+                                     "pg3: torrents moving between nodes",
+                                     "pg4: the nodes' transfer totals"])
         }
     }
 
@@ -45,6 +46,21 @@ final class PostgresStoreTests: XCTestCase {
         try await b.setPreferences(["dl_limit": 4096])
         let limit = try await a.preference("dl_limit", as: Int.self)
         XCTAssertEqual(limit, 4096)
+    }
+
+    /// A node's heartbeat row carries its transfer totals, for the others' `transfer/info` to add.
+    func testAHeartbeatCarriesTheNodesTransferTotals() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let a = try await PostgresStore(url: url, node: "a", logger: TestPostgres.logger)
+        let b = try await PostgresStore(url: url, node: "b", logger: TestPostgres.logger)
+        defer { a.close(); b.close() }
+        let totals = TransferTotals(sessionDownload: 1, sessionUpload: 2, allTimeDownload: 1 << 40, allTimeUpload: 4)
+        try await a.publish(NodeRecord(name: "a", address: "127.0.0.1:1", startedAt: 5, totals: totals))
+        let read = try await b.nodes().first { $0.name == "a" }
+        XCTAssertEqual(read?.totals, totals)
+        let sum = totals &+ TransferTotals(sessionDownload: .max, allTimeUpload: 1)
+        XCTAssertEqual(sum.sessionDownload, .min)  // wrapping: another machine's numbers never trap this one
+        XCTAssertEqual(sum.allTimeUpload, 5)
     }
 
     func testTusUploadsStayWithTheirNode() async throws {

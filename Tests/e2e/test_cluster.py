@@ -103,7 +103,7 @@ def test_nodes_started_together_migrate_once_and_share_the_catalogue(tmp_path):
             assert procs[i].poll() is None, f"node {n.data_dir.name} exited with {procs[i].poll()}; its log ends: {log[-3000:]}"
         assert psql(url, "SELECT version, name FROM qbtd_migrations ORDER BY version") == [
             ["1", "pg1: the catalogue and its nodes"], ["2", "pg2: the global limits divided between the nodes, each node's lease, categories pinned to nodes, shared sessions"],
-            ["3", "pg3: torrents moving between nodes"]]
+            ["3", "pg3: torrents moving between nodes"], ["4", "pg4: the nodes' transfer totals"]]
         # Listening comes before the first heartbeat is written.
         wait_for(lambda: psql(url, "SELECT name FROM nodes ORDER BY name") == [["a"], ["b"], ["c"]], 10, what="three nodes")
         # A password set on one node is the cluster's: another node takes it after its restart.
@@ -393,11 +393,12 @@ def test_one_global_limit_holds_for_the_whole_cluster(tmp_path):
         def shares():
             return {n["name"]: n["dl_limit_share"] for n in sa.get(a.url("qbtd/nodes")).json()}
 
-        def counter_edge(q, s):
-            """A node's session total, read just after it changed, and when: the total moves once per statistics
-            update, so reading it at a change (not at any moment) keeps a whole interval's lag out of the rate."""
+        def counter_edge(q, s, torrent):
+            """A node's session total (its torrent's: transfer/info sums the cluster's), read just after it changed,
+            and when: the total moves once per status update, so reading it at a change (not at any moment) keeps a
+            whole interval's lag out of the rate."""
             def total():
-                return s.get(q.url("transfer/info")).json()["dl_info_data"]
+                return s.get(q.url("torrents/info"), params={"hashes": torrent}).json()[0]["downloaded_session"]
             first = total()
             for _ in range(100):
                 time.sleep(0.05)
@@ -406,16 +407,16 @@ def test_one_global_limit_holds_for_the_whole_cluster(tmp_path):
                     return now, time.monotonic()
             raise AssertionError(f"{q.data_dir.name}'s download total did not move in 5 s")
 
-        def node_rate(q, s, seconds):
-            start, t0 = counter_edge(q, s)
+        def node_rate(q, s, torrent, seconds):
+            start, t0 = counter_edge(q, s, torrent)
             time.sleep(seconds)
-            end, t1 = counter_edge(q, s)
+            end, t1 = counter_edge(q, s, torrent)
             return (end - start) / (t1 - t0)
 
         wait_for(lambda: all(0.4 <= v <= 0.6 for v in shares().values()), 40, interval=1, what="the two nodes sharing the limit")
         time.sleep(3)
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            rate = sum(pool.map(lambda qs: node_rate(*qs, 10), ((a, sa), (b, sb))))
+            rate = sum(pool.map(lambda qs: node_rate(*qs, 10), ((a, sa, seeders[0].id), (b, sb, seeders[1].id))))
         print(f"two nodes under one {limit >> 20} MiB/s limit: {rate / limit:.3f}× the limit; shares {shares()}")
         assigned = psql(url, "SELECT sum(download), count(*) FROM node_limits")[0]
         assert abs(float(assigned[0]) - 1) < 1e-9 and assigned[1] == "2", assigned
@@ -533,36 +534,43 @@ def test_a_login_on_one_node_opens_every_node_and_a_logout_closes_them(tmp_path)
         assert digest not in [row[0] for row in psql(url, "SELECT digest FROM web_sessions")]
 
 
-def test_each_node_keeps_its_own_all_time_totals(tmp_path):
-    """The all-time transfer totals (server_state's alltime_dl/alltime_ul) are each node's: b's download is b's, and a
-    restarted a does not start from b's (the nodes once wrote one shared key in turn, and a node started from
-    whichever wrote last)."""
+def test_transfer_figures_are_the_clusters_and_each_node_keeps_its_own_all_time_totals(tmp_path):
+    """transfer/info and server_state show the whole cluster's rates and totals on every node (one qBittorrent): a
+    node without torrents shows another node's download. Each node stores its all-time totals under its own name and
+    adds the others' (the nodes once wrote one shared key in turn, and a node restarted from whichever wrote last)."""
     from conftest import Seeder
-    size = 4 << 20
-    seeder = Seeder(tmp_path / "seed", [size])
+    size = 6 << 20
+    seeder = Seeder(tmp_path / "seed", [size], upload_limit=1 << 20)  # about 6 s: a's figures are read meanwhile
     with running_nodes(tmp_path, "a", "b") as (url, (a, b)):
         sa, sb = a.session(), b.session()
 
-        def all_time(q, s):
-            return s.get(q.url("sync/maindata")).json()["server_state"]["alltime_dl"]
+        def server_state(q, s):
+            return s.get(q.url("sync/maindata")).json()["server_state"]
 
         add(b, sb, seeder.torrent, node="b")
         wait_for(lambda: len(sb.get(b.url("torrents/info"), params={"node": "b"}).json()) == 1, 10, what="added on b")
         assert sb.post(b.url("torrents/addPeers"), data={"hashes": seeder.id, "peers": seeder.peer}).ok
+        wait_for(lambda: sa.get(a.url("transfer/info")).json()["dl_info_speed"] > 0
+                 and server_state(a, sa)["dl_info_speed"] > 0, 10, what="a showing b's rate")
         wait_for(lambda: sb.get(b.url("torrents/info"), params={"hashes": seeder.id}).json()[0]["progress"] == 1, 60,
                  what="b's download")
-        wait_for(lambda: all_time(b, sb) >= size, 10, what="b's session counters holding the download")
+        # b's heartbeat carries its totals (every 2 s here).
+        wait_for(lambda: sa.get(a.url("transfer/info")).json()["dl_info_data"] >= size, 10, what="a showing b's total")
+        wait_for(lambda: server_state(a, sa)["alltime_dl"] >= size, 10, what="a showing b's all-time total")
         b.stop()  # its totals stored as it stops
         stored = dict(psql(url, "SELECT key, value FROM preferences WHERE key LIKE 'qbtd_alltime_%'"))
-        assert int(stored.get("qbtd_alltime_dl@b", 0)) >= size, stored
-        assert "qbtd_alltime_dl" not in stored, stored
+        b_total = int(stored.get("qbtd_alltime_dl@b", 0))
+        assert b_total >= size, stored
+        assert int(stored.get("qbtd_alltime_dl@a", 0)) < size and "qbtd_alltime_dl" not in stored, stored
         a.stop()
         a.start()
         sa = a.session()
-        assert all_time(a, sa) < size, "a restarted with b's total"
+        # Its own total from its own key (b's counted once, from b's last heartbeat), and b's session over.
+        wait_for(lambda: b_total <= server_state(a, sa)["alltime_dl"] < b_total + size // 2, 10, what="a counting b's once")
+        assert sa.get(a.url("transfer/info")).json()["dl_info_data"] < size
         b.start()
         sb = b.session()
-        assert all_time(b, sb) >= size
+        wait_for(lambda: b_total <= server_state(b, sb)["alltime_dl"] < b_total + size // 2, 10, what="b counting its own once")
 
 
 def test_reads_follow_writes_across_nodes(tmp_path):

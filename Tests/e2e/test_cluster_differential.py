@@ -57,8 +57,9 @@ NODE_COLUMN = "qbtd's own, a cluster's only (README, Several machines): each tor
 PINNED = "qbtd's own, a cluster's only: the nodes a category is pinned to (torrents/createCategory's `nodes`)"
 HOST = ("the front of the nodes (NodeProxy, as contrib/nginx/qbtd-cluster.conf) passes Host without its port and the "
         "whole in X-Forwarded-Host, which a node trusts only from a configured reverse proxy: a wrong port goes unseen")
-TOTALS = ("server_state's totals are the answering node's (README, Known gaps): a node that runs none of the "
-          "downloading torrents answers 0")
+TOTALS = ("server_state's totals add the other nodes' as they last published them (rates and session totals, within a "
+          "second) or stored them (all-time totals, each minute); its peer connections are the answering node's "
+          "(README, Known gaps)")
 BASELINE = ("a session's sync baseline is its node's own (README): a rid another node gave gets a full update (each "
             "node numbers a conversation from a random point, so it is never taken for one of its own), so nothing is "
             "listed as removed")

@@ -89,10 +89,10 @@ def test_a_postgresql_restart_under_running_nodes(tmp_path):
 
 def test_a_node_back_from_a_silence_takes_calls_before_the_others_next_heartbeat(tmp_path):
     """A call relayed to a node this node last saw lapsed reads the node's state again before refusing it: b beats every
-    20 s (its lease is 60 s), a every second; a is silent (SIGSTOP) past its 3 s lease, b sees it lapsed, a comes back,
+    20 s (its lease is 60 s), a every 2 s; a is silent (SIGSTOP) past its 6 s lease, b sees it lapsed, a comes back,
     and a call through b on a's torrent is taken at once, not refused until b's next heartbeat reads a up."""
     url = fresh_database()
-    a = Qbtd(tmp_path / "a", extra=["--cluster", url, "--node", "a", "--node-lease", "3"])
+    a = Qbtd(tmp_path / "a", extra=["--cluster", url, "--node", "a", "--node-lease", LEASE])
     b = Qbtd(tmp_path / "b", extra=["--cluster", url, "--node", "b", "--node-lease", "60"])
     try:
         for n in (a, b):
@@ -107,19 +107,19 @@ def test_a_node_back_from_a_silence_takes_calls_before_the_others_next_heartbeat
         one, one_hash = make_torrent(tmp_path / "src", "one")
         add(a, sa, one, node="a", stopped="true")
         wait_for(lambda: [t["hash"] for t in sb.get(b.url("torrents/info")).json()] == [one_hash], 10, what="b lists it")
-        for round in range(3):
+        for i in range(2):
             a.proc.send_signal(signal.SIGSTOP)
             try:
                 wait_for(lambda: states()["a"] == "lapsed", 15, what="b seeing a lapsed")
             finally:
                 a.proc.send_signal(signal.SIGCONT)
-            # a beats at once when it wakes, and every second; b's next heartbeat is up to 20 s away.
+            # a beats at once when it wakes, and every 2 s; b's next heartbeat is up to 20 s away.
             wait_for(lambda: psql(url, "SELECT extract(epoch FROM clock_timestamp()) - heartbeat_at < 1 FROM nodes "
                                        "WHERE name = 'a'") == [["t"]], 10, interval=0.1, what="a beating again")
-            r = sb.post(b.url("torrents/addTags"), data={"hashes": one_hash, "tags": f"t{round}"})
-            assert r.status_code == 200, (round, r.status_code, r.text)
+            r = sb.post(b.url("torrents/addTags"), data={"hashes": one_hash, "tags": f"t{i}"})
+            assert r.status_code == 200, (i, r.status_code, r.text)
             tags = sa.get(a.url("torrents/info"), params={"hashes": one_hash}).json()[0]["tags"]
-            assert f"t{round}" in tags.split(", "), (round, tags)
+            assert f"t{i}" in tags.split(", "), (i, tags)
     finally:
         for n in (a, b):
             if n.proc and n.proc.poll() is None:

@@ -110,7 +110,7 @@ public struct SyncController: APIController {
     }
 
     func serverState() async -> [String: JSONValue] {
-        let t = await service.session.transfer()
+        let t = await service.session.clusterTransfer()
         let alternative = settings.alternativeSpeed
         let queueing = settings[\.queueingEnabled]
         let ratio = t.downloadedAllTime > 0 ? String(format: "%.2f", Double(t.uploadedAllTime) / Double(t.downloadedAllTime)) : "-"

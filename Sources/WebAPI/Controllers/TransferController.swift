@@ -18,7 +18,7 @@ public struct TransferController: APIController {
     public var actions: [String: APIAction] {
         [
             "info": .get { _, _ in
-                let t = await service.session.transfer()
+                let t = await service.session.clusterTransfer()
                 var o: [String: JSONValue] = [
                     "dl_info_speed": .int(Int64(t.downloadSpeed)), "dl_info_data": .int(t.downloadedSession),
                     "up_info_speed": .int(Int64(t.uploadSpeed)), "up_info_data": .int(t.uploadedSession),
