@@ -54,9 +54,24 @@ extension TorrentService {
     /// `increasePrio` and friends: only meaningful with queueing on, as in qBittorrent (409 otherwise).
     public func queue(_ ids: [TorrentID], _ move: QueueMove) async throws {
         guard rowSettings.queueingEnabled else { throw ServiceError.conflict("Torrent queueing must be enabled") }
-        // Moving a block up or to the top goes in reverse so the block keeps its order.
-        let ordered = [.up, .top].contains(move) ? known(ids).reversed() : known(ids)
-        for id in ordered { try? await engine.queue(id, move) }
+        let named = known(ids)
+        for id in Self.queueOrder(named, move, positions: await queuePositions(named)) { try? await engine.queue(id, move) }
+    }
+
+    /// These torrents' places in the queue now (-1: not queued).
+    private func queuePositions(_ ids: [TorrentID]) async -> [TorrentID: Int] {
+        await engine.freshen()
+        let snapshot = engine.snapshot
+        return Dictionary(ids.map { ($0, snapshot.status($0)?.queuePosition ?? -1) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The order qBittorrent moves them in, whatever order the client named them in: up and to the bottom from the
+    /// highest place in the queue down, down and to the top from the lowest up (two neighbours moved up together both
+    /// go up a place, and a block keeps its order); torrents outside the queue are left alone.
+    static func queueOrder(_ ids: [TorrentID], _ move: QueueMove, positions: [TorrentID: Int]) -> [TorrentID] {
+        let queued = Set(ids).compactMap { id in positions[id].flatMap { $0 >= 0 ? (id, $0) : nil } }
+        let highestFirst = move == .up || move == .bottom
+        return queued.sorted { highestFirst ? $0.1 < $1.1 : $0.1 > $1.1 }.map(\.0)
     }
 
     /// Connects each torrent to the given peers; returns how many were handed to the engine per torrent.
